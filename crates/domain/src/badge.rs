@@ -1,0 +1,77 @@
+//! Badges a listing may show, and the styles they are rendered in.
+
+use crate::ValidationError;
+
+macro_rules! style_enum {
+    ($name:ident, $field:literal, [$first:ident = $ftext:literal $(, $variant:ident = $text:literal)* $(,)?]) => {
+        /// The first variant is the default.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub enum $name {
+            #[default]
+            $first,
+            $($variant),*
+        }
+
+        impl $name {
+            pub const ALL: &'static [Self] = &[Self::$first, $(Self::$variant),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    Self::$first => $ftext,
+                    $(Self::$variant => $text),*
+                }
+            }
+
+            pub fn parse(raw: &str) -> Result<Self, ValidationError> {
+                Self::ALL.iter().copied().find(|s| s.as_str() == raw).ok_or_else(|| {
+                    let names: Vec<&str> = Self::ALL.iter().map(|s| s.as_str()).collect();
+                    ValidationError::new($field, format!("must be one of {}", names.join(", ")))
+                })
+            }
+        }
+    };
+}
+
+style_enum!(BadgeShape, "shape", [Standard = "standard", Outline = "outline", Pill = "pill", Banner = "banner", Square = "square"]);
+style_enum!(BadgeMode, "mode", [Auto = "auto", Light = "light", Dark = "dark"]);
+style_enum!(BadgeSize, "size", [M = "m", S = "s", L = "l"]);
+
+/// What a badge says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BadgeKind {
+    ListedOn,
+    LaunchedOn,
+    Featured,
+    Verified,
+    LaunchOfTheWeek(u8),
+    TopOfCategory,
+}
+
+impl BadgeKind {
+    pub fn key(self) -> String {
+        match self {
+            Self::ListedOn => "listed-on".into(),
+            Self::LaunchedOn => "launched-on".into(),
+            Self::Featured => "featured".into(),
+            Self::Verified => "verified".into(),
+            Self::LaunchOfTheWeek(n) => format!("launch-of-the-week-{n}"),
+            Self::TopOfCategory => "top-of-category".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn styles_parse_and_default() {
+        assert_eq!(BadgeShape::default(), BadgeShape::Standard);
+        assert_eq!(BadgeShape::parse("pill").unwrap(), BadgeShape::Pill);
+        assert_eq!(BadgeShape::parse("standard").unwrap(), BadgeShape::Standard);
+        assert_eq!(BadgeShape::ALL.len(), 5);
+        assert_eq!(BadgeMode::parse("auto").unwrap(), BadgeMode::Auto);
+        assert_eq!(BadgeSize::parse("xl").unwrap_err().problem, "must be one of m, s, l");
+        assert_eq!(BadgeKind::LaunchOfTheWeek(2).key(), "launch-of-the-week-2");
+    }
+}

@@ -1,0 +1,556 @@
+//! Drafts: a profile the service drafted from a website. Every value carries verbatim evidence quotes;
+//! a value whose quotes are not in the fetched text is dropped and the fact listed as not found.
+//! Field states follow the spec: ai, not_found, edited, manual, override, deleted.
+
+use crate::ids::{DraftId, ListingId, UserId};
+use crate::listing::TransitionError;
+use crate::text::{check_list, check_max, normalize_whitespace};
+use crate::ValidationError;
+use chrono::{DateTime, Utc};
+use std::collections::BTreeMap;
+
+/// The editable profile fields of a draft, in the spec's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DraftField {
+    Name,
+    Tagline,
+    ShortDescription,
+    Description,
+    Stage,
+    Categories,
+    Tags,
+    PricingModel,
+    PricingSummary,
+    Country,
+    City,
+    FoundedYear,
+    Features,
+    Usps,
+    Keywords,
+    ContactEmail,
+    DemoVideoUrl,
+    LogoUrl,
+}
+
+/// Whether a field holds one string or a list of strings, and its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldShape {
+    Text { max: usize },
+    List { max_items: usize, max_each: usize },
+}
+
+impl DraftField {
+    pub const ALL: [Self; 18] = [
+        Self::Name,
+        Self::Tagline,
+        Self::ShortDescription,
+        Self::Description,
+        Self::Stage,
+        Self::Categories,
+        Self::Tags,
+        Self::PricingModel,
+        Self::PricingSummary,
+        Self::Country,
+        Self::City,
+        Self::FoundedYear,
+        Self::Features,
+        Self::Usps,
+        Self::Keywords,
+        Self::ContactEmail,
+        Self::DemoVideoUrl,
+        Self::LogoUrl,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Name => "name",
+            Self::Tagline => "tagline",
+            Self::ShortDescription => "short_description",
+            Self::Description => "description",
+            Self::Stage => "stage",
+            Self::Categories => "categories",
+            Self::Tags => "tags",
+            Self::PricingModel => "pricing_model",
+            Self::PricingSummary => "pricing_summary",
+            Self::Country => "country",
+            Self::City => "city",
+            Self::FoundedYear => "founded_year",
+            Self::Features => "features",
+            Self::Usps => "usps",
+            Self::Keywords => "keywords",
+            Self::ContactEmail => "contact_email",
+            Self::DemoVideoUrl => "demo_video_url",
+            Self::LogoUrl => "logo_url",
+        }
+    }
+
+    /// Parses a field name; `field` is the parameter the name came in (`lock_fields[2]`).
+    pub fn parse(raw: &str, field: &str) -> Result<Self, ValidationError> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.as_str() == raw)
+            .ok_or_else(|| ValidationError::new(field, format!("unknown draft field {raw:?}")))
+    }
+
+    /// The bounds of the "Draft editable fields" table.
+    pub fn shape(self) -> FieldShape {
+        match self {
+            Self::Description => FieldShape::Text { max: 20000 },
+            Self::Categories | Self::Tags | Self::Features | Self::Usps | Self::Keywords => {
+                FieldShape::List { max_items: 20, max_each: 200 }
+            }
+            _ => FieldShape::Text { max: 500 },
+        }
+    }
+}
+
+/// A field's value: one string or a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FieldValue {
+    Text(String),
+    List(Vec<String>),
+}
+
+impl FieldValue {
+    /// Checks the value against the field's shape and bounds; errors name `fields.<name>`.
+    pub fn check(&self, field: DraftField) -> Result<(), ValidationError> {
+        let path = format!("fields.{}", field.as_str());
+        match (field.shape(), self) {
+            (FieldShape::Text { max }, Self::Text(s)) => check_max(&path, s, max),
+            (FieldShape::List { max_items, max_each }, Self::List(items)) => {
+                check_list(&path, items, max_items, max_each)
+            }
+            (FieldShape::Text { .. }, Self::List(_)) => Err(ValidationError::new(path, "must be a string or null")),
+            (FieldShape::List { .. }, Self::Text(_)) => {
+                Err(ValidationError::new(path, "must be an array of strings or null"))
+            }
+        }
+    }
+
+    pub fn is_blank(&self) -> bool {
+        match self {
+            Self::Text(s) => s.trim().is_empty(),
+            Self::List(v) => v.iter().all(|s| s.trim().is_empty()),
+        }
+    }
+}
+
+/// Who last decided a field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FieldState {
+    /// Drafted by the service from website evidence.
+    Ai,
+    /// The website does not state it; left blank on purpose.
+    NotFound,
+    /// The user changed a value the service had drafted.
+    Edited,
+    /// The user filled a field the service had left blank.
+    Manual,
+    /// Locked by the user against redrafts.
+    Override,
+    /// Removed by the user (null in update_draft).
+    Deleted,
+}
+
+impl FieldState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Ai => "ai",
+            Self::NotFound => "not_found",
+            Self::Edited => "edited",
+            Self::Manual => "manual",
+            Self::Override => "override",
+            Self::Deleted => "deleted",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [Self::Ai, Self::NotFound, Self::Edited, Self::Manual, Self::Override, Self::Deleted]
+            .into_iter()
+            .find(|s| s.as_str() == raw)
+    }
+}
+
+/// A verbatim quote from a fetched page, and the page it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    pub quote: String,
+    pub url: String,
+}
+
+/// The text of the pages fetched for a draft, normalised once, against which quotes are checked.
+#[derive(Debug, Clone, Default)]
+pub struct SiteText {
+    pages: Vec<(String, String)>,
+}
+
+impl SiteText {
+    pub fn new(pages: impl IntoIterator<Item = (String, String)>) -> Self {
+        Self { pages: pages.into_iter().map(|(url, text)| (url, normalize_whitespace(&text))).collect() }
+    }
+
+    /// True when `quote` (whitespace-normalised, non-empty) occurs verbatim in the page it names, or in
+    /// any page when the URL is not one we fetched.
+    pub fn contains(&self, e: &Evidence) -> bool {
+        let q = normalize_whitespace(&e.quote);
+        if q.is_empty() {
+            return false;
+        }
+        let named: Vec<&String> = self.pages.iter().filter(|(u, _)| *u == e.url).map(|(_, t)| t).collect();
+        if named.is_empty() {
+            self.pages.iter().any(|(_, t)| t.contains(&q))
+        } else {
+            named.iter().any(|t| t.contains(&q))
+        }
+    }
+}
+
+/// What a drafter proposes for one field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Proposal {
+    pub value: FieldValue,
+    pub evidence: Vec<Evidence>,
+}
+
+/// One field of a draft.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftFieldEntry {
+    pub value: Option<FieldValue>,
+    pub state: FieldState,
+    pub evidence: Vec<Evidence>,
+    /// The service's own last value, kept for `restore`.
+    pub ai_value: Option<FieldValue>,
+    pub ai_evidence: Vec<Evidence>,
+}
+
+impl DraftFieldEntry {
+    fn not_found() -> Self {
+        Self { value: None, state: FieldState::NotFound, evidence: vec![], ai_value: None, ai_evidence: vec![] }
+    }
+}
+
+/// Drafting progress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DraftStatus {
+    Crawling,
+    Drafting,
+    Ready,
+    /// The site could not be drafted; the reason is written for a person.
+    Failed { reason: String },
+}
+
+impl DraftStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Crawling => "crawling",
+            Self::Drafting => "drafting",
+            Self::Ready => "ready",
+            Self::Failed { .. } => "failed",
+        }
+    }
+
+    fn refuse(&self, action: &'static str) -> TransitionError {
+        TransitionError { machine: "draft", action, current: self.as_str() }
+    }
+
+    pub fn crawled(&mut self) -> Result<(), TransitionError> {
+        match self {
+            Self::Crawling => {
+                *self = Self::Drafting;
+                Ok(())
+            }
+            _ => Err(self.refuse("start drafting")),
+        }
+    }
+
+    pub fn drafted(&mut self) -> Result<(), TransitionError> {
+        match self {
+            Self::Drafting => {
+                *self = Self::Ready;
+                Ok(())
+            }
+            _ => Err(self.refuse("finish drafting")),
+        }
+    }
+
+    pub fn fail(&mut self, reason: impl Into<String>) -> Result<(), TransitionError> {
+        match self {
+            Self::Crawling | Self::Drafting => {
+                *self = Self::Failed { reason: reason.into() };
+                Ok(())
+            }
+            _ => Err(self.refuse("fail")),
+        }
+    }
+
+    /// A failed draft may be tried again from the start.
+    pub fn retry(&mut self) -> Result<(), TransitionError> {
+        match self {
+            Self::Failed { .. } => {
+                *self = Self::Crawling;
+                Ok(())
+            }
+            _ => Err(self.refuse("retry")),
+        }
+    }
+
+    pub fn is_ready(&self) -> bool {
+        matches!(self, Self::Ready)
+    }
+}
+
+/// The drafted profile: one entry per editable field.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftProfile {
+    fields: BTreeMap<DraftField, DraftFieldEntry>,
+}
+
+impl Default for DraftProfile {
+    fn default() -> Self {
+        Self { fields: DraftField::ALL.into_iter().map(|f| (f, DraftFieldEntry::not_found())).collect() }
+    }
+}
+
+impl DraftProfile {
+    pub fn field(&self, f: DraftField) -> &DraftFieldEntry {
+        // Every field is present: built from DraftField::ALL and never removed.
+        &self.fields[&f]
+    }
+
+    fn entry(&mut self, f: DraftField) -> &mut DraftFieldEntry {
+        self.fields.entry(f).or_insert_with(DraftFieldEntry::not_found)
+    }
+
+    /// Rebuilds a profile from stored entries; missing fields are not found.
+    pub fn from_entries(entries: impl IntoIterator<Item = (DraftField, DraftFieldEntry)>) -> Self {
+        let mut p = Self::default();
+        for (f, e) in entries {
+            p.fields.insert(f, e);
+        }
+        p
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = (DraftField, &DraftFieldEntry)> {
+        self.fields.iter().map(|(f, e)| (*f, e))
+    }
+
+    /// Applies the service's proposal for `f`, unless the user owns the field. The evidence rule is
+    /// enforced here, not trusted to the drafter: the value is kept only if it has at least one quote
+    /// and every quote occurs verbatim in `site`; otherwise the field becomes not found.
+    /// Returns whether the proposal was accepted.
+    pub fn apply_ai(&mut self, f: DraftField, proposal: Option<Proposal>, site: &SiteText) -> bool {
+        let accepted = proposal.filter(|p| {
+            !p.value.is_blank()
+                && p.value.check(f).is_ok()
+                && !p.evidence.is_empty()
+                && p.evidence.iter().all(|e| site.contains(e))
+        });
+        let e = self.entry(f);
+        e.ai_value = accepted.as_ref().map(|p| p.value.clone());
+        e.ai_evidence = accepted.as_ref().map(|p| p.evidence.clone()).unwrap_or_default();
+        if matches!(e.state, FieldState::Override | FieldState::Edited | FieldState::Manual | FieldState::Deleted) {
+            return accepted.is_some();
+        }
+        match accepted {
+            Some(p) => {
+                e.value = Some(p.value);
+                e.evidence = p.evidence;
+                e.state = FieldState::Ai;
+                true
+            }
+            None => {
+                e.value = None;
+                e.evidence = vec![];
+                e.state = FieldState::NotFound;
+                false
+            }
+        }
+    }
+
+    /// The user sets a value: `edited` over a drafted value, `manual` where there was none.
+    pub fn set_by_user(&mut self, f: DraftField, value: FieldValue) -> Result<(), ValidationError> {
+        value.check(f)?;
+        let e = self.entry(f);
+        let state = if e.ai_value.is_some() { FieldState::Edited } else { FieldState::Manual };
+        e.value = Some(value);
+        e.evidence = vec![];
+        // A locked field stays locked when its owner edits it.
+        if e.state != FieldState::Override {
+            e.state = state;
+        }
+        Ok(())
+    }
+
+    /// null in update_draft: the field is removed and stays removed through redrafts until restored.
+    pub fn remove(&mut self, f: DraftField) {
+        let e = self.entry(f);
+        e.value = None;
+        e.evidence = vec![];
+        e.state = FieldState::Deleted;
+    }
+
+    /// lock_fields: the current value is protected against redrafts.
+    pub fn lock(&mut self, f: DraftField) {
+        self.entry(f).state = FieldState::Override;
+    }
+
+    /// restore: back to the service's own value (or not found when it had none).
+    pub fn restore(&mut self, f: DraftField) {
+        let e = self.entry(f);
+        e.value = e.ai_value.clone();
+        e.evidence = e.ai_evidence.clone();
+        e.state = if e.value.is_some() { FieldState::Ai } else { FieldState::NotFound };
+    }
+
+    /// regenerate: whether the service may redraft `f` (a locked field is refused).
+    pub fn may_regenerate(&self, f: DraftField) -> bool {
+        self.field(f).state != FieldState::Override
+    }
+
+    /// Fields without a value, in the spec's order: what is still missing.
+    pub fn missing(&self) -> Vec<DraftField> {
+        self.fields.iter().filter(|(_, e)| e.value.as_ref().is_none_or(FieldValue::is_blank)).map(|(f, _)| *f).collect()
+    }
+
+    /// Fields the website did not state (left blank on purpose, never guessed).
+    pub fn not_found(&self) -> Vec<DraftField> {
+        self.fields.iter().filter(|(_, e)| e.state == FieldState::NotFound).map(|(f, _)| *f).collect()
+    }
+
+    /// Percentage of fields with a value (0–100).
+    pub fn completeness(&self) -> u8 {
+        let filled = DraftField::ALL.len() - self.missing().len();
+        (filled * 100 / DraftField::ALL.len()) as u8
+    }
+}
+
+/// A draft as storage holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    pub id: DraftId,
+    pub owner: UserId,
+    pub url: String,
+    pub status: DraftStatus,
+    pub profile: DraftProfile,
+    pub listing_id: Option<ListingId>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Bounds of update_draft's other keys (Limits 3).
+pub mod limits {
+    pub const LOCK_FIELDS: usize = 20;
+    pub const REGENERATE: usize = 5;
+    pub const RESTORE: usize = 20;
+    pub const FOUNDERS: usize = 6;
+    pub const MILESTONES: usize = 50;
+    pub const INVITES_PER_LISTING: usize = 10;
+    pub const COMPETITOR_URL: usize = 2048;
+    pub const SEO_TITLE: usize = 70;
+    pub const SEO_META: usize = 170;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn site() -> SiteText {
+        SiteText::new([("https://acme.example/".to_owned(), "Acme   builds\nrockets for cats.\nFounded in Cork.".to_owned())])
+    }
+
+    fn proposal(v: &str, quote: &str) -> Option<Proposal> {
+        Some(Proposal {
+            value: FieldValue::Text(v.into()),
+            evidence: vec![Evidence { quote: quote.into(), url: "https://acme.example/".into() }],
+        })
+    }
+
+    #[test]
+    fn a_value_needs_verbatim_evidence() {
+        let mut p = DraftProfile::default();
+        assert!(p.apply_ai(DraftField::Tagline, proposal("Rockets for cats", "Acme builds rockets for cats."), &site()));
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Ai);
+        // A quote the site does not contain: the value is dropped, the fact is not found.
+        assert!(!p.apply_ai(DraftField::City, proposal("Dublin", "Founded in Dublin."), &site()));
+        assert_eq!(p.field(DraftField::City).state, FieldState::NotFound);
+        assert_eq!(p.field(DraftField::City).value, None);
+        // No quote at all is no evidence.
+        let bare = Some(Proposal { value: FieldValue::Text("1999".into()), evidence: vec![] });
+        assert!(!p.apply_ai(DraftField::FoundedYear, bare, &site()));
+        assert!(p.not_found().contains(&DraftField::FoundedYear));
+    }
+
+    #[test]
+    fn user_states_and_locks() {
+        let mut p = DraftProfile::default();
+        p.apply_ai(DraftField::Tagline, proposal("Rockets", "rockets for cats"), &site());
+        p.set_by_user(DraftField::Tagline, FieldValue::Text("Cat rockets".into())).unwrap();
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Edited);
+        p.set_by_user(DraftField::City, FieldValue::Text("Cork".into())).unwrap();
+        assert_eq!(p.field(DraftField::City).state, FieldState::Manual);
+        // A redraft leaves the user's value alone but remembers the AI's for restore.
+        p.apply_ai(DraftField::Tagline, proposal("Acme", "Acme builds"), &site());
+        assert_eq!(p.field(DraftField::Tagline).value, Some(FieldValue::Text("Cat rockets".into())));
+        p.restore(DraftField::Tagline);
+        assert_eq!(p.field(DraftField::Tagline).value, Some(FieldValue::Text("Acme".into())));
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Ai);
+        p.lock(DraftField::Tagline);
+        assert!(!p.may_regenerate(DraftField::Tagline));
+        p.remove(DraftField::City);
+        assert_eq!(p.field(DraftField::City).state, FieldState::Deleted);
+        p.restore(DraftField::City);
+        assert_eq!(p.field(DraftField::City).state, FieldState::NotFound);
+    }
+
+    #[test]
+    fn field_bounds_follow_the_table() {
+        let long = |n| FieldValue::Text("x".repeat(n));
+        assert!(long(500).check(DraftField::Name).is_ok());
+        assert_eq!(long(501).check(DraftField::Name).unwrap_err().field, "fields.name");
+        assert!(long(20000).check(DraftField::Description).is_ok());
+        assert!(long(20001).check(DraftField::Description).is_err());
+        let list = |n, each| FieldValue::List(vec!["y".repeat(each); n]);
+        assert!(list(20, 200).check(DraftField::Tags).is_ok());
+        assert!(list(21, 1).check(DraftField::Tags).is_err());
+        assert_eq!(list(1, 201).check(DraftField::Features).unwrap_err().field, "fields.features[0]");
+        assert!(FieldValue::Text("a".into()).check(DraftField::Keywords).is_err());
+    }
+
+    #[test]
+    fn draft_status_machine() {
+        let mut s = DraftStatus::Crawling;
+        assert!(s.drafted().is_err());
+        s.crawled().unwrap();
+        s.drafted().unwrap();
+        assert!(s.is_ready());
+        assert_eq!(s.fail("late").unwrap_err().current, "ready");
+        let mut f = DraftStatus::Crawling;
+        f.fail("robots.txt forbids us").unwrap();
+        assert_eq!(f.as_str(), "failed");
+        f.retry().unwrap();
+        assert_eq!(f, DraftStatus::Crawling);
+    }
+
+    #[test]
+    fn completeness_counts_filled_fields() {
+        let mut p = DraftProfile::default();
+        assert_eq!(p.completeness(), 0);
+        assert_eq!(p.missing().len(), 18);
+        p.set_by_user(DraftField::Name, FieldValue::Text("Acme".into())).unwrap();
+        assert_eq!(p.completeness(), 5);
+    }
+
+    proptest! {
+        #[test]
+        fn accepted_values_always_have_verbatim_evidence(quote in "[a-z ]{0,20}", value in "[a-z]{1,10}") {
+            let site = site();
+            let mut p = DraftProfile::default();
+            let accepted = p.apply_ai(DraftField::Tagline, proposal(&value, &quote), &site);
+            let q = normalize_whitespace(&quote);
+            let in_site = !q.is_empty() && normalize_whitespace("Acme   builds\nrockets for cats.\nFounded in Cork.").contains(&q);
+            prop_assert_eq!(accepted, in_site);
+            prop_assert_eq!(p.field(DraftField::Tagline).value.is_some(), in_site);
+        }
+    }
+}

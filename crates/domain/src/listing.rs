@@ -1,0 +1,685 @@
+//! Listings: the public profile, the owner's view (status, plan, launch week, unlocked sections),
+//! the lifecycle state machine, and the bounded fields of the own-listing edit table.
+
+use crate::ids::{CategoryId, ListingId};
+use crate::slug::Slug;
+use crate::social::{Faq, Socials};
+use crate::text::check_list;
+use crate::week::LaunchWeek;
+use crate::{ValidationError, bounded_text};
+use chrono::{DateTime, NaiveDate, Utc};
+use std::fmt;
+
+bounded_text!(ListingName, "name", 500, non_empty);
+bounded_text!(Tagline, "tagline", 200);
+bounded_text!(ShortDescription, "short_description", 300);
+bounded_text!(Description, "description", 20000);
+bounded_text!(PricingModel, "pricing_model", 40);
+bounded_text!(PricingSummary, "pricing_summary", 300);
+bounded_text!(City, "city", 120);
+bounded_text!(DemoVideoUrl, "demo_video_url", 500);
+bounded_text!(ContactEmail, "contact_email", 254);
+bounded_text!(Headline, "headline", 200);
+bounded_text!(Summary, "summary", 20000);
+bounded_text!(SeoTitle, "seo_title", 200);
+bounded_text!(SeoDescription, "seo_description", 320);
+bounded_text!(UpdateTitle, "title", 200, non_empty);
+bounded_text!(UpdateBody, "body", 5000, non_empty);
+bounded_text!(SearchText, "q", 200);
+bounded_text!(DomainFilter, "domain", 253);
+bounded_text!(WebsiteUrl, "url", 2048, non_empty);
+
+/// Features, USPs and keywords of a listing: 20 items of at most 200 characters.
+pub fn check_string_list(field: &str, items: &[String]) -> Result<(), ValidationError> {
+    check_list(field, items, 20, 200)
+}
+
+/// A founding year: 1800 to 2100.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FoundedYear(i32);
+
+impl FoundedYear {
+    pub fn parse(raw: i64) -> Result<Self, ValidationError> {
+        if (1800..=2100).contains(&raw) {
+            Ok(Self(raw as i32))
+        } else {
+            Err(ValidationError::new("founded_year", "must be between 1800 and 2100"))
+        }
+    }
+
+    pub fn get(self) -> i32 {
+        self.0
+    }
+}
+
+/// An ISO 3166-1 alpha-2 country code, stored uppercase.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CountryCode(String);
+
+impl CountryCode {
+    /// Parses two ASCII letters (`^[A-Za-z]{2}$`, any case) and uppercases them. Grammar only: used for
+    /// filters, where an unassigned code simply matches nothing.
+    pub fn parse(raw: &str) -> Result<Self, ValidationError> {
+        if raw.len() == 2 && raw.bytes().all(|b| b.is_ascii_alphabetic()) {
+            Ok(Self(raw.to_ascii_uppercase()))
+        } else {
+            Err(ValidationError::new("country", "must be a two-letter ISO country code"))
+        }
+    }
+
+    /// Parses and also requires an assigned ISO 3166-1 code: used where the code is stored.
+    pub fn parse_assigned(raw: &str) -> Result<Self, ValidationError> {
+        let c = Self::parse(raw)?;
+        if ISO_3166_ALPHA2.split(' ').any(|code| code == c.0) {
+            Ok(c)
+        } else {
+            Err(ValidationError::new("country", "is not an ISO 3166-1 country code"))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for CountryCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+const ISO_3166_ALPHA2: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
+
+/// Where a listing stands. The spec names draft, awaiting_badge, scheduled and live and says the
+/// list is open-ended; `removed` is ours (taken down by the site team or its owner).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ListingStatus {
+    /// Saved from a draft, not published.
+    Draft,
+    /// On the free plan, waiting for our badge on the homepage.
+    AwaitingBadge,
+    /// Has a launch week that has not begun.
+    Scheduled,
+    /// Public.
+    Live,
+    Removed,
+}
+
+impl ListingStatus {
+    pub const ALL: [Self; 5] = [Self::Draft, Self::AwaitingBadge, Self::Scheduled, Self::Live, Self::Removed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Draft => "draft",
+            Self::AwaitingBadge => "awaiting_badge",
+            Self::Scheduled => "scheduled",
+            Self::Live => "live",
+            Self::Removed => "removed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
+/// How the listing is published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Plan {
+    /// Not chosen yet.
+    None,
+    Free,
+    Paid,
+}
+
+impl Plan {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Free => "free",
+            Self::Paid => "paid",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [Self::None, Self::Free, Self::Paid].into_iter().find(|p| p.as_str() == raw)
+    }
+}
+
+/// An illegal move of a state machine. Callers show it as a 409 naming the current state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot {action}: the {machine} is {current}")]
+pub struct TransitionError {
+    pub machine: &'static str,
+    pub action: &'static str,
+    pub current: &'static str,
+}
+
+/// The part of a listing the lifecycle governs: status, plan and launch week, moved only by the
+/// transition methods below.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifecycle {
+    status: ListingStatus,
+    plan: Plan,
+    launch_week: Option<LaunchWeek>,
+    launched_at: Option<DateTime<Utc>>,
+}
+
+impl Lifecycle {
+    /// A listing just saved from a draft.
+    pub fn saved() -> Self {
+        Self { status: ListingStatus::Draft, plan: Plan::None, launch_week: None, launched_at: None }
+    }
+
+    /// Rebuilds a lifecycle from storage. Storage only holds states these methods produced.
+    pub fn from_parts(
+        status: ListingStatus,
+        plan: Plan,
+        launch_week: Option<LaunchWeek>,
+        launched_at: Option<DateTime<Utc>>,
+    ) -> Self {
+        Self { status, plan, launch_week, launched_at }
+    }
+
+    pub fn status(&self) -> ListingStatus {
+        self.status
+    }
+
+    pub fn plan(&self) -> Plan {
+        self.plan
+    }
+
+    pub fn launch_week(&self) -> Option<LaunchWeek> {
+        self.launch_week
+    }
+
+    pub fn launched_at(&self) -> Option<DateTime<Utc>> {
+        self.launched_at
+    }
+
+    fn refuse(&self, action: &'static str) -> TransitionError {
+        TransitionError { machine: "listing", action, current: self.status.as_str() }
+    }
+
+    /// choose_free_listing: a saved listing joins the free queue for `week`.
+    pub fn choose_free(&mut self, week: LaunchWeek) -> Result<(), TransitionError> {
+        match self.status {
+            ListingStatus::Draft => {
+                self.status = ListingStatus::AwaitingBadge;
+                self.plan = Plan::Free;
+                self.launch_week = Some(week);
+                Ok(())
+            }
+            _ => Err(self.refuse("choose the free plan")),
+        }
+    }
+
+    /// Our badge was found on the homepage: the free launch is confirmed for its week.
+    pub fn badge_found(&mut self) -> Result<(), TransitionError> {
+        match self.status {
+            ListingStatus::AwaitingBadge => {
+                self.status = ListingStatus::Scheduled;
+                Ok(())
+            }
+            _ => Err(self.refuse("confirm the badge")),
+        }
+    }
+
+    /// A paid launch: live at once when `week` is `None` or already begun, otherwise scheduled.
+    /// Allowed from a saved listing and as an upgrade of a free one that has not gone live.
+    pub fn paid_launch(&mut self, week: Option<LaunchWeek>, now: DateTime<Utc>) -> Result<(), TransitionError> {
+        match self.status {
+            ListingStatus::Draft | ListingStatus::AwaitingBadge | ListingStatus::Scheduled => {
+                self.plan = Plan::Paid;
+                match week {
+                    Some(w) if w.starts_at() > now => {
+                        self.status = ListingStatus::Scheduled;
+                        self.launch_week = Some(w);
+                    }
+                    _ => {
+                        self.status = ListingStatus::Live;
+                        self.launch_week = Some(LaunchWeek::of(now));
+                        self.launched_at = Some(now);
+                    }
+                }
+                Ok(())
+            }
+            _ => Err(self.refuse("launch")),
+        }
+    }
+
+    /// The launch week began: a scheduled listing goes live. Refused before its week.
+    pub fn go_live(&mut self, now: DateTime<Utc>) -> Result<(), TransitionError> {
+        match (self.status, self.launch_week) {
+            (ListingStatus::Scheduled, Some(w)) if w.starts_at() <= now => {
+                self.status = ListingStatus::Live;
+                self.launched_at = Some(w.starts_at());
+                Ok(())
+            }
+            _ => Err(self.refuse("go live")),
+        }
+    }
+
+    pub fn remove(&mut self) -> Result<(), TransitionError> {
+        match self.status {
+            ListingStatus::Removed => Err(self.refuse("remove")),
+            _ => {
+                self.status = ListingStatus::Removed;
+                Ok(())
+            }
+        }
+    }
+
+    pub fn is_public(&self) -> bool {
+        self.status == ListingStatus::Live
+    }
+}
+
+/// Paid-only profile sections and whether each is unlocked for a listing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UnlockedSections {
+    pub story: bool,
+    pub milestones: bool,
+    pub media: bool,
+}
+
+impl UnlockedSections {
+    /// A paid listing shows every section; a free one only what was bought separately.
+    pub fn effective(self, plan: Plan) -> Self {
+        if plan == Plan::Paid { Self { story: true, milestones: true, media: true } } else { self }
+    }
+}
+
+/// A third-party Domain Rating (0–100) with the previous reading, for the trend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DomainRating {
+    pub value: u8,
+    pub previous: Option<u8>,
+    pub source: String,
+    pub measured_on: NaiveDate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trend {
+    Up,
+    Down,
+    Flat,
+}
+
+impl Trend {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Up => "up",
+            Self::Down => "down",
+            Self::Flat => "flat",
+        }
+    }
+}
+
+impl DomainRating {
+    pub fn parse_value(raw: i64) -> Result<u8, ValidationError> {
+        u8::try_from(raw)
+            .ok()
+            .filter(|v| *v <= 100)
+            .ok_or_else(|| ValidationError::new("domain_rating", "must be between 0 and 100"))
+    }
+
+    pub fn trend(&self) -> Trend {
+        match self.previous {
+            Some(p) if self.value > p => Trend::Up,
+            Some(p) if self.value < p => Trend::Down,
+            _ => Trend::Flat,
+        }
+    }
+}
+
+/// A review on the site. Only genuine reviews (a real account, not the maker, not flagged) count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    pub rating: u8,
+    pub genuine: bool,
+}
+
+/// The community rating: the mean of genuine reviews' 1–5 stars, with their count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CommunityRating {
+    pub average: f64,
+    pub count: u32,
+}
+
+impl CommunityRating {
+    pub fn from_reviews(reviews: &[Review]) -> Option<Self> {
+        let genuine: Vec<u8> = reviews.iter().filter(|r| r.genuine).map(|r| r.rating.clamp(1, 5)).collect();
+        if genuine.is_empty() {
+            return None;
+        }
+        let sum: u32 = genuine.iter().map(|&r| u32::from(r)).sum();
+        let count = genuine.len() as u32;
+        Some(Self { average: f64::from(sum) / f64::from(count), count })
+    }
+}
+
+/// Monthly revenue with where the figure comes from (verified by a provider or self-reported).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revenue {
+    pub monthly_cents: i64,
+    pub source: String,
+    pub as_of: NaiveDate,
+}
+
+/// Time-decayed votes for `trending`: every vote counts half as much per `HALF_LIFE_HOURS` of age.
+/// The score is stored on the listing and kept fresh by a job, so a query never computes it.
+pub mod trending {
+    use chrono::{DateTime, Utc};
+
+    pub const HALF_LIFE_HOURS: f64 = 72.0;
+
+    pub fn vote_weight(voted_at: DateTime<Utc>, now: DateTime<Utc>) -> f64 {
+        let age_h = (now - voted_at).num_seconds().max(0) as f64 / 3600.0;
+        0.5f64.powf(age_h / HALF_LIFE_HOURS)
+    }
+
+    pub fn score(votes: impl IntoIterator<Item = DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
+        votes.into_iter().map(|v| vote_weight(v, now)).sum()
+    }
+}
+
+/// Everything a listing's public profile shows (and the owner sees), as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListingProfile {
+    pub name: String,
+    pub url: String,
+    pub domain: String,
+    pub tagline: String,
+    pub short_description: String,
+    pub description: String,
+    pub stage: Option<Slug>,
+    pub pricing_model: String,
+    pub pricing_summary: String,
+    pub country: Option<CountryCode>,
+    pub city: String,
+    pub founded_year: Option<FoundedYear>,
+    pub contact_email: String,
+    pub demo_video_url: String,
+    pub logo_url: String,
+    pub features: Vec<String>,
+    pub usps: Vec<String>,
+    pub keywords: Vec<String>,
+    pub tags: Vec<String>,
+    pub faqs: Vec<Faq>,
+    pub socials: Socials,
+    pub headline: String,
+    pub summary: String,
+    pub seo_title: String,
+    pub seo_description: String,
+    /// Facts the company's own site did not state, left blank on purpose.
+    pub not_found_on_website: Vec<String>,
+}
+
+impl ListingProfile {
+    /// An otherwise empty profile with a name and a website.
+    pub fn named(name: impl Into<String>, url: impl Into<String>, domain: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            url: url.into(),
+            domain: domain.into(),
+            tagline: String::new(),
+            short_description: String::new(),
+            description: String::new(),
+            stage: None,
+            pricing_model: String::new(),
+            pricing_summary: String::new(),
+            country: None,
+            city: String::new(),
+            founded_year: None,
+            contact_email: String::new(),
+            demo_video_url: String::new(),
+            logo_url: String::new(),
+            features: Vec::new(),
+            usps: Vec::new(),
+            keywords: Vec::new(),
+            tags: Vec::new(),
+            faqs: Vec::new(),
+            socials: Socials::default(),
+            headline: String::new(),
+            summary: String::new(),
+            seo_title: String::new(),
+            seo_description: String::new(),
+            not_found_on_website: Vec::new(),
+        }
+    }
+}
+
+/// A listing as storage holds it: the profile, its lifecycle and its counters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listing {
+    pub id: ListingId,
+    pub slug: Slug,
+    pub profile: ListingProfile,
+    pub lifecycle: Lifecycle,
+    pub primary_category: Option<CategoryId>,
+    pub extra_categories: Vec<CategoryId>,
+    pub unlocked: UnlockedSections,
+    pub featured: bool,
+    pub verified: bool,
+    pub votes: i64,
+    pub follows: i64,
+    pub views: i64,
+    pub trending_score: f64,
+    pub community_rating: Option<CommunityRating>,
+    pub domain_rating: Option<DomainRating>,
+    pub revenue: Option<Revenue>,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A listing to be stored; storage assigns the id and de-duplicates the slug.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewListing {
+    pub slug: Slug,
+    pub profile: ListingProfile,
+    pub lifecycle: Lifecycle,
+    pub primary_category: Option<CategoryId>,
+    pub extra_categories: Vec<CategoryId>,
+    pub unlocked: UnlockedSections,
+    pub featured: bool,
+    pub verified: bool,
+    pub domain_rating: Option<DomainRating>,
+    pub revenue: Option<Revenue>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A search result: the spec shows name, url and votes; the rest helps pages and clients.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListingSummary {
+    pub id: ListingId,
+    pub slug: Slug,
+    pub name: String,
+    pub url: String,
+    pub tagline: String,
+    pub votes: i64,
+    pub status: ListingStatus,
+    pub launch_week: Option<LaunchWeek>,
+}
+
+/// Which listings search_listings returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StatusFilter {
+    #[default]
+    Live,
+    /// Scheduled or awaiting their launch week.
+    Upcoming,
+}
+
+impl StatusFilter {
+    pub fn parse(raw: &str) -> Result<Self, ValidationError> {
+        match raw {
+            "live" => Ok(Self::Live),
+            "upcoming" => Ok(Self::Upcoming),
+            _ => Err(ValidationError::new("status", "must be one of live, upcoming")),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SearchSort {
+    #[default]
+    Relevance,
+    Newest,
+    Votes,
+    Trending,
+    MostViewed,
+    MostFollowed,
+}
+
+impl SearchSort {
+    pub const NAMES: [&'static str; 6] = ["relevance", "newest", "votes", "trending", "most_viewed", "most_followed"];
+
+    pub fn parse(raw: &str) -> Result<Self, ValidationError> {
+        let all = [Self::Relevance, Self::Newest, Self::Votes, Self::Trending, Self::MostViewed, Self::MostFollowed];
+        Self::NAMES
+            .iter()
+            .position(|n| *n == raw)
+            .map(|i| all[i])
+            .ok_or_else(|| ValidationError::new("sort", format!("must be one of {}", Self::NAMES.join(", "))))
+    }
+}
+
+/// A parsed search_listings request.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ListingSearch {
+    pub q: Option<SearchText>,
+    pub category: Option<Slug>,
+    pub stage: Option<Slug>,
+    pub country: Option<CountryCode>,
+    pub pricing_model: Option<PricingModel>,
+    pub domain: Option<DomainFilter>,
+    pub status: StatusFilter,
+    pub sort: SearchSort,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
+    }
+
+    #[test]
+    fn free_route_draft_to_live() {
+        let mut l = Lifecycle::saved();
+        let week = LaunchWeek::of(now()).plus_weeks(7);
+        assert!(l.badge_found().is_err(), "no badge check before the free plan is chosen");
+        l.choose_free(week).unwrap();
+        assert_eq!((l.status(), l.plan()), (ListingStatus::AwaitingBadge, Plan::Free));
+        assert!(l.go_live(week.starts_at()).is_err(), "cannot go live without the badge");
+        l.badge_found().unwrap();
+        assert_eq!(l.status(), ListingStatus::Scheduled);
+        let e = l.go_live(now()).unwrap_err();
+        assert_eq!(e.to_string(), "cannot go live: the listing is scheduled");
+        l.go_live(week.starts_at()).unwrap();
+        assert!(l.is_public());
+        assert_eq!(l.launched_at(), Some(week.starts_at()));
+    }
+
+    #[test]
+    fn illegal_moves_name_the_current_status() {
+        let mut l = Lifecycle::saved();
+        l.paid_launch(None, now()).unwrap();
+        assert_eq!(l.status(), ListingStatus::Live);
+        let e = l.choose_free(LaunchWeek::of(now())).unwrap_err();
+        assert_eq!(e.current, "live");
+        assert!(l.paid_launch(None, now()).is_err());
+    }
+
+    #[test]
+    fn paid_launch_in_a_future_week_is_scheduled() {
+        let mut l = Lifecycle::saved();
+        let w = LaunchWeek::of(now()).plus_weeks(2);
+        l.paid_launch(Some(w), now()).unwrap();
+        assert_eq!((l.status(), l.plan(), l.launch_week()), (ListingStatus::Scheduled, Plan::Paid, Some(w)));
+        let mut past = Lifecycle::saved();
+        past.paid_launch(Some(LaunchWeek::of(now()).plus_weeks(-1)), now()).unwrap();
+        assert_eq!(past.status(), ListingStatus::Live, "a past week means now");
+    }
+
+    #[test]
+    fn paid_upgrade_of_a_free_listing() {
+        let mut l = Lifecycle::saved();
+        l.choose_free(LaunchWeek::of(now()).plus_weeks(7)).unwrap();
+        l.paid_launch(None, now()).unwrap();
+        assert_eq!((l.status(), l.plan()), (ListingStatus::Live, Plan::Paid));
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for s in ListingStatus::ALL {
+            assert_eq!(ListingStatus::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(ListingStatus::parse("published"), None);
+    }
+
+    #[test]
+    fn own_listing_field_bounds() {
+        assert!(Tagline::parse("t".repeat(200)).is_ok());
+        assert!(Tagline::parse("t".repeat(201)).is_err());
+        assert!(ShortDescription::parse("s".repeat(301)).is_err());
+        assert!(PricingModel::parse("p".repeat(41)).is_err());
+        assert!(SeoDescription::parse("s".repeat(320)).is_ok());
+        assert!(SeoDescription::parse("s".repeat(321)).is_err());
+        assert!(ContactEmail::parse("e".repeat(255)).is_err());
+        assert!(FoundedYear::parse(1800).is_ok() && FoundedYear::parse(2100).is_ok());
+        assert!(FoundedYear::parse(1799).is_err() && FoundedYear::parse(2101).is_err());
+    }
+
+    #[test]
+    fn countries() {
+        assert_eq!(CountryCode::parse("de").unwrap().as_str(), "DE");
+        assert!(CountryCode::parse("USA").is_err());
+        assert!(CountryCode::parse("1A").is_err());
+        assert!(CountryCode::parse_assigned("XX").is_err());
+        assert!(CountryCode::parse_assigned("ie").is_ok());
+    }
+
+    #[test]
+    fn community_rating_counts_genuine_reviews_only() {
+        let reviews = [
+            Review { rating: 5, genuine: true },
+            Review { rating: 3, genuine: true },
+            Review { rating: 1, genuine: false },
+        ];
+        let r = CommunityRating::from_reviews(&reviews).unwrap();
+        assert_eq!((r.average, r.count), (4.0, 2));
+        assert!(CommunityRating::from_reviews(&[Review { rating: 1, genuine: false }]).is_none());
+    }
+
+    #[test]
+    fn domain_rating_trend() {
+        let mut dr = DomainRating { value: 40, previous: Some(35), source: "x".into(), measured_on: now().date_naive() };
+        assert_eq!(dr.trend(), Trend::Up);
+        dr.previous = Some(40);
+        assert_eq!(dr.trend(), Trend::Flat);
+        dr.previous = None;
+        assert_eq!(dr.trend(), Trend::Flat);
+        assert!(DomainRating::parse_value(101).is_err());
+    }
+
+    #[test]
+    fn trending_decays_by_half_life() {
+        let fresh = trending::score([now()], now());
+        let old = trending::score([now() - chrono::Duration::hours(72)], now());
+        assert!((fresh - 1.0).abs() < 1e-9);
+        assert!((old - 0.5).abs() < 1e-9);
+        assert!(trending::score([now(), now()], now()) > trending::score([now()], now()));
+    }
+
+    #[test]
+    fn sort_and_status_enums() {
+        assert_eq!(SearchSort::parse("most_viewed").unwrap(), SearchSort::MostViewed);
+        assert_eq!(SearchSort::parse("hot").unwrap_err().field, "sort");
+        assert_eq!(StatusFilter::parse("upcoming").unwrap(), StatusFilter::Upcoming);
+        assert!(StatusFilter::parse("draft").is_err());
+    }
+}

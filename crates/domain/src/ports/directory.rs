@@ -1,0 +1,79 @@
+//! Ports for the directory itself: listings, categories, and bulk import of content.
+
+use super::RepoResult;
+use crate::award::Award;
+use crate::blog::NewBlogPost;
+use crate::category::{Category, CategoryWithCount, NewCategory};
+use crate::founder::NewFounder;
+use crate::ids::{FounderId, ListingId};
+use crate::listing::{Listing, ListingSearch, ListingSummary, NewListing, Review};
+use crate::money::Cents;
+use crate::paging::{PageRequest, Paged};
+use crate::sections::{ListingUpdate, Milestone, Story};
+use crate::slug::Slug;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+#[async_trait]
+pub trait ListingRepository: Send + Sync {
+    /// Stores a listing with its categories. When the slug is taken, the first free `slug-N` is used;
+    /// the stored slug is in the returned listing.
+    async fn create_listing(&self, new: NewListing) -> RepoResult<Listing>;
+
+    async fn get_listing(&self, id: ListingId) -> RepoResult<Option<Listing>>;
+
+    /// Any status; callers decide what is public.
+    async fn get_listing_by_slug(&self, slug: &Slug) -> RepoResult<Option<Listing>>;
+
+    /// Full-text search over name, tagline, descriptions, features, keywords and tags, with the
+    /// filters and sort of search_listings. Relevance sort without `q` falls back to votes.
+    async fn search_listings(&self, search: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>>;
+
+    async fn count_live_listings(&self) -> RepoResult<u64>;
+}
+
+#[async_trait]
+pub trait CategoryRepository: Send + Sync {
+    /// Inserts each category whose slug is not stored yet (parents before children); existing ones are
+    /// left as the admin may have edited them. Returns how many were inserted.
+    async fn ensure_categories(&self, categories: &[NewCategory]) -> RepoResult<usize>;
+
+    /// Every category with its live listing count (primary or extra), ordered by position.
+    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>>;
+
+    async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>>;
+}
+
+/// One listing with everything around it, for bulk import (demo content, migrations from elsewhere).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImportListing {
+    pub listing: NewListing,
+    /// Founder and their role at this listing, primary first.
+    pub founders: Vec<(FounderId, String)>,
+    /// When each community vote was cast (one voter each).
+    pub votes: Vec<DateTime<Utc>>,
+    pub follows: i64,
+    pub views: i64,
+    pub reviews: Vec<Review>,
+    pub updates: Vec<ListingUpdate>,
+    pub milestones: Vec<Milestone>,
+    pub story: Option<Story>,
+    /// Billboard contributions (paid ranking).
+    pub billboard: Vec<(Cents, DateTime<Utc>)>,
+}
+
+#[async_trait]
+pub trait DirectoryImport: Send + Sync {
+    /// True when the directory holds no listing (demo content is loaded only into an empty one).
+    async fn is_empty(&self) -> RepoResult<bool>;
+
+    async fn import_founders(&self, founders: &[NewFounder]) -> RepoResult<Vec<FounderId>>;
+
+    /// Imports listings in one transaction per call; ids in input order. Votes are attributed to
+    /// demo voter accounts created as needed.
+    async fn import_listings(&self, listings: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>>;
+
+    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize>;
+
+    async fn import_awards(&self, awards: &[Award]) -> RepoResult<usize>;
+}

@@ -1,0 +1,26 @@
+//! Port traits: how the domain reaches storage and the clock. Named by role; adapters (named by
+//! technology) implement them in `adapters-*` crates. Each method's doc says what it must return when.
+
+mod clock;
+mod directory;
+mod reference;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
+pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
+
+/// What a repository can fail with. Absence is not an error: lookups return `Ok(None)`.
+#[derive(Debug, thiserror::Error)]
+pub enum RepoError {
+    /// The record the write refers to does not exist.
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness rule refused the write (the message names it).
+    #[error("conflict: {0}")]
+    Conflict(String),
+    /// The store failed (connection lost, disk full). Callers show a 500 or 503 and log the source.
+    #[error("storage failed")]
+    Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+pub type RepoResult<T> = Result<T, RepoError>;

@@ -1,0 +1,143 @@
+//! Launch weeks: Monday to Sunday, in UTC. A week is named by its Monday; any date snaps to the Monday
+//! of its week, and `this`, `next`, `last` are read against the clock's today.
+
+use crate::ValidationError;
+use chrono::{DateTime, Datelike, Days, NaiveDate, NaiveTime, Utc};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LaunchWeek(NaiveDate);
+
+impl LaunchWeek {
+    /// The longest week parameter the spec allows (`YYYY-MM-DD`).
+    pub const MAX_PARAM_LEN: usize = 10;
+
+    /// The week that contains `date`.
+    pub fn containing(date: NaiveDate) -> Self {
+        let back = u64::from(date.weekday().num_days_from_monday());
+        Self(date.checked_sub_days(Days::new(back)).unwrap_or(date))
+    }
+
+    /// The week that contains the instant `now` (UTC).
+    pub fn of(now: DateTime<Utc>) -> Self {
+        Self::containing(now.date_naive())
+    }
+
+    /// Reads a week parameter: `this`, `next`, `last` or a `YYYY-MM-DD` date snapped to its Monday.
+    /// `field` names the parameter in the error (`week`).
+    pub fn parse(raw: &str, today: NaiveDate, field: &str) -> Result<Self, ValidationError> {
+        if raw.chars().count() > Self::MAX_PARAM_LEN {
+            return Err(ValidationError::new(field, "longer than 10 characters"));
+        }
+        let this = Self::containing(today);
+        match raw {
+            "this" => Ok(this),
+            "next" => Ok(this.plus_weeks(1)),
+            "last" => Ok(this.plus_weeks(-1)),
+            other => NaiveDate::parse_from_str(other, "%Y-%m-%d")
+                .ok()
+                .filter(|_| other.len() == 10)
+                .map(Self::containing)
+                .ok_or_else(|| {
+                    ValidationError::new(field, "must be this, next, last or a date YYYY-MM-DD")
+                }),
+        }
+    }
+
+    pub fn monday(self) -> NaiveDate {
+        self.0
+    }
+
+    pub fn sunday(self) -> NaiveDate {
+        self.0.checked_add_days(Days::new(6)).unwrap_or(self.0)
+    }
+
+    /// The week `n` weeks later (negative: earlier). Saturates at the calendar's ends.
+    #[must_use]
+    pub fn plus_weeks(self, n: i64) -> Self {
+        let days = Days::new(n.unsigned_abs().saturating_mul(7));
+        let d = if n >= 0 { self.0.checked_add_days(days) } else { self.0.checked_sub_days(days) };
+        Self(d.unwrap_or(self.0))
+    }
+
+    /// Whole weeks from `self` to `other` (positive when `other` is later).
+    pub fn weeks_until(self, other: Self) -> i64 {
+        (other.0 - self.0).num_days() / 7
+    }
+
+    /// Monday 00:00:00 UTC: the instant the week begins and its launches go live.
+    pub fn starts_at(self) -> DateTime<Utc> {
+        self.0.and_time(NaiveTime::MIN).and_utc()
+    }
+
+    /// The instant the next week begins (the end of this one, exclusive).
+    pub fn ends_at(self) -> DateTime<Utc> {
+        self.plus_weeks(1).starts_at()
+    }
+
+    pub fn contains(self, instant: DateTime<Utc>) -> bool {
+        instant >= self.starts_at() && instant < self.ends_at()
+    }
+}
+
+impl fmt::Display for LaunchWeek {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.format("%Y-%m-%d"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Weekday;
+    use proptest::prelude::*;
+
+    fn d(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn dates_snap_to_monday() {
+        // 2026-11-22 is a Sunday; its week began on Monday 2026-11-16.
+        assert_eq!(LaunchWeek::containing(d("2026-11-22")).monday(), d("2026-11-16"));
+        assert_eq!(LaunchWeek::containing(d("2026-11-16")).monday(), d("2026-11-16"));
+        assert_eq!(LaunchWeek::containing(d("2026-11-23")).monday(), d("2026-11-23"));
+    }
+
+    #[test]
+    fn named_weeks_are_relative_to_today() {
+        let today = d("2026-11-22");
+        assert_eq!(LaunchWeek::parse("this", today, "week").unwrap().monday(), d("2026-11-16"));
+        assert_eq!(LaunchWeek::parse("next", today, "week").unwrap().monday(), d("2026-11-23"));
+        assert_eq!(LaunchWeek::parse("last", today, "week").unwrap().monday(), d("2026-11-09"));
+        assert_eq!(LaunchWeek::parse("2026-01-01", today, "week").unwrap().monday(), d("2025-12-29"));
+    }
+
+    #[test]
+    fn bad_week_parameters_name_the_field() {
+        let today = d("2026-11-22");
+        for bad in ["", "now", "2026-13-01", "2026-1-1", "2026-11-221", "thisweek!!!"] {
+            let e = LaunchWeek::parse(bad, today, "week").unwrap_err();
+            assert_eq!(e.field, "week", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn week_bounds_in_utc() {
+        let w = LaunchWeek::containing(d("2026-11-18"));
+        assert_eq!(w.sunday(), d("2026-11-22"));
+        assert!(w.contains(w.starts_at()));
+        assert!(!w.contains(w.ends_at()));
+        assert_eq!(w.weeks_until(w.plus_weeks(7)), 7);
+    }
+
+    proptest! {
+        #[test]
+        fn every_date_snaps_to_a_monday_within_six_days(days in 0i64..200_000) {
+            let date = d("1900-01-01") + chrono::Duration::days(days);
+            let w = LaunchWeek::containing(date);
+            prop_assert_eq!(w.monday().weekday(), Weekday::Mon);
+            prop_assert!(w.monday() <= date && date <= w.sunday());
+        }
+    }
+}
