@@ -1,1 +1,18 @@
-//! placeholder
+//! The one set of schema migrations, run on SQLite and PostgreSQL alike. Tables are built with
+//! sea-query so one definition serves both; only full-text search differs per backend
+//! (FTS5 on SQLite, a tsvector with a GIN index on PostgreSQL).
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261122_000001_initial;
+mod m20261122_000002_search;
+
+#[derive(Debug)]
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261122_000001_initial::Migration), Box::new(m20261122_000002_search::Migration)]
+    }
+}

@@ -1,1 +1,16 @@
-//! placeholder
+//! sea-orm adapters for the domain's repository ports, on SQLite and PostgreSQL.
+//!
+//! Architecture invariant: the only crate that knows SQL, sea-orm and the schema's table layout.
+//! It hands the domain's own types across the port boundary, never entity models.
+
+mod categories;
+pub mod db;
+pub mod entity;
+mod import;
+mod json;
+mod listings;
+mod reference;
+mod sql;
+mod store;
+
+pub use store::SeaOrmStore;

@@ -29,6 +29,11 @@ impl Slug {
         }
     }
 
+    /// Wraps a slug that storage hands back; storage only holds slugs that were parsed on the way in.
+    pub fn from_db(raw: String) -> Self {
+        Self(raw)
+    }
+
     /// Makes a slug from a human name: lowercase ASCII letters and digits, other runs become one
     /// hyphen. Returns `None` when nothing usable is left (a name of only symbols).
     pub fn slugify(name: &str) -> Option<Self> {

@@ -1,0 +1,105 @@
+//! The category repository: the two-level tree, seeded from reference data, with live counts.
+
+use crate::entity::categories;
+use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json};
+use crate::store::{SeaOrmStore, repo_err};
+use async_trait::async_trait;
+use domain::category::{Category, CategoryWithCount, NewCategory};
+use domain::ids::CategoryId;
+use domain::ports::{CategoryRepository, RepoError, RepoResult};
+use domain::slug::Slug;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement, TransactionTrait};
+use std::collections::HashMap;
+
+fn to_category(m: categories::Model) -> Category {
+    Category {
+        id: CategoryId::from_db(m.id),
+        slug: Slug::from_db(m.slug),
+        name: m.name,
+        description: m.description,
+        parent_id: m.parent_id.map(CategoryId::from_db),
+        position: m.position,
+        faqs: faqs_from_json(&m.faqs),
+        attributes: list_from_json(&m.attributes),
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct CountRow {
+    category_id: i64,
+    n: i64,
+}
+
+#[async_trait]
+impl CategoryRepository for SeaOrmStore {
+    async fn ensure_categories(&self, cats: &[NewCategory]) -> RepoResult<usize> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let mut ids: HashMap<String, i64> =
+            categories::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|c| (c.slug, c.id)).collect();
+        let mut inserted = 0;
+        // Parents first, so a child can find its parent's id.
+        let (parents, children): (Vec<&NewCategory>, Vec<&NewCategory>) = cats.iter().partition(|c| c.parent.is_none());
+        for c in parents.into_iter().chain(children) {
+            if ids.contains_key(c.slug.as_str()) {
+                continue;
+            }
+            let parent_id = match &c.parent {
+                Some(p) => Some(*ids.get(p.as_str()).ok_or_else(|| RepoError::Conflict(format!("category {} names unknown parent {p}", c.slug)))?),
+                None => None,
+            };
+            let r = categories::Entity::insert(categories::ActiveModel {
+                slug: Set(c.slug.as_str().to_owned()),
+                name: Set(c.name.clone()),
+                description: Set(c.description.clone()),
+                parent_id: Set(parent_id),
+                position: Set(c.position),
+                faqs: Set(faqs_to_json(&c.faqs)),
+                attributes: Set(list_to_json(&c.attributes)),
+                ..Default::default()
+            })
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+            ids.insert(c.slug.as_str().to_owned(), r.last_insert_id);
+            inserted += 1;
+        }
+        txn.commit().await.map_err(repo_err)?;
+        Ok(inserted)
+    }
+
+    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
+        let all = categories::Entity::find()
+            .order_by_asc(categories::Column::Position)
+            .order_by_asc(categories::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let counts: HashMap<i64, i64> = CountRow::find_by_statement(Statement::from_string(
+            self.backend(),
+            "SELECT lc.category_id AS category_id, COUNT(*) AS n FROM listing_categories lc \
+             JOIN listings l ON l.id = lc.listing_id WHERE l.status = 'live' GROUP BY lc.category_id",
+        ))
+        .all(&self.db)
+        .await
+        .map_err(repo_err)?
+        .into_iter()
+        .map(|r| (r.category_id, r.n))
+        .collect();
+        Ok(all
+            .into_iter()
+            .map(|m| {
+                let n = counts.get(&m.id).copied().unwrap_or(0).max(0) as u64;
+                CategoryWithCount { category: to_category(m), live_listings: n }
+            })
+            .collect())
+    }
+
+    async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>> {
+        Ok(categories::Entity::find()
+            .filter(categories::Column::Slug.eq(slug.as_str()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?
+            .map(to_category))
+    }
+}

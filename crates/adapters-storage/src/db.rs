@@ -1,0 +1,47 @@
+//! Connecting to SQLite or PostgreSQL and bringing the schema up to date.
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr};
+use std::time::Duration;
+
+/// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`). SQLite runs in WAL mode
+/// with a busy timeout so readers never block the writer and concurrent writers wait, not fail.
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    let mut opts = ConnectOptions::new(url.to_owned());
+    opts.sqlx_logging(false).connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
+    if url.starts_with("sqlite:") {
+        opts.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|o| {
+            o.journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(10))
+                .foreign_keys(true)
+        });
+    } else {
+        opts.max_connections(16).min_connections(1);
+    }
+    sea_orm::Database::connect(opts).await
+}
+
+/// Applies every pending migration. Safe to run from several instances at once on PostgreSQL: the
+/// migrations take an advisory lock so only one runs them.
+pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    if db.get_database_backend() == DbBackend::Postgres {
+        db.execute_unprepared("SELECT pg_advisory_lock(7262021)").await?;
+        let r = Migrator::up(db, None).await;
+        db.execute_unprepared("SELECT pg_advisory_unlock(7262021)").await?;
+        r
+    } else {
+        Migrator::up(db, None).await
+    }
+}
+
+/// Migrations not yet applied; `/readyz` reports not ready while any remain.
+pub async fn pending_migrations(db: &DatabaseConnection) -> Result<usize, DbErr> {
+    Ok(Migrator::get_pending_migrations(db).await?.len())
+}
+
+/// A trivial round trip, for readiness.
+pub async fn ping(db: &DatabaseConnection) -> Result<(), DbErr> {
+    db.ping().await
+}

@@ -1,0 +1,294 @@
+//! Bulk import of directory content (demo data, benchmark scale). Rows are written with explicit ids
+//! in multi-row INSERTs inside one transaction per call, which is what makes 100 000 listings load in
+//! seconds rather than minutes; PostgreSQL sequences are moved past the imported ids afterwards.
+
+use crate::entity::{
+    awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders,
+    listing_updates, listings, milestones, reviews, stories, users, votes,
+};
+use crate::json::{faqs_to_json, list_to_json, socials_to_json};
+use crate::listings::{active_model, category_rows};
+use crate::store::{SeaOrmStore, repo_err};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use domain::award::Award;
+use domain::blog::NewBlogPost;
+use domain::founder::NewFounder;
+use domain::ids::{FounderId, ListingId};
+use domain::listing::{CommunityRating, trending};
+use domain::ports::{DirectoryImport, ImportListing, RepoResult};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult,
+    PaginatorTrait, Statement, TransactionTrait,
+};
+
+/// Rows per multi-row INSERT: keeps every statement under SQLite's 32 766 bound parameters
+/// (a listing row has about 60 columns).
+const CHUNK: usize = 250;
+
+#[derive(Debug, FromQueryResult)]
+struct MaxId {
+    m: Option<i64>,
+}
+
+async fn next_id(txn: &DatabaseTransaction, table: &str) -> Result<i64, DbErr> {
+    let r = MaxId::find_by_statement(Statement::from_string(txn.get_database_backend(), format!("SELECT MAX(id) AS m FROM {table}")))
+        .one(txn)
+        .await?;
+    Ok(r.and_then(|r| r.m).unwrap_or(0) + 1)
+}
+
+/// Moves a PostgreSQL sequence past explicitly inserted ids (SQLite needs nothing).
+async fn fix_sequence(txn: &DatabaseTransaction, table: &str) -> Result<(), DbErr> {
+    if txn.get_database_backend() == DbBackend::Postgres {
+        txn.execute_unprepared(&format!(
+            "SELECT setval(pg_get_serial_sequence('{table}', 'id'), GREATEST((SELECT COALESCE(MAX(id), 0) FROM {table}), 1))"
+        ))
+        .await?;
+    }
+    Ok(())
+}
+
+async fn insert_chunked<A, E>(txn: &DatabaseTransaction, rows: Vec<A>) -> Result<(), DbErr>
+where
+    A: ActiveModelTrait<Entity = E> + Send,
+    E: EntityTrait,
+{
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let chunk: Vec<A> = rows.by_ref().take(CHUNK).collect();
+        E::insert_many(chunk).exec_without_returning(txn).await?;
+    }
+    Ok(())
+}
+
+impl SeaOrmStore {
+    /// Demo voter accounts `voter-N@voters.example` (never able to sign in: no password), created up to
+    /// `n`; returns their ids in order.
+    async fn demo_voters(&self, txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) -> Result<Vec<i64>, DbErr> {
+        use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+        let existing: Vec<i64> = users::Entity::find()
+            .filter(users::Column::IsDemo.eq(true))
+            .order_by_asc(users::Column::Id)
+            .all(txn)
+            .await?
+            .into_iter()
+            .map(|u| u.id)
+            .collect();
+        if existing.len() >= n {
+            return Ok(existing);
+        }
+        let mut id = next_id(txn, "users").await?;
+        let mut ids = existing;
+        let mut rows = Vec::new();
+        for i in ids.len()..n {
+            rows.push(users::ActiveModel {
+                id: Set(id),
+                email: Set(format!("voter-{i:05}@voters.example")),
+                password_hash: Set(None),
+                display_name: Set(format!("Voter {i}")),
+                is_admin: Set(false),
+                is_demo: Set(true),
+                created_at: Set(now.into()),
+            });
+            ids.push(id);
+            id += 1;
+        }
+        insert_chunked(txn, rows).await?;
+        fix_sequence(txn, "users").await?;
+        Ok(ids)
+    }
+}
+
+#[async_trait]
+impl DirectoryImport for SeaOrmStore {
+    async fn is_empty(&self) -> RepoResult<bool> {
+        Ok(listings::Entity::find().count(&self.db).await.map_err(repo_err)? == 0)
+    }
+
+    async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let first = next_id(&txn, "founders").await.map_err(repo_err)?;
+        let now = Utc::now();
+        let rows = list
+            .iter()
+            .enumerate()
+            .map(|(i, f)| founders::ActiveModel {
+                id: Set(first + i as i64),
+                slug: Set(f.slug.as_str().to_owned()),
+                name: Set(f.name.clone()),
+                headline: Set(f.headline.clone()),
+                bio: Set(f.bio.clone()),
+                country: Set(f.country.clone()),
+                avatar_url: Set(f.avatar_url.clone()),
+                socials: Set(socials_to_json(&f.socials)),
+                user_id: Set(None),
+                created_at: Set(now.into()),
+            })
+            .collect();
+        insert_chunked(&txn, rows).await.map_err(repo_err)?;
+        fix_sequence(&txn, "founders").await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok((0..list.len()).map(|i| FounderId::from_db(first + i as i64)).collect())
+    }
+
+    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
+        let voters = self.demo_voters(&txn, max_votes, now).await.map_err(repo_err)?;
+        let first = next_id(&txn, "listings").await.map_err(repo_err)?;
+        let mut rows = Vec::with_capacity(list.len());
+        let (mut cats, mut founders_rows, mut vote_rows, mut review_rows) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut update_rows, mut milestone_rows, mut story_rows, mut bill_rows, mut dr_rows) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for (i, item) in list.iter().enumerate() {
+            let id = first + i as i64;
+            let mut am = active_model(&item.listing, Some(id), item.listing.slug.as_str(), now);
+            am.votes_count = Set(item.votes.len() as i64);
+            am.follows_count = Set(item.follows);
+            am.views_count = Set(item.views);
+            am.trending_score = Set(trending::score(item.votes.iter().copied(), now));
+            let rating = CommunityRating::from_reviews(&item.reviews);
+            am.rating_avg = Set(rating.map(|r| r.average));
+            am.rating_count = Set(rating.map_or(0, |r| r.count as i32));
+            let billboard: i64 = item.billboard.iter().map(|(c, _)| c.get()).sum();
+            am.billboard_cents = Set(billboard);
+            rows.push(am);
+            cats.extend(category_rows(id, &item.listing));
+            for (pos, (fid, title)) in item.founders.iter().enumerate() {
+                founders_rows.push(listing_founders::ActiveModel {
+                    listing_id: Set(id),
+                    founder_id: Set(fid.get()),
+                    title: Set(title.clone()),
+                    position: Set(pos as i32),
+                });
+            }
+            for (v, at) in item.votes.iter().enumerate() {
+                vote_rows.push(votes::ActiveModel {
+                    listing_id: Set(id),
+                    user_id: Set(voters[v]),
+                    created_at: Set((*at).into()),
+                    ..Default::default()
+                });
+            }
+            for r in &item.reviews {
+                review_rows.push(reviews::ActiveModel {
+                    listing_id: Set(id),
+                    user_id: Set(None),
+                    rating: Set(i16::from(r.rating)),
+                    body: Set(String::new()),
+                    genuine: Set(r.genuine),
+                    created_at: Set(now.into()),
+                    ..Default::default()
+                });
+            }
+            for u in &item.updates {
+                update_rows.push(listing_updates::ActiveModel {
+                    listing_id: Set(id),
+                    title: Set(u.title.clone()),
+                    body: Set(u.body.clone()),
+                    posted_at: Set(u.posted_at.into()),
+                    ..Default::default()
+                });
+            }
+            for m in &item.milestones {
+                milestone_rows.push(milestones::ActiveModel {
+                    listing_id: Set(id),
+                    date: Set(m.date),
+                    title: Set(m.title.as_str().to_owned()),
+                    description: Set(m.description.as_str().to_owned()),
+                    url: Set(m.url.clone()),
+                    ..Default::default()
+                });
+            }
+            if let Some(story) = &item.story {
+                let sections: Vec<(&str, &str)> = story.sections().collect();
+                story_rows.push(stories::ActiveModel {
+                    listing_id: Set(id),
+                    sections: Set(serde_json::to_string(&sections).unwrap_or_else(|_| "[]".into())),
+                    updated_at: Set(now.into()),
+                });
+            }
+            for (cents, at) in &item.billboard {
+                bill_rows.push(billboard_contributions::ActiveModel {
+                    listing_id: Set(id),
+                    order_line_id: Set(None),
+                    amount_cents: Set(cents.get()),
+                    created_at: Set((*at).into()),
+                    ..Default::default()
+                });
+            }
+            if let Some(dr) = &item.listing.domain_rating {
+                if let Some(prev) = dr.previous {
+                    dr_rows.push(domain_ratings::ActiveModel {
+                        listing_id: Set(id),
+                        rating: Set(i16::from(prev)),
+                        source: Set(dr.source.clone()),
+                        measured_on: Set(dr.measured_on - chrono::Duration::days(30)),
+                        ..Default::default()
+                    });
+                }
+                dr_rows.push(domain_ratings::ActiveModel {
+                    listing_id: Set(id),
+                    rating: Set(i16::from(dr.value)),
+                    source: Set(dr.source.clone()),
+                    measured_on: Set(dr.measured_on),
+                    ..Default::default()
+                });
+            }
+        }
+        insert_chunked(&txn, rows).await.map_err(repo_err)?;
+        fix_sequence(&txn, "listings").await.map_err(repo_err)?;
+        insert_chunked(&txn, cats).await.map_err(repo_err)?;
+        insert_chunked(&txn, founders_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, vote_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, review_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, update_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, milestone_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, story_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, bill_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, dr_rows).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok((0..list.len()).map(|i| ListingId::from_db(first + i as i64)).collect())
+    }
+
+    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let rows: Vec<blog_posts::ActiveModel> = posts
+            .iter()
+            .map(|p| blog_posts::ActiveModel {
+                slug: Set(p.slug.as_str().to_owned()),
+                title: Set(p.title.clone()),
+                summary: Set(p.summary.clone()),
+                body_markdown: Set(p.body_markdown.clone()),
+                author: Set(p.author.clone()),
+                tags: Set(list_to_json(&p.tags)),
+                faqs: Set(faqs_to_json(&p.faqs)),
+                published_at: Set(p.published_at.map(Into::into)),
+                ..Default::default()
+            })
+            .collect();
+        let n = rows.len();
+        insert_chunked(&txn, rows).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(n)
+    }
+
+    async fn import_awards(&self, list: &[Award]) -> RepoResult<usize> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let rows: Vec<awards::ActiveModel> = list
+            .iter()
+            .map(|a| awards::ActiveModel {
+                week_start: Set(a.week.monday()),
+                rank: Set(i16::from(a.rank.get())),
+                listing_id: Set(a.listing_id.get()),
+                votes: Set(a.votes),
+                ..Default::default()
+            })
+            .collect();
+        let n = rows.len();
+        insert_chunked(&txn, rows).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(n)
+    }
+}

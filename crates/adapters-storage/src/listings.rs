@@ -1,0 +1,353 @@
+//! The listing repository: create, read, and full-text search with filters and sorts.
+
+use crate::entity::{listing_categories, listings};
+use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json, socials_from_json, socials_to_json};
+use crate::sql::{RawQuery, fts_query};
+use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use domain::ids::{CategoryId, ListingId};
+use domain::listing::{
+    CommunityRating, CountryCode, DomainRating, FoundedYear, Lifecycle, Listing, ListingProfile, ListingSearch,
+    ListingStatus, ListingSummary, NewListing, Plan, Revenue, SearchSort, StatusFilter, UnlockedSections,
+};
+use domain::paging::{PageRequest, Paged};
+use domain::ports::{ListingRepository, RepoError, RepoResult};
+use domain::slug::Slug;
+use domain::week::LaunchWeek;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
+    QueryOrder, TransactionTrait,
+};
+
+/// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
+pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: DateTime<Utc>) -> listings::ActiveModel {
+    let p = &new.profile;
+    let lc = &new.lifecycle;
+    let mut am = listings::ActiveModel {
+        slug: Set(slug.to_owned()),
+        name: Set(p.name.clone()),
+        url: Set(p.url.clone()),
+        domain: Set(p.domain.clone()),
+        tagline: Set(p.tagline.clone()),
+        short_description: Set(p.short_description.clone()),
+        description: Set(p.description.clone()),
+        stage: Set(p.stage.as_ref().map(|s| s.as_str().to_owned())),
+        pricing_model: Set(p.pricing_model.clone()),
+        pricing_summary: Set(p.pricing_summary.clone()),
+        country: Set(p.country.as_ref().map(|c| c.as_str().to_owned())),
+        city: Set(p.city.clone()),
+        founded_year: Set(p.founded_year.map(FoundedYear::get)),
+        contact_email: Set(p.contact_email.clone()),
+        demo_video_url: Set(p.demo_video_url.clone()),
+        logo_url: Set(p.logo_url.clone()),
+        features: Set(list_to_json(&p.features)),
+        usps: Set(list_to_json(&p.usps)),
+        keywords: Set(list_to_json(&p.keywords)),
+        tags: Set(list_to_json(&p.tags)),
+        faqs: Set(faqs_to_json(&p.faqs)),
+        socials: Set(socials_to_json(&p.socials)),
+        headline: Set(p.headline.clone()),
+        summary: Set(p.summary.clone()),
+        seo_title: Set(p.seo_title.clone()),
+        seo_description: Set(p.seo_description.clone()),
+        not_found_on_website: Set(list_to_json(&p.not_found_on_website)),
+        status: Set(lc.status().as_str().to_owned()),
+        plan: Set(lc.plan().as_str().to_owned()),
+        launch_week: Set(lc.launch_week().map(LaunchWeek::monday)),
+        launched_at: Set(lc.launched_at().map(Into::into)),
+        primary_category_id: Set(new.primary_category.map(CategoryId::get)),
+        unlocked_story: Set(new.unlocked.story),
+        unlocked_milestones: Set(new.unlocked.milestones),
+        unlocked_media: Set(new.unlocked.media),
+        featured: Set(new.featured),
+        verified: Set(new.verified),
+        votes_count: Set(0),
+        follows_count: Set(0),
+        views_count: Set(0),
+        trending_score: Set(0.0),
+        rating_avg: Set(None),
+        rating_count: Set(0),
+        domain_rating: Set(new.domain_rating.as_ref().map(|d| i16::from(d.value))),
+        domain_rating_prev: Set(new.domain_rating.as_ref().and_then(|d| d.previous.map(i16::from))),
+        domain_rating_source: Set(new.domain_rating.as_ref().map(|d| d.source.clone()).unwrap_or_default()),
+        domain_rating_on: Set(new.domain_rating.as_ref().map(|d| d.measured_on)),
+        revenue_monthly_cents: Set(new.revenue.as_ref().map(|r| r.monthly_cents)),
+        revenue_source: Set(new.revenue.as_ref().map(|r| r.source.clone()).unwrap_or_default()),
+        revenue_as_of: Set(new.revenue.as_ref().map(|r| r.as_of)),
+        billboard_cents: Set(0),
+        draft_id: Set(None),
+        created_at: Set(new.created_at.into()),
+        updated_at: Set(now.into()),
+        ..Default::default()
+    };
+    if let Some(id) = id {
+        am.id = Set(id);
+    }
+    am
+}
+
+pub(crate) fn category_rows(listing_id: i64, new: &NewListing) -> Vec<listing_categories::ActiveModel> {
+    let primary = new.primary_category.into_iter().map(|c| (c, true));
+    let extras = new.extra_categories.iter().copied().filter(|c| Some(*c) != new.primary_category).map(|c| (c, false));
+    let mut seen = Vec::new();
+    primary
+        .chain(extras)
+        .filter(|(c, _)| {
+            let fresh = !seen.contains(c);
+            seen.push(*c);
+            fresh
+        })
+        .map(|(c, is_primary)| listing_categories::ActiveModel {
+            listing_id: Set(listing_id),
+            category_id: Set(c.get()),
+            is_primary: Set(is_primary),
+        })
+        .collect()
+}
+
+fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
+    let status = ListingStatus::parse(&m.status).unwrap_or(ListingStatus::Draft);
+    let plan = Plan::parse(&m.plan).unwrap_or(Plan::None);
+    let lifecycle = Lifecycle::from_parts(
+        status,
+        plan,
+        m.launch_week.map(LaunchWeek::containing),
+        m.launched_at.map(|t| t.with_timezone(&Utc)),
+    );
+    let profile = ListingProfile {
+        name: m.name,
+        url: m.url,
+        domain: m.domain,
+        tagline: m.tagline,
+        short_description: m.short_description,
+        description: m.description,
+        stage: m.stage.and_then(|s| Slug::parse(s).ok()),
+        pricing_model: m.pricing_model,
+        pricing_summary: m.pricing_summary,
+        country: m.country.and_then(|c| CountryCode::parse(&c).ok()),
+        city: m.city,
+        founded_year: m.founded_year.and_then(|y| FoundedYear::parse(i64::from(y)).ok()),
+        contact_email: m.contact_email,
+        demo_video_url: m.demo_video_url,
+        logo_url: m.logo_url,
+        features: list_from_json(&m.features),
+        usps: list_from_json(&m.usps),
+        keywords: list_from_json(&m.keywords),
+        tags: list_from_json(&m.tags),
+        faqs: faqs_from_json(&m.faqs),
+        socials: socials_from_json(&m.socials),
+        headline: m.headline,
+        summary: m.summary,
+        seo_title: m.seo_title,
+        seo_description: m.seo_description,
+        not_found_on_website: list_from_json(&m.not_found_on_website),
+    };
+    Listing {
+        id: ListingId::from_db(m.id),
+        slug: Slug::from_db(m.slug),
+        profile,
+        lifecycle,
+        primary_category: m.primary_category_id.map(CategoryId::from_db),
+        extra_categories: extras,
+        unlocked: UnlockedSections { story: m.unlocked_story, milestones: m.unlocked_milestones, media: m.unlocked_media },
+        featured: m.featured,
+        verified: m.verified,
+        votes: m.votes_count,
+        follows: m.follows_count,
+        views: m.views_count,
+        trending_score: m.trending_score,
+        community_rating: m.rating_avg.map(|average| CommunityRating { average, count: m.rating_count.max(0) as u32 }),
+        domain_rating: m.domain_rating.map(|v| DomainRating {
+            value: v.clamp(0, 100) as u8,
+            previous: m.domain_rating_prev.map(|p| p.clamp(0, 100) as u8),
+            source: m.domain_rating_source.clone(),
+            measured_on: m.domain_rating_on.unwrap_or_else(|| m.created_at.date_naive()),
+        }),
+        revenue: m.revenue_monthly_cents.map(|c| Revenue {
+            monthly_cents: c,
+            source: m.revenue_source.clone(),
+            as_of: m.revenue_as_of.unwrap_or_else(|| m.created_at.date_naive()),
+        }),
+        created_at: m.created_at.with_timezone(&Utc),
+        updated_at: m.updated_at.with_timezone(&Utc),
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct SummaryRow {
+    id: i64,
+    slug: String,
+    name: String,
+    url: String,
+    tagline: String,
+    votes_count: i64,
+    status: String,
+    launch_week: Option<chrono::NaiveDate>,
+}
+
+#[derive(Debug, FromQueryResult)]
+struct CountRow {
+    n: i64,
+}
+
+impl SeaOrmStore {
+    async fn load(&self, m: Option<listings::Model>) -> RepoResult<Option<Listing>> {
+        let Some(m) = m else { return Ok(None) };
+        let extras = listing_categories::Entity::find()
+            .filter(listing_categories::Column::ListingId.eq(m.id))
+            .filter(listing_categories::Column::IsPrimary.eq(false))
+            .order_by_asc(listing_categories::Column::CategoryId)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .map(|r| CategoryId::from_db(r.category_id))
+            .collect();
+        Ok(Some(to_listing(m, extras)))
+    }
+
+    /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
+    fn search_from_where(&self, q: &mut RawQuery, s: &ListingSearch) -> Option<bool> {
+        let backend = q.backend();
+        let fts = match &s.q {
+            Some(text) if !text.as_str().trim().is_empty() => Some(fts_query(backend, text.as_str())?),
+            _ => None,
+        };
+        match (&fts, backend) {
+            (Some(_), DbBackend::Sqlite) => {
+                q.sql(" FROM listings_fts JOIN listings l ON l.id = listings_fts.rowid WHERE listings_fts MATCH ");
+                q.bind(fts.clone().unwrap_or_default());
+            }
+            (Some(f), _) => {
+                q.sql(" FROM listings l WHERE l.search_vector @@ to_tsquery('english', ").bind(f.clone()).sql(")");
+            }
+            (None, _) => {
+                q.sql(" FROM listings l WHERE 1 = 1");
+            }
+        }
+        match s.status {
+            StatusFilter::Live => q.sql(" AND l.status = 'live'"),
+            StatusFilter::Upcoming => q.sql(" AND l.status = 'scheduled'"),
+        };
+        if let Some(c) = &s.category {
+            q.sql(" AND l.id IN (SELECT lc.listing_id FROM listing_categories lc JOIN categories c ON c.id = lc.category_id WHERE c.slug = ")
+                .bind(c.as_str())
+                .sql(" OR c.parent_id IN (SELECT p.id FROM categories p WHERE p.slug = ")
+                .bind(c.as_str())
+                .sql("))");
+        }
+        if let Some(st) = &s.stage {
+            q.sql(" AND l.stage = ").bind(st.as_str());
+        }
+        if let Some(c) = &s.country {
+            q.sql(" AND l.country = ").bind(c.as_str());
+        }
+        if let Some(p) = &s.pricing_model {
+            q.sql(" AND lower(l.pricing_model) = ").bind(p.as_str().to_lowercase());
+        }
+        if let Some(d) = &s.domain {
+            let d = d.as_str().trim().to_lowercase();
+            let d = d.strip_prefix("www.").unwrap_or(&d).to_owned();
+            q.sql(" AND l.domain = ").bind(d);
+        }
+        Some(fts.is_some())
+    }
+}
+
+#[async_trait]
+impl ListingRepository for SeaOrmStore {
+    async fn create_listing(&self, new: NewListing) -> RepoResult<Listing> {
+        let now = Utc::now();
+        for attempt in 0..50u32 {
+            let slug = if attempt == 0 { new.slug.clone() } else { new.slug.with_suffix(attempt + 1) };
+            let txn = self.db.begin().await.map_err(repo_err)?;
+            let inserted = listings::Entity::insert(active_model(&new, None, slug.as_str(), now)).exec(&txn).await;
+            match inserted {
+                Ok(r) => {
+                    let rows = category_rows(r.last_insert_id, &new);
+                    if !rows.is_empty() {
+                        listing_categories::Entity::insert_many(rows).exec(&txn).await.map_err(repo_err)?;
+                    }
+                    txn.commit().await.map_err(repo_err)?;
+                    return self.get_listing(ListingId::from_db(r.last_insert_id)).await?.ok_or(RepoError::NotFound);
+                }
+                Err(e) if is_unique_violation(&e) => {
+                    txn.rollback().await.map_err(repo_err)?;
+                }
+                Err(e) => return Err(repo_err(e)),
+            }
+        }
+        Err(RepoError::Conflict(format!("no free slug near {}", new.slug)))
+    }
+
+    async fn get_listing(&self, id: ListingId) -> RepoResult<Option<Listing>> {
+        let m = listings::Entity::find_by_id(id.get()).one(&self.db).await.map_err(repo_err)?;
+        self.load(m).await
+    }
+
+    async fn get_listing_by_slug(&self, slug: &Slug) -> RepoResult<Option<Listing>> {
+        let m = listings::Entity::find().filter(listings::Column::Slug.eq(slug.as_str())).one(&self.db).await.map_err(repo_err)?;
+        self.load(m).await
+    }
+
+    async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {
+        let backend = self.backend();
+        let mut count = RawQuery::new(backend);
+        count.sql("SELECT COUNT(*) AS n");
+        let Some(_) = self.search_from_where(&mut count, s) else {
+            return Ok(Paged::new(vec![], page, 0));
+        };
+        let total = CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+
+        let mut q = RawQuery::new(backend);
+        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
+        let with_fts = self.search_from_where(&mut q, s).unwrap_or(false);
+        let order = match (s.sort, with_fts, s.status) {
+            (SearchSort::Relevance, true, _) => match backend {
+                DbBackend::Postgres => {
+                    let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
+                    let tsq = fts_query(backend, text).unwrap_or_default();
+                    q.sql(" ORDER BY ts_rank_cd(l.search_vector, to_tsquery('english', ").bind(tsq).sql(")) DESC, l.votes_count DESC, l.id DESC");
+                    ""
+                }
+                _ => " ORDER BY bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0), l.votes_count DESC, l.id DESC",
+            },
+            (SearchSort::Relevance | SearchSort::Votes, _, _) => " ORDER BY l.votes_count DESC, l.id DESC",
+            (SearchSort::Newest, _, StatusFilter::Live) => " ORDER BY l.launched_at DESC, l.id DESC",
+            (SearchSort::Newest, _, StatusFilter::Upcoming) => " ORDER BY l.created_at DESC, l.id DESC",
+            (SearchSort::Trending, _, _) => " ORDER BY l.trending_score DESC, l.id DESC",
+            (SearchSort::MostViewed, _, _) => " ORDER BY l.views_count DESC, l.id DESC",
+            (SearchSort::MostFollowed, _, _) => " ORDER BY l.follows_count DESC, l.id DESC",
+        };
+        q.sql(order);
+        q.sql(" LIMIT ").bind(i64::from(page.per_page())).sql(" OFFSET ").bind(page.offset() as i64);
+        let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let items = rows
+            .into_iter()
+            .filter_map(|r| {
+                Some(ListingSummary {
+                    id: ListingId::from_db(r.id),
+                    slug: Slug::from_db(r.slug),
+                    name: r.name,
+                    url: r.url,
+                    tagline: r.tagline,
+                    votes: r.votes_count,
+                    status: ListingStatus::parse(&r.status)?,
+                    launch_week: r.launch_week.map(LaunchWeek::containing),
+                })
+            })
+            .collect();
+        Ok(Paged::new(items, page, total.max(0) as u64))
+    }
+
+    async fn count_live_listings(&self) -> RepoResult<u64> {
+        let n = listings::Entity::find()
+            .filter(listings::Column::Status.eq(ListingStatus::Live.as_str()))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(n)
+    }
+}
+

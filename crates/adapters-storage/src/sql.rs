@@ -1,0 +1,96 @@
+//! A small builder for the raw statements sea-query cannot express portably (full-text search):
+//! it writes `?` placeholders on SQLite and `$n` on PostgreSQL, and keeps values beside them.
+
+use sea_orm::{DbBackend, Statement, Value};
+
+#[derive(Debug)]
+pub struct RawQuery {
+    backend: DbBackend,
+    sql: String,
+    values: Vec<Value>,
+}
+
+impl RawQuery {
+    pub fn new(backend: DbBackend) -> Self {
+        Self { backend, sql: String::new(), values: Vec::new() }
+    }
+
+    pub fn backend(&self) -> DbBackend {
+        self.backend
+    }
+
+    /// Appends SQL text (never user input).
+    pub fn sql(&mut self, s: &str) -> &mut Self {
+        self.sql.push_str(s);
+        self
+    }
+
+    /// Appends a placeholder bound to `v`.
+    pub fn bind(&mut self, v: impl Into<Value>) -> &mut Self {
+        self.values.push(v.into());
+        match self.backend {
+            DbBackend::Postgres => {
+                let n = self.values.len();
+                self.sql.push_str(&format!("${n}"));
+            }
+            _ => self.sql.push('?'),
+        }
+        self
+    }
+
+    pub fn build(&self) -> Statement {
+        Statement::from_sql_and_values(self.backend, self.sql.clone(), self.values.clone())
+    }
+}
+
+/// Turns a person's search words into a safe full-text query: only letters and digits survive, at most
+/// ten words, all required, the last one as a prefix (so results appear while typing). `None` when no
+/// word is left.
+pub fn fts_query(backend: DbBackend, q: &str) -> Option<String> {
+    let words: Vec<String> = q
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(10)
+        .map(str::to_lowercase)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    let last = words.len() - 1;
+    let parts: Vec<String> = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| match (backend, i == last) {
+            (DbBackend::Postgres, true) => format!("{w}:*"),
+            (DbBackend::Postgres, false) => w.clone(),
+            (_, true) => format!("\"{w}\"*"),
+            (_, false) => format!("\"{w}\""),
+        })
+        .collect();
+    Some(match backend {
+        DbBackend::Postgres => parts.join(" & "),
+        _ => parts.join(" "),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_per_backend() {
+        let mut q = RawQuery::new(DbBackend::Postgres);
+        q.sql("a = ").bind(1i64).sql(" AND b = ").bind("x");
+        assert_eq!(q.build().sql, "a = $1 AND b = $2");
+        let mut s = RawQuery::new(DbBackend::Sqlite);
+        s.sql("a = ").bind(1i64);
+        assert_eq!(s.build().sql, "a = ?");
+    }
+
+    #[test]
+    fn fts_queries_are_sanitised() {
+        assert_eq!(fts_query(DbBackend::Sqlite, "Time-tracking \"AND\" OR*").unwrap(), "\"time\" \"tracking\" \"and\" \"or\"*");
+        assert_eq!(fts_query(DbBackend::Postgres, "crm tool").unwrap(), "crm & tool:*");
+        assert_eq!(fts_query(DbBackend::Sqlite, " !!! "), None);
+    }
+}

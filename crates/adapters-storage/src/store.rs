@@ -1,0 +1,36 @@
+//! `SeaOrmStore`: one connection pool, implementing every repository port of the domain on SQLite or
+//! PostgreSQL. Each port's implementation lives in its own module beside this one.
+
+use domain::ports::RepoError;
+use sea_orm::{DatabaseConnection, DbBackend, DbErr, SqlErr};
+
+#[derive(Debug, Clone)]
+pub struct SeaOrmStore {
+    pub(crate) db: DatabaseConnection,
+}
+
+impl SeaOrmStore {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
+    }
+
+    pub fn connection(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    pub fn backend(&self) -> DbBackend {
+        self.db.get_database_backend()
+    }
+}
+
+/// Maps a database error to the port's error: uniqueness → Conflict, everything else → Unexpected.
+pub(crate) fn repo_err(e: DbErr) -> RepoError {
+    match e.sql_err() {
+        Some(SqlErr::UniqueConstraintViolation(msg)) => RepoError::Conflict(msg),
+        _ => RepoError::Unexpected(Box::new(e)),
+    }
+}
+
+pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
+    matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_)))
+}

@@ -1,0 +1,300 @@
+//! Repository tests, each run against a fresh SQLite file and a fresh PostgreSQL database.
+
+mod harness;
+
+use adapters_storage::db;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use domain::award::launch_of_the_week;
+use domain::blog::NewBlogPost;
+use domain::category::NewCategory;
+use domain::founder::NewFounder;
+use domain::ids::CategoryId;
+use domain::listing::{
+    CountryCode, DomainRating, Lifecycle, ListingProfile, ListingSearch, ListingStatus, NewListing, Review, SearchSort,
+    SearchText, StatusFilter, UnlockedSections,
+};
+use domain::money::Cents;
+use domain::paging::PageRequest;
+use domain::ports::{
+    CategoryRepository, DirectoryImport, ImportListing, InterviewRepository, ListingRepository, ProductRepository,
+    RepoError, SettingsRepository,
+};
+use domain::product::{Product, ProductCode, ProductKind};
+use domain::slug::Slug;
+use domain::social::{Faq, Socials};
+use domain::week::LaunchWeek;
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
+}
+
+fn slug(s: &str) -> Slug {
+    Slug::parse(s).unwrap()
+}
+
+fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
+    NewCategory {
+        slug: slug(s),
+        name: s.to_uppercase(),
+        description: format!("All about {s}"),
+        parent: parent.map(slug),
+        position: pos,
+        faqs: vec![Faq::parse(format!("What is {s}?"), "A category.".into()).unwrap()],
+        attributes: vec!["pricing_model".into(), "country".into()],
+    }
+}
+
+async fn seed_categories(store: &adapters_storage::SeaOrmStore) -> Vec<(String, CategoryId)> {
+    store.ensure_categories(&[cat("dev-tools", None, 1), cat("api-tools", Some("dev-tools"), 2), cat("marketing", None, 3)]).await.unwrap();
+    store.list_categories().await.unwrap().into_iter().map(|c| (c.category.slug.to_string(), c.category.id)).collect()
+}
+
+fn cat_id(cats: &[(String, CategoryId)], s: &str) -> CategoryId {
+    cats.iter().find(|(n, _)| n == s).unwrap().1
+}
+
+fn listing(name: &str, status: ListingStatus, primary: Option<CategoryId>) -> NewListing {
+    let domain = format!("{}.example", Slug::slugify(name).unwrap());
+    let mut profile = ListingProfile::named(name, format!("https://{domain}/"), domain);
+    profile.tagline = format!("{name} tagline");
+    let lifecycle = match status {
+        ListingStatus::Live => {
+            let mut l = Lifecycle::saved();
+            l.paid_launch(None, now()).unwrap();
+            l
+        }
+        ListingStatus::Scheduled => {
+            let mut l = Lifecycle::saved();
+            l.paid_launch(Some(LaunchWeek::of(now()).plus_weeks(3)), now()).unwrap();
+            l
+        }
+        _ => Lifecycle::saved(),
+    };
+    NewListing {
+        slug: Slug::slugify(name).unwrap(),
+        profile,
+        lifecycle,
+        primary_category: primary,
+        extra_categories: vec![],
+        unlocked: UnlockedSections::default(),
+        featured: false,
+        verified: false,
+        domain_rating: None,
+        revenue: None,
+        created_at: now(),
+    }
+}
+
+fn import(l: NewListing, votes: usize) -> ImportListing {
+    ImportListing {
+        listing: l,
+        founders: vec![],
+        votes: (0..votes).map(|i| now() - Duration::hours(i as i64)).collect(),
+        follows: 0,
+        views: 0,
+        reviews: vec![],
+        updates: vec![],
+        milestones: vec![],
+        story: None,
+        billboard: vec![],
+    }
+}
+
+fn search(q: Option<&str>) -> ListingSearch {
+    ListingSearch { q: q.map(|q| SearchText::parse(q).unwrap()), ..Default::default() }
+}
+
+fn names(p: &domain::paging::Paged<domain::listing::ListingSummary>) -> Vec<String> {
+    p.items.iter().map(|s| s.name.clone()).collect()
+}
+
+on_both!(migrations_are_complete_and_idempotent, |store| {
+    db::migrate(store.connection()).await.unwrap();
+    assert_eq!(db::pending_migrations(store.connection()).await.unwrap(), 0);
+    db::ping(store.connection()).await.unwrap();
+});
+
+on_both!(categories_seed_once_as_a_tree, |store| {
+    assert_eq!(store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(), 2);
+    assert_eq!(store.ensure_categories(&[cat("dev-tools", None, 1)]).await.unwrap(), 0, "seeding is idempotent");
+    let all = store.list_categories().await.unwrap();
+    assert_eq!(all.len(), 2);
+    let parent = all.iter().find(|c| c.category.slug.as_str() == "dev-tools").unwrap();
+    let child = store.get_category_by_slug(&slug("api-tools")).await.unwrap().unwrap();
+    assert_eq!(child.parent_id, Some(parent.category.id));
+    assert_eq!(child.faqs.len(), 1);
+    assert_eq!(child.attributes, vec!["pricing_model", "country"]);
+    assert!(store.get_category_by_slug(&slug("nope")).await.unwrap().is_none());
+    let orphan = store.ensure_categories(&[cat("orphan", Some("missing"), 9)]).await;
+    assert!(matches!(orphan, Err(RepoError::Conflict(_))), "an unknown parent is refused");
+});
+
+on_both!(products_keep_admin_prices, |store| {
+    let launch = Product {
+        code: ProductCode::parse("launch").unwrap(),
+        kind: ProductKind::Launch,
+        name: "Launch".into(),
+        description: "Go live".into(),
+        price: Cents::new(4900),
+        needs_listing: true,
+        active: true,
+        position: 1,
+    };
+    assert_eq!(store.ensure_products(std::slice::from_ref(&launch)).await.unwrap(), 1);
+    store.set_price(&launch.code, Cents::new(7900)).await.unwrap();
+    assert_eq!(store.ensure_products(&[launch.clone()]).await.unwrap(), 0);
+    let listed = store.list_products().await.unwrap();
+    assert_eq!(listed[0].price, Cents::new(7900), "re-seeding never resets an admin price");
+    let missing = store.set_price(&ProductCode::parse("nope").unwrap(), Cents::new(1)).await;
+    assert!(matches!(missing, Err(RepoError::NotFound)));
+});
+
+on_both!(settings_and_questions, |store| {
+    assert_eq!(store.ensure_settings(&domain::settings::DEFAULTS).await.unwrap(), domain::settings::DEFAULTS.len());
+    store.set_setting("free_plan_min_weeks", "5").await.unwrap();
+    assert_eq!(store.ensure_settings(&domain::settings::DEFAULTS).await.unwrap(), 0);
+    let all = store.all_settings().await.unwrap();
+    assert!(all.windows(2).all(|w| w[0].0 <= w[1].0), "sorted by key");
+    assert!(all.contains(&("free_plan_min_weeks".into(), "5".into())));
+    assert_eq!(store.ensure_questions(&["Why?", "How?"]).await.unwrap(), 2);
+    assert_eq!(store.ensure_questions(&["Why?", "What next?"]).await.unwrap(), 1);
+    let q: Vec<String> = store.list_questions().await.unwrap().into_iter().map(|q| q.text).collect();
+    assert_eq!(q, vec!["Why?", "How?", "What next?"]);
+});
+
+on_both!(listing_round_trip_and_slug_collisions, |store| {
+    let cats = seed_categories(store).await;
+    let mut new = listing("Acme Rockets", ListingStatus::Live, Some(cat_id(&cats, "dev-tools")));
+    new.extra_categories = vec![cat_id(&cats, "marketing"), cat_id(&cats, "dev-tools")];
+    new.profile.features = vec!["Launch \"fast\"".into(), "Ünïcode".into()];
+    new.profile.faqs = vec![Faq::parse("Is it safe?".into(), "Mostly.".into()).unwrap()];
+    new.profile.socials = Socials::parse("socials", [("github".to_owned(), "https://github.example/acme".to_owned())]).unwrap();
+    new.profile.country = Some(CountryCode::parse("ie").unwrap());
+    new.profile.not_found_on_website = vec!["founded_year".into()];
+    new.domain_rating = Some(DomainRating { value: 42, previous: Some(40), source: "ahrefs".into(), measured_on: now().date_naive() });
+    let a = store.create_listing(new.clone()).await.unwrap();
+    assert_eq!(a.slug.as_str(), "acme-rockets");
+    assert_eq!(a.profile, new.profile, "every profile field survives the round trip");
+    assert_eq!(a.extra_categories, vec![cat_id(&cats, "marketing")], "the primary is not repeated as an extra");
+    assert_eq!(a.lifecycle.status(), ListingStatus::Live);
+    assert_eq!(a.domain_rating.as_ref().map(|d| d.trend()), Some(domain::listing::Trend::Up));
+    let b = store.create_listing(new.clone()).await.unwrap();
+    assert_eq!(b.slug.as_str(), "acme-rockets-2", "a taken slug gets the next free suffix");
+    let by_slug = store.get_listing_by_slug(&slug("acme-rockets-2")).await.unwrap().unwrap();
+    assert_eq!(by_slug.id, b.id);
+    assert!(store.get_listing_by_slug(&slug("acme-rockets-3")).await.unwrap().is_none());
+    assert_eq!(store.count_live_listings().await.unwrap(), 2);
+});
+
+on_both!(full_text_search_ranks_and_filters, |store| {
+    let cats = seed_categories(store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let api = cat_id(&cats, "api-tools");
+    let mut timely = listing("Timely Tracker", ListingStatus::Live, Some(api));
+    timely.profile.description = "Track the hours your team spends.".into();
+    timely.profile.country = Some(CountryCode::parse("DE").unwrap());
+    let mut ledger = listing("Ledger Lane", ListingStatus::Live, Some(dev));
+    ledger.profile.description = "Invoices, and a tracker for expenses.".into();
+    ledger.profile.keywords = vec!["bookkeeping".into()];
+    let mut hidden = listing("Tracker Draft", ListingStatus::Draft, Some(dev));
+    hidden.profile.description = "tracker".into();
+    let mut soon = listing("Soon Tracker", ListingStatus::Scheduled, Some(dev));
+    soon.profile.features = vec!["tracker of things".into()];
+    let ids = store.import_listings(&[import(timely, 3), import(ledger, 9), import(hidden, 0), import(soon, 0)], now()).await.unwrap();
+    assert_eq!(ids.len(), 4);
+    let page = PageRequest::default();
+
+    let r = store.search_listings(&search(Some("tracker")), page).await.unwrap();
+    assert_eq!(names(&r), vec!["Timely Tracker", "Ledger Lane"], "a name match outranks a description match; drafts never show");
+    assert_eq!(r.total, 2);
+    let prefix = store.search_listings(&search(Some("book")), page).await.unwrap();
+    assert_eq!(names(&prefix), vec!["Ledger Lane"], "the last word matches as a prefix, keywords are searched");
+    let stemmed = store.search_listings(&search(Some("invoice")), page).await.unwrap();
+    assert_eq!(names(&stemmed), vec!["Ledger Lane"], "stemming finds invoices");
+    let none = store.search_listings(&search(Some("\"* OR")), page).await.unwrap();
+    assert!(none.items.is_empty() || none.items.iter().all(|s| s.status == ListingStatus::Live), "FTS syntax is neutralised");
+    let symbols = store.search_listings(&search(Some("!!!")), page).await.unwrap();
+    assert_eq!(symbols.total, 0);
+
+    let mut by_votes = search(None);
+    by_votes.sort = SearchSort::Votes;
+    assert_eq!(names(&store.search_listings(&by_votes, page).await.unwrap()), vec!["Ledger Lane", "Timely Tracker"]);
+    let mut in_parent = search(None);
+    in_parent.category = Some(slug("dev-tools"));
+    assert_eq!(store.search_listings(&in_parent, page).await.unwrap().total, 2, "a parent category includes its subcategories");
+    let mut in_child = search(None);
+    in_child.category = Some(slug("api-tools"));
+    assert_eq!(names(&store.search_listings(&in_child, page).await.unwrap()), vec!["Timely Tracker"]);
+    let mut de = search(Some("tracker"));
+    de.country = Some(CountryCode::parse("de").unwrap());
+    assert_eq!(names(&store.search_listings(&de, page).await.unwrap()), vec!["Timely Tracker"]);
+    let mut domain = search(None);
+    domain.domain = Some(domain::listing::DomainFilter::parse("WWW.ledger-lane.example").unwrap());
+    assert_eq!(names(&store.search_listings(&domain, page).await.unwrap()), vec!["Ledger Lane"]);
+    let mut upcoming = search(Some("tracker"));
+    upcoming.status = StatusFilter::Upcoming;
+    assert_eq!(names(&store.search_listings(&upcoming, page).await.unwrap()), vec!["Soon Tracker"]);
+
+    let second = store.search_listings(&search(None), PageRequest::parse(Some(2), Some(1)).unwrap()).await.unwrap();
+    assert_eq!((second.items.len(), second.total, second.total_pages()), (1, 2, 2));
+});
+
+on_both!(search_index_follows_edits_and_deletes, |store| {
+    use sea_orm::ConnectionTrait;
+    let l = store.create_listing(listing("Quiet Quokka", ListingStatus::Live, None)).await.unwrap();
+    assert_eq!(store.search_listings(&search(Some("quokka")), PageRequest::default()).await.unwrap().total, 1);
+    let conn = store.connection();
+    let sql = format!("UPDATE listings SET name = 'Loud Lemur', tagline = 'Noisy' WHERE id = {}", l.id);
+    conn.execute_unprepared(&sql).await.unwrap();
+    assert_eq!(store.search_listings(&search(Some("quokka")), PageRequest::default()).await.unwrap().total, 0);
+    assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 1);
+    conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
+});
+
+on_both!(import_counts_votes_and_continues_ids, |store| {
+    assert!(store.is_empty().await.unwrap());
+    let founders = store
+        .import_founders(&[NewFounder {
+            slug: slug("ada"),
+            name: "Ada".into(),
+            headline: "Maker".into(),
+            bio: "Builds things.".into(),
+            country: Some("IE".into()),
+            avatar_url: String::new(),
+            socials: Socials::default(),
+        }])
+        .await
+        .unwrap();
+    let mut a = import(listing("Alpha", ListingStatus::Live, None), 5);
+    a.founders = vec![(founders[0], "CEO".into())];
+    a.reviews = vec![Review { rating: 5, genuine: true }, Review { rating: 1, genuine: false }];
+    a.billboard = vec![(Cents::new(2500), now())];
+    let b = import(listing("Beta", ListingStatus::Live, None), 2);
+    let ids = store.import_listings(&[a, b], now()).await.unwrap();
+    assert!(!store.is_empty().await.unwrap());
+    let alpha = store.get_listing(ids[0]).await.unwrap().unwrap();
+    assert_eq!(alpha.votes, 5);
+    assert!(alpha.trending_score > 4.0 && alpha.trending_score < 5.0, "recent votes decay a little: {}", alpha.trending_score);
+    let rating = alpha.community_rating.unwrap();
+    assert_eq!((rating.average, rating.count), (5.0, 1), "only genuine reviews count");
+    // A listing created after an import gets a fresh id (the PostgreSQL sequence was moved on).
+    let c = store.create_listing(listing("Gamma", ListingStatus::Live, None)).await.unwrap();
+    assert!(c.id > ids[1]);
+    let week = LaunchWeek::of(now()).plus_weeks(-1);
+    let awards = launch_of_the_week(week, vec![(ids[0], 5), (ids[1], 2)]);
+    assert_eq!(store.import_awards(&awards).await.unwrap(), 2);
+    let dup = store.import_awards(&awards).await;
+    assert!(matches!(dup, Err(RepoError::Conflict(_))), "one award per week and rank");
+    let post = NewBlogPost {
+        slug: slug("hello"),
+        title: "Hello".into(),
+        summary: "Hi".into(),
+        body_markdown: "# Hello".into(),
+        author: "Team".into(),
+        tags: vec![],
+        faqs: vec![],
+        published_at: Some(now()),
+    };
+    assert_eq!(store.import_blog_posts(&[post]).await.unwrap(), 1);
+});

@@ -1,0 +1,86 @@
+//! Full-text search over listings: name, tagline, short and long description, features, keywords and
+//! tags. SQLite gets an external-content FTS5 table kept in step by triggers; PostgreSQL a weighted
+//! tsvector column kept in step by a trigger, with a GIN index. Triggers fire only when a searched
+//! column changes, so vote and view counters do not re-index text.
+
+use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::DbBackend;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+const COLS: &str = "name, tagline, short_description, description, features, keywords, tags";
+
+fn sqlite_up() -> Vec<String> {
+    let new_vals = "new.name, new.tagline, new.short_description, new.description, new.features, new.keywords, new.tags";
+    let old_vals = "old.name, old.tagline, old.short_description, old.description, old.features, old.keywords, old.tags";
+    vec![
+        format!(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({COLS}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
+        ),
+        format!("CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"),
+        format!("CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); END"),
+        format!(
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {COLS} ON listings BEGIN \
+             INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); \
+             INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"
+        ),
+        // Index any rows that existed before this migration.
+        "INSERT INTO listings_fts(listings_fts) VALUES ('rebuild')".to_owned(),
+    ]
+}
+
+fn postgres_up() -> Vec<String> {
+    vec![
+        "ALTER TABLE listings ADD COLUMN IF NOT EXISTS search_vector tsvector".to_owned(),
+        "CREATE OR REPLACE FUNCTION listings_search_vector() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+         NEW.search_vector := \
+           setweight(to_tsvector('english', coalesce(NEW.name, '')), 'A') || \
+           setweight(to_tsvector('english', coalesce(NEW.tagline, '') || ' ' || coalesce(NEW.keywords, '') || ' ' || coalesce(NEW.tags, '')), 'B') || \
+           setweight(to_tsvector('english', coalesce(NEW.short_description, '') || ' ' || coalesce(NEW.features, '')), 'C') || \
+           setweight(to_tsvector('english', coalesce(NEW.description, '')), 'D'); \
+         RETURN NEW; END $$"
+            .to_owned(),
+        format!("CREATE TRIGGER listings_search_vector_trg BEFORE INSERT OR UPDATE OF {COLS} ON listings FOR EACH ROW EXECUTE FUNCTION listings_search_vector()"),
+        "UPDATE listings SET name = name".to_owned(),
+        "CREATE INDEX IF NOT EXISTS ix_listings_search ON listings USING GIN (search_vector)".to_owned(),
+    ]
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let stmts = match manager.get_database_backend() {
+            DbBackend::Sqlite => sqlite_up(),
+            DbBackend::Postgres => postgres_up(),
+            other => return Err(DbErr::Migration(format!("full-text search is not written for {other:?}"))),
+        };
+        let db = manager.get_connection();
+        for s in stmts {
+            db.execute_unprepared(&s).await?;
+        }
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let stmts: &[&str] = match manager.get_database_backend() {
+            DbBackend::Sqlite => &[
+                "DROP TRIGGER IF EXISTS listings_fts_ai",
+                "DROP TRIGGER IF EXISTS listings_fts_ad",
+                "DROP TRIGGER IF EXISTS listings_fts_au",
+                "DROP TABLE IF EXISTS listings_fts",
+            ],
+            _ => &[
+                "DROP TRIGGER IF EXISTS listings_search_vector_trg ON listings",
+                "DROP FUNCTION IF EXISTS listings_search_vector()",
+                "DROP INDEX IF EXISTS ix_listings_search",
+                "ALTER TABLE listings DROP COLUMN IF EXISTS search_vector",
+            ],
+        };
+        let db = manager.get_connection();
+        for s in stmts {
+            db.execute_unprepared(s).await?;
+        }
+        Ok(())
+    }
+}
