@@ -1,4 +1,5 @@
 //! Repository tests, each run against a fresh SQLite file and a fresh PostgreSQL database.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;
 
@@ -142,7 +143,7 @@ on_both!(products_keep_admin_prices, |store| {
     };
     assert_eq!(store.ensure_products(std::slice::from_ref(&launch)).await.unwrap(), 1);
     store.set_price(&launch.code, Cents::new(7900)).await.unwrap();
-    assert_eq!(store.ensure_products(&[launch.clone()]).await.unwrap(), 0);
+    assert_eq!(store.ensure_products(std::slice::from_ref(&launch)).await.unwrap(), 0);
     let listed = store.list_products().await.unwrap();
     assert_eq!(listed[0].price, Cents::new(7900), "re-seeding never resets an admin price");
     let missing = store.set_price(&ProductCode::parse("nope").unwrap(), Cents::new(1)).await;
