@@ -1,1 +1,107 @@
-//! placeholder
+//! Reference data (seeded into every database) and demo content (loaded with `--demo-data` or
+//! `admin generate-demo`), written through the domain's ports only.
+//!
+//! Architecture invariant: knows no storage technology; everything it writes goes through
+//! `domain::ports`. The fixtures it reads are compiled in from `fixtures/`.
+
+pub mod blog;
+pub mod generate;
+pub mod reference;
+mod rng;
+
+use domain::award::{Award, launch_of_the_week};
+use domain::ids::ListingId;
+use domain::ports::{
+    CategoryRepository, DirectoryImport, InterviewRepository, ProductRepository, RepoError, SettingsRepository,
+};
+use domain::week::LaunchWeek;
+use generate::{DemoConfig, Generator};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(transparent)]
+    Fixture(#[from] reference::FixtureError),
+    #[error("fixtures/demo/blog: {0}")]
+    Blog(String),
+    #[error("storage: {0}")]
+    Repo(#[from] RepoError),
+}
+
+/// What seeding inserted (zero everywhere on a database that was already seeded).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ReferenceReport {
+    pub categories: usize,
+    pub products: usize,
+    pub questions: usize,
+    pub settings: usize,
+}
+
+/// Seeds what every database needs, inserting only what is missing: never overwrites an admin's
+/// prices, settings or category edits.
+pub async fn seed_reference<S>(store: &S) -> Result<ReferenceReport, LoadError>
+where
+    S: CategoryRepository + ProductRepository + SettingsRepository + InterviewRepository,
+{
+    let questions = reference::interview_questions()?;
+    let q: Vec<&str> = questions.iter().map(String::as_str).collect();
+    Ok(ReferenceReport {
+        categories: store.ensure_categories(&reference::categories()?).await?,
+        products: store.ensure_products(&reference::products()?).await?,
+        questions: store.ensure_questions(&q).await?,
+        settings: store.ensure_settings(&domain::settings::DEFAULTS).await?,
+    })
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct DemoReport {
+    pub founders: usize,
+    pub listings: usize,
+    pub votes: usize,
+    pub blog_posts: usize,
+    pub awards: usize,
+}
+
+/// Listings per import transaction: bounds memory at any scale.
+const BATCH: usize = 1000;
+
+/// Loads demo content. Categories must be seeded first. Awards are computed with the domain's rule
+/// from the generated votes of each past week.
+pub async fn load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
+where
+    S: CategoryRepository + DirectoryImport,
+{
+    let fixtures = reference::category_fixtures()?;
+    let categories: HashMap<String, domain::ids::CategoryId> =
+        store.list_categories().await?.into_iter().map(|c| (c.category.slug.to_string(), c.category.id)).collect();
+    let now = cfg.now;
+    let total = cfg.listings;
+    let mut gen_ = Generator::new(cfg, &fixtures);
+    let founders = gen_.founders();
+    let founder_ids = store.import_founders(&founders).await?;
+    let mut report = DemoReport { founders: founder_ids.len(), ..Default::default() };
+    let mut tallies: BTreeMap<LaunchWeek, Vec<(ListingId, i64)>> = BTreeMap::new();
+    let mut start = 0;
+    while start < total {
+        let end = (start + BATCH).min(total);
+        let generated: Vec<_> = (start..end).map(|i| gen_.listing(i, &categories, &founder_ids)).collect();
+        let items: Vec<_> = generated.iter().map(|g| g.item.clone()).collect();
+        report.votes += items.iter().map(|i| i.votes.len()).sum::<usize>();
+        let ids = store.import_listings(&items, now).await?;
+        for (g, id) in generated.iter().zip(ids) {
+            if let Some((week, votes)) = g.launch_votes {
+                tallies.entry(week).or_default().push((id, votes));
+            }
+        }
+        report.listings += end - start;
+        start = end;
+    }
+    let this_week = LaunchWeek::of(now);
+    let awards: Vec<Award> =
+        tallies.into_iter().filter(|(w, _)| *w < this_week).flat_map(|(w, tally)| launch_of_the_week(w, tally)).collect();
+    report.awards = store.import_awards(&awards).await?;
+    if with_blog {
+        report.blog_posts = store.import_blog_posts(&blog::posts().map_err(LoadError::Blog)?).await?;
+    }
+    Ok(report)
+}

@@ -299,3 +299,18 @@ on_both!(import_counts_votes_and_continues_ids, |store| {
     };
     assert_eq!(store.import_blog_posts(&[post]).await.unwrap(), 1);
 });
+
+on_both!(reference_and_demo_content_load, |store| {
+    let first = demo_data::seed_reference(store).await.unwrap();
+    assert!(first.categories >= 30 && first.products >= 5 && first.questions >= 5 && first.settings >= 5);
+    let again = demo_data::seed_reference(store).await.unwrap();
+    assert_eq!(again, demo_data::ReferenceReport::default(), "seeding twice inserts nothing");
+    let report = demo_data::load_demo(store, demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
+    assert_eq!(report.listings, 420);
+    assert!(report.blog_posts >= 12 && report.founders >= 60 && report.awards >= 3 * 16, "{report:?}");
+    assert!(store.count_live_listings().await.unwrap() >= 300);
+    let cats = store.list_categories().await.unwrap();
+    assert!(cats.iter().filter(|c| c.live_listings > 0).count() >= 20, "listings spread over the categories");
+    let hits = store.search_listings(&search(Some("export")), PageRequest::default()).await.unwrap();
+    assert!(hits.total >= 60, "a common word matches many listings: {}", hits.total);
+});
