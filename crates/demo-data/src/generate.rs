@@ -263,7 +263,7 @@ impl Generator {
 
         let faqs = [
             Faq::parse(format!("Who is {name} for?"), format!("{name} is made for {audience}.")),
-            Faq::parse(format!("Is there a free plan?"), match pricing_model {
+            Faq::parse("Is there a free plan?".to_owned(), match pricing_model {
                 "Free" | "Freemium" | "Open source" => format!("Yes. {pricing_summary}"),
                 _ => "No, but every plan starts with a 14-day trial.".to_owned(),
             }),
