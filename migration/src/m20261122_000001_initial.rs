@@ -42,7 +42,12 @@ fn counter(name: &'static str) -> ColumnDef {
     big_integer(name).default(0).take()
 }
 
-fn fk(from: &'static str, col: &'static str, to: &'static str, on_delete: ForeignKeyAction) -> ForeignKeyCreateStatement {
+fn fk(
+    from: &'static str,
+    col: &'static str,
+    to: &'static str,
+    on_delete: ForeignKeyAction,
+) -> ForeignKeyCreateStatement {
     ForeignKey::create()
         .name(format!("fk_{from}_{col}"))
         .from(Alias::new(from), Alias::new(col))
@@ -238,7 +243,10 @@ fn tables() -> Vec<(TableCreateStatement, Vec<IndexCreateStatement>)> {
                 .col(ts("posted_at"))
                 .foreign_key(&mut fk("listing_updates", "listing_id", "listings", CASCADE))
                 .take(),
-            vec![index("listing_updates", "listing", &["listing_id", "posted_at"]), index("listing_updates", "posted", &["posted_at"])],
+            vec![
+                index("listing_updates", "listing", &["listing_id", "posted_at"]),
+                index("listing_updates", "posted", &["posted_at"]),
+            ],
         ),
         (
             table("milestones")
@@ -452,7 +460,10 @@ fn tables() -> Vec<(TableCreateStatement, Vec<IndexCreateStatement>)> {
                 .col(ts_null("paid_at"))
                 .foreign_key(&mut fk("orders", "user_id", "users", RESTRICT))
                 .take(),
-            vec![index("orders", "user_created", &["user_id", "created_at"]), index("orders", "gateway_ref", &["gateway_ref"])],
+            vec![
+                index("orders", "user_created", &["user_id", "created_at"]),
+                index("orders", "gateway_ref", &["gateway_ref"]),
+            ],
         ),
         (
             table("order_lines")
@@ -539,11 +550,7 @@ fn tables() -> Vec<(TableCreateStatement, Vec<IndexCreateStatement>)> {
             vec![index("draft_invites", "draft", &["draft_id"])],
         ),
         (
-            table("site_settings")
-                .col(string("key").primary_key())
-                .col(text("value"))
-                .col(ts("updated_at"))
-                .take(),
+            table("site_settings").col(string("key").primary_key()).col(text("value")).col(ts("updated_at")).take(),
             vec![],
         ),
         (

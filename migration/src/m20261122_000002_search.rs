@@ -12,14 +12,20 @@ pub struct Migration;
 const COLS: &str = "name, tagline, short_description, description, features, keywords, tags";
 
 fn sqlite_up() -> Vec<String> {
-    let new_vals = "new.name, new.tagline, new.short_description, new.description, new.features, new.keywords, new.tags";
-    let old_vals = "old.name, old.tagline, old.short_description, old.description, old.features, old.keywords, old.tags";
+    let new_vals =
+        "new.name, new.tagline, new.short_description, new.description, new.features, new.keywords, new.tags";
+    let old_vals =
+        "old.name, old.tagline, old.short_description, old.description, old.features, old.keywords, old.tags";
     vec![
         format!(
             "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({COLS}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
         ),
-        format!("CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"),
-        format!("CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); END"),
+        format!(
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"
+        ),
+        format!(
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); END"
+        ),
         format!(
             "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {COLS} ON listings BEGIN \
              INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); \

@@ -8,7 +8,9 @@ use domain::category::{Category, CategoryWithCount, NewCategory};
 use domain::ids::CategoryId;
 use domain::ports::{CategoryRepository, RepoError, RepoResult};
 use domain::slug::Slug;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement, TransactionTrait,
+};
 use std::collections::HashMap;
 
 fn to_category(m: categories::Model) -> Category {
@@ -44,7 +46,10 @@ impl CategoryRepository for SeaOrmStore {
                 continue;
             }
             let parent_id = match &c.parent {
-                Some(p) => Some(*ids.get(p.as_str()).ok_or_else(|| RepoError::Conflict(format!("category {} names unknown parent {p}", c.slug)))?),
+                Some(p) => Some(
+                    *ids.get(p.as_str())
+                        .ok_or_else(|| RepoError::Conflict(format!("category {} names unknown parent {p}", c.slug)))?,
+                ),
                 None => None,
             };
             let r = categories::Entity::insert(categories::ActiveModel {

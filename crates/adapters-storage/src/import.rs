@@ -3,8 +3,8 @@
 //! seconds rather than minutes; PostgreSQL sequences are moved past the imported ids afterwards.
 
 use crate::entity::{
-    awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders,
-    listing_updates, listings, milestones, reviews, stories, users, votes,
+    awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders, listing_updates, listings,
+    milestones, reviews, stories, users, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::listings::{active_model, category_rows};
@@ -18,8 +18,8 @@ use domain::ids::{FounderId, ListingId};
 use domain::listing::{CommunityRating, trending};
 use domain::ports::{DirectoryImport, ImportListing, RepoResult};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait, FromQueryResult,
-    PaginatorTrait, Statement, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
+    FromQueryResult, PaginatorTrait, Statement, TransactionTrait,
 };
 
 /// Rows per multi-row INSERT: keeps every statement under SQLite's 32 766 bound parameters
@@ -32,9 +32,12 @@ struct MaxId {
 }
 
 async fn next_id(txn: &DatabaseTransaction, table: &str) -> Result<i64, DbErr> {
-    let r = MaxId::find_by_statement(Statement::from_string(txn.get_database_backend(), format!("SELECT MAX(id) AS m FROM {table}")))
-        .one(txn)
-        .await?;
+    let r = MaxId::find_by_statement(Statement::from_string(
+        txn.get_database_backend(),
+        format!("SELECT MAX(id) AS m FROM {table}"),
+    ))
+    .one(txn)
+    .await?;
     Ok(r.and_then(|r| r.m).unwrap_or(0) + 1)
 }
 
@@ -138,7 +141,8 @@ impl DirectoryImport for SeaOrmStore {
         let voters = self.demo_voters(&txn, max_votes, now).await.map_err(repo_err)?;
         let first = next_id(&txn, "listings").await.map_err(repo_err)?;
         let mut rows = Vec::with_capacity(list.len());
-        let (mut cats, mut founders_rows, mut vote_rows, mut review_rows) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut cats, mut founders_rows, mut vote_rows, mut review_rows) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut update_rows, mut milestone_rows, mut story_rows, mut bill_rows, mut dr_rows) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, item) in list.iter().enumerate() {

@@ -44,7 +44,9 @@ pub fn faqs_to_json(faqs: &[Faq]) -> String {
 pub fn faqs_from_json(raw: &str) -> Vec<Faq> {
     let v: Vec<FaqJson> = serde_json::from_str(raw).unwrap_or_default();
     v.into_iter()
-        .filter_map(|f| Some(Faq { question: FaqQuestion::parse(f.question).ok()?, answer: FaqAnswer::parse(f.answer).ok()? }))
+        .filter_map(|f| {
+            Some(Faq { question: FaqQuestion::parse(f.question).ok()?, answer: FaqAnswer::parse(f.answer).ok()? })
+        })
         .collect()
 }
 

@@ -16,8 +16,8 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
-    QueryOrder, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
 };
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
@@ -150,7 +150,11 @@ fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
         lifecycle,
         primary_category: m.primary_category_id.map(CategoryId::from_db),
         extra_categories: extras,
-        unlocked: UnlockedSections { story: m.unlocked_story, milestones: m.unlocked_milestones, media: m.unlocked_media },
+        unlocked: UnlockedSections {
+            story: m.unlocked_story,
+            milestones: m.unlocked_milestones,
+            media: m.unlocked_media,
+        },
         featured: m.featured,
         verified: m.verified,
         votes: m.votes_count,
@@ -287,7 +291,11 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn get_listing_by_slug(&self, slug: &Slug) -> RepoResult<Option<Listing>> {
-        let m = listings::Entity::find().filter(listings::Column::Slug.eq(slug.as_str())).one(&self.db).await.map_err(repo_err)?;
+        let m = listings::Entity::find()
+            .filter(listings::Column::Slug.eq(slug.as_str()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
         self.load(m).await
     }
 
@@ -298,7 +306,8 @@ impl ListingRepository for SeaOrmStore {
         let Some(_) = self.search_from_where(&mut count, s) else {
             return Ok(Paged::new(vec![], page, 0));
         };
-        let total = CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let total =
+            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
 
         let mut q = RawQuery::new(backend);
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
@@ -308,7 +317,9 @@ impl ListingRepository for SeaOrmStore {
                 DbBackend::Postgres => {
                     let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
                     let tsq = fts_query(backend, text).unwrap_or_default();
-                    q.sql(" ORDER BY ts_rank_cd(l.search_vector, to_tsquery('english', ").bind(tsq).sql(")) DESC, l.votes_count DESC, l.id DESC");
+                    q.sql(" ORDER BY ts_rank_cd(l.search_vector, to_tsquery('english', ")
+                        .bind(tsq)
+                        .sql(")) DESC, l.votes_count DESC, l.id DESC");
                     ""
                 }
                 _ => " ORDER BY bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0), l.votes_count DESC, l.id DESC",
@@ -350,4 +361,3 @@ impl ListingRepository for SeaOrmStore {
         Ok(n)
     }
 }
-

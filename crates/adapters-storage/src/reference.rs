@@ -30,7 +30,8 @@ fn to_product(m: products::Model) -> Option<Product> {
 impl ProductRepository for SeaOrmStore {
     async fn ensure_products(&self, defaults: &[Product]) -> RepoResult<usize> {
         let txn = self.db.begin().await.map_err(repo_err)?;
-        let have: HashSet<String> = products::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|p| p.code).collect();
+        let have: HashSet<String> =
+            products::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|p| p.code).collect();
         let mut n = 0;
         for p in defaults.iter().filter(|p| !have.contains(p.code.as_str())) {
             products::Entity::insert(products::ActiveModel {
@@ -69,7 +70,10 @@ impl ProductRepository for SeaOrmStore {
     async fn set_price(&self, code: &ProductCode, price: Cents) -> RepoResult<()> {
         let r = products::Entity::update_many()
             .col_expr(products::Column::PriceCents, price.get().into())
-            .col_expr(products::Column::UpdatedAt, sea_orm::sea_query::Expr::value(chrono::DateTime::<chrono::FixedOffset>::from(Utc::now())))
+            .col_expr(
+                products::Column::UpdatedAt,
+                sea_orm::sea_query::Expr::value(chrono::DateTime::<chrono::FixedOffset>::from(Utc::now())),
+            )
             .filter(products::Column::Code.eq(code.as_str()))
             .exec(&self.db)
             .await

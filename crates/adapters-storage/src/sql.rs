@@ -47,12 +47,8 @@ impl RawQuery {
 /// ten words, all required, the last one as a prefix (so results appear while typing). `None` when no
 /// word is left.
 pub fn fts_query(backend: DbBackend, q: &str) -> Option<String> {
-    let words: Vec<String> = q
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .take(10)
-        .map(str::to_lowercase)
-        .collect();
+    let words: Vec<String> =
+        q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(10).map(str::to_lowercase).collect();
     if words.is_empty() {
         return None;
     }
@@ -89,7 +85,10 @@ mod tests {
 
     #[test]
     fn fts_queries_are_sanitised() {
-        assert_eq!(fts_query(DbBackend::Sqlite, "Time-tracking \"AND\" OR*").unwrap(), "\"time\" \"tracking\" \"and\" \"or\"*");
+        assert_eq!(
+            fts_query(DbBackend::Sqlite, "Time-tracking \"AND\" OR*").unwrap(),
+            "\"time\" \"tracking\" \"and\" \"or\"*"
+        );
         assert_eq!(fts_query(DbBackend::Postgres, "crm tool").unwrap(), "crm & tool:*");
         assert_eq!(fts_query(DbBackend::Sqlite, " !!! "), None);
     }

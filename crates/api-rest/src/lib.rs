@@ -1,1 +1,10 @@
-//! placeholder
+//! The REST API, the web pages a person uses, and the `launchdir-api` binary's commands.
+//!
+//! Architecture invariant: thin. Parses HTTP into domain types, calls the domain through the
+//! [`bootstrap::App`], and maps results to HTTP; no SQL, no business rule lives here.
+
+pub mod cli;
+pub mod error;
+pub mod middleware;
+pub mod probes;
+pub mod server;

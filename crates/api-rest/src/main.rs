@@ -1,1 +1,17 @@
-fn main() {}
+//! `launchdir-api`: telemetry → command line → run.
+
+use clap::Parser;
+
+#[actix_web::main]
+async fn main() -> std::process::ExitCode {
+    bootstrap::telemetry::init();
+    let cli = api_rest::cli::Cli::parse();
+    match api_rest::cli::run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = format!("{e:#}"), "launchdir-api failed");
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

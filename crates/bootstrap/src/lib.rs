@@ -1,1 +1,129 @@
-//! placeholder
+//! The composition root shared by `launchdir-api` and `launchdir-mcp`: configuration (flags with
+//! environment twins), telemetry, and building the adapters the use cases run on.
+//!
+//! Architecture invariant: the only place that chooses adapters. API crates receive an [`App`] and
+//! never construct a repository, client or clock themselves.
+
+pub mod config;
+pub mod telemetry;
+
+use adapters_storage::{SeaOrmStore, db};
+use anyhow::Context;
+use chrono::{DateTime, Utc};
+use domain::ports::{Clock, SystemClock};
+use std::sync::Arc;
+
+pub use config::{DatabaseArgs, ServeArgs};
+
+/// Everything a running service needs, built once from configuration and shared by reference.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub store: Arc<SeaOrmStore>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl App {
+    /// Connects to the database. Does not migrate: see [`App::start`].
+    pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
+        let conn = db::connect(database_url)
+            .await
+            .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
+        Ok(Self { store: Arc::new(SeaOrmStore::new(conn)), clock: Arc::new(SystemClock) })
+    }
+
+    /// Applies pending migrations.
+    pub async fn migrate(&self) -> anyhow::Result<()> {
+        db::migrate(self.store.connection()).await.context("applying migrations")
+    }
+
+    /// Start-up as `serve` does it: migrate, seed missing reference data, and with `demo` load demo
+    /// content into an empty directory.
+    pub async fn start(&self, demo: bool) -> anyhow::Result<()> {
+        self.migrate().await?;
+        let seeded = demo_data::seed_reference(self.store.as_ref()).await.context("seeding reference data")?;
+        tracing::info!(
+            categories = seeded.categories,
+            products = seeded.products,
+            questions = seeded.questions,
+            settings = seeded.settings,
+            "reference data seeded"
+        );
+        if demo {
+            self.load_demo(demo_data::generate::DemoConfig::standard(self.clock.now()), true).await?;
+        }
+        Ok(())
+    }
+
+    /// Loads demo content unless the directory already holds listings.
+    pub async fn load_demo(
+        &self,
+        cfg: demo_data::generate::DemoConfig,
+        with_blog: bool,
+    ) -> anyhow::Result<Option<demo_data::DemoReport>> {
+        use domain::ports::DirectoryImport;
+        if !self.store.is_empty().await? {
+            tracing::info!("demo data not loaded: the directory already has listings");
+            return Ok(None);
+        }
+        let started = std::time::Instant::now();
+        let report = demo_data::load_demo(self.store.as_ref(), cfg, with_blog).await.context("loading demo data")?;
+        tracing::info!(
+            listings = report.listings,
+            founders = report.founders,
+            votes = report.votes,
+            awards = report.awards,
+            blog_posts = report.blog_posts,
+            ms = started.elapsed().as_millis() as u64,
+            "demo data loaded"
+        );
+        Ok(Some(report))
+    }
+
+    /// True once the database answers and no migration is pending.
+    pub async fn is_ready(&self) -> bool {
+        db::ping(self.store.connection()).await.is_ok()
+            && matches!(db::pending_migrations(self.store.connection()).await, Ok(0))
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.clock.now()
+    }
+}
+
+/// A database URL without its password, for messages.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
+        assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
+        assert_eq!(redact("sqlite://launchdir.db?mode=rwc"), "sqlite://launchdir.db?mode=rwc");
+    }
+
+    #[tokio::test]
+    async fn start_is_idempotent_on_a_fresh_sqlite_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("a.db").display());
+        let app = App::connect(&url).await.unwrap();
+        assert!(!app.is_ready().await, "not ready before migrations");
+        app.start(false).await.unwrap();
+        app.start(false).await.unwrap();
+        assert!(app.is_ready().await);
+        assert!(dir.path().join("a.db").exists(), "the SQLite file is created on first run");
+    }
+}

@@ -8,8 +8,8 @@ use chrono::{DateTime, Duration, Utc};
 use domain::founder::NewFounder;
 use domain::ids::{CategoryId, FounderId};
 use domain::listing::{
-    CountryCode, DomainRating, FoundedYear, Lifecycle, ListingProfile, ListingStatus, NewListing, Plan, Revenue, Review,
-    UnlockedSections,
+    CountryCode, DomainRating, FoundedYear, Lifecycle, ListingProfile, ListingStatus, NewListing, Plan, Revenue,
+    Review, UnlockedSections,
 };
 use domain::money::Cents;
 use domain::ports::ImportListing;
@@ -21,13 +21,13 @@ use std::collections::{HashMap, HashSet};
 
 const PREFIXES: [&str; 40] = [
     "Nimbus", "Ledger", "Pilot", "Quill", "Orbit", "Harbor", "Beacon", "Cinder", "Delta", "Ember", "Fable", "Glyph",
-    "Helix", "Iris", "Juniper", "Kite", "Lumen", "Maple", "Nova", "Onyx", "Pixel", "Quartz", "Rally", "Sprout", "Tidal",
-    "Umber", "Vela", "Willow", "Yarrow", "Zephyr", "Atlas", "Bramble", "Cobalt", "Drift", "Echo", "Flint", "Grove",
-    "Haven", "Indigo", "Lark",
+    "Helix", "Iris", "Juniper", "Kite", "Lumen", "Maple", "Nova", "Onyx", "Pixel", "Quartz", "Rally", "Sprout",
+    "Tidal", "Umber", "Vela", "Willow", "Yarrow", "Zephyr", "Atlas", "Bramble", "Cobalt", "Drift", "Echo", "Flint",
+    "Grove", "Haven", "Indigo", "Lark",
 ];
 const SUFFIXES: [&str; 20] = [
-    "ly", "hub", "flow", "stack", "desk", "base", "kit", "lab", "works", "loop", "forge", "board", "pad", "dash", "wise",
-    "cast", "sync", "mint", "nest", "path",
+    "ly", "hub", "flow", "stack", "desk", "base", "kit", "lab", "works", "loop", "forge", "board", "pad", "dash",
+    "wise", "cast", "sync", "mint", "nest", "path",
 ];
 const QUALIFIERS: [&str; 20] = [
     "Cloud", "AI", "Pro", "Studio", "HQ", "Labs", "One", "Go", "Plus", "360", "Next", "Prime", "Edge", "Core", "Suite",
@@ -80,14 +80,50 @@ const PLACES: [(&str, &[&str]); 20] = [
 ];
 const FIRST: [&str; 40] = [
     "Ada", "Ben", "Chiara", "Dev", "Elif", "Finn", "Grace", "Hugo", "Ines", "Jonas", "Keiko", "Liam", "Maya", "Nikhil",
-    "Olga", "Pablo", "Quinn", "Rosa", "Sami", "Tomás", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe", "Aoife", "Bruno",
-    "Carmen", "Daniel", "Emeka", "Fatima", "Gustav", "Hana", "Ivan", "Jade", "Kofi", "Lena", "Mateo", "Noor",
+    "Olga", "Pablo", "Quinn", "Rosa", "Sami", "Tomás", "Uma", "Viktor", "Wen", "Ximena", "Yusuf", "Zoe", "Aoife",
+    "Bruno", "Carmen", "Daniel", "Emeka", "Fatima", "Gustav", "Hana", "Ivan", "Jade", "Kofi", "Lena", "Mateo", "Noor",
 ];
 const LAST: [&str; 40] = [
-    "Lindqvist", "Okafor", "Ferreira", "Nakamura", "Schmidt", "Murphy", "Rossi", "Kowalski", "Garcia", "Chen", "Patel",
-    "Dubois", "Novak", "Jensen", "Silva", "Kim", "Haddad", "Byrne", "Tanaka", "Müller", "Costa", "Ivanova", "Moreau",
-    "O'Brien", "Larsen", "Santos", "Wójcik", "Mensah", "Kaur", "Fischer", "Alvarez", "Yilmaz", "Berg", "Nguyen",
-    "Romano", "Walsh", "Singh", "Petrov", "Ahmed", "Keller",
+    "Lindqvist",
+    "Okafor",
+    "Ferreira",
+    "Nakamura",
+    "Schmidt",
+    "Murphy",
+    "Rossi",
+    "Kowalski",
+    "Garcia",
+    "Chen",
+    "Patel",
+    "Dubois",
+    "Novak",
+    "Jensen",
+    "Silva",
+    "Kim",
+    "Haddad",
+    "Byrne",
+    "Tanaka",
+    "Müller",
+    "Costa",
+    "Ivanova",
+    "Moreau",
+    "O'Brien",
+    "Larsen",
+    "Santos",
+    "Wójcik",
+    "Mensah",
+    "Kaur",
+    "Fischer",
+    "Alvarez",
+    "Yilmaz",
+    "Berg",
+    "Nguyen",
+    "Romano",
+    "Walsh",
+    "Singh",
+    "Petrov",
+    "Ahmed",
+    "Keller",
 ];
 const UPDATES: [(&str, &str); 8] = [
     ("Dark mode is here", "You asked, we shipped: every screen now has a dark theme that follows your system setting."),
@@ -99,8 +135,14 @@ const UPDATES: [(&str, &str); 8] = [
     ("Audit log", "Admins can now see who changed what, and when, for the last 12 months."),
     ("Lower prices for students", "Students and teachers get the Pro plan at half price with a school email."),
 ];
-const MILESTONES: [&str; 6] =
-    ["Public beta", "First 100 customers", "Launched on launchdir", "1.0 released", "Raised a pre-seed round", "Break-even month"];
+const MILESTONES: [&str; 6] = [
+    "Public beta",
+    "First 100 customers",
+    "Launched on launchdir",
+    "1.0 released",
+    "Raised a pre-seed round",
+    "Break-even month",
+];
 
 /// How much demo content to make, and as of when.
 #[derive(Debug, Clone)]
@@ -222,7 +264,8 @@ impl Generator {
         let founded = if self.rng.chance(0.75) { FoundedYear::parse(self.rng.range(2012, 2026)).ok() } else { None };
         let (pricing_model, pricing_tpl) = *self.rng.pick(&PRICING);
         let price = self.rng.range(5, 99);
-        let pricing_summary = if self.rng.chance(0.9) { pricing_tpl.replace("{p}", &price.to_string()) } else { String::new() };
+        let pricing_summary =
+            if self.rng.chance(0.9) { pricing_tpl.replace("{p}", &price.to_string()) } else { String::new() };
         let cat_lower = cat.name.to_lowercase();
 
         let tagline = format!("{} for {audience}", capitalise(&cat_lower));
@@ -253,7 +296,10 @@ impl Generator {
             not_found.push("pricing_summary".to_owned());
         }
 
-        let mut socials = vec![("website".to_owned(), format!("https://{domain}/")), ("x".to_owned(), format!("https://x.example/{slug}"))];
+        let mut socials = vec![
+            ("website".to_owned(), format!("https://{domain}/")),
+            ("x".to_owned(), format!("https://x.example/{slug}")),
+        ];
         if cat.slug.contains("api") || self.rng.chance(0.3) {
             socials.push(("github".to_owned(), format!("https://github.example/{slug}")));
         }
@@ -263,10 +309,13 @@ impl Generator {
 
         let faqs = [
             Faq::parse(format!("Who is {name} for?"), format!("{name} is made for {audience}.")),
-            Faq::parse("Is there a free plan?".to_owned(), match pricing_model {
-                "Free" | "Freemium" | "Open source" => format!("Yes. {pricing_summary}"),
-                _ => "No, but every plan starts with a 14-day trial.".to_owned(),
-            }),
+            Faq::parse(
+                "Is there a free plan?".to_owned(),
+                match pricing_model {
+                    "Free" | "Freemium" | "Open source" => format!("Yes. {pricing_summary}"),
+                    _ => "No, but every plan starts with a 14-day trial.".to_owned(),
+                },
+            ),
             Faq::parse("Can I export my data?".to_owned(), "Yes, as CSV or JSON, at any time.".to_owned()),
         ]
         .into_iter()
@@ -285,7 +334,8 @@ impl Generator {
         profile.city = city;
         profile.founded_year = founded;
         profile.contact_email = format!("hello@{domain}");
-        profile.demo_video_url = if self.rng.chance(0.2) { format!("https://video.example/watch/{slug}") } else { String::new() };
+        profile.demo_video_url =
+            if self.rng.chance(0.2) { format!("https://video.example/watch/{slug}") } else { String::new() };
         profile.features = feats.iter().map(|f| capitalise(f)).collect();
         profile.usps = vec![format!("Built for {audience}"), capitalise(benefit)];
         profile.keywords = cat.keywords.iter().cloned().chain(feats.iter().take(2).cloned()).collect();
@@ -357,7 +407,11 @@ impl Generator {
                 .map(|_| {
                     let (t, b) = *self.rng.pick(&UPDATES);
                     let span = (now - at).num_seconds().max(1);
-                    ListingUpdate { title: t.to_owned(), body: b.to_owned(), posted_at: at + Duration::seconds(self.rng.range(0, span - 1)) }
+                    ListingUpdate {
+                        title: t.to_owned(),
+                        body: b.to_owned(),
+                        posted_at: at + Duration::seconds(self.rng.range(0, span - 1)),
+                    }
                 })
                 .collect(),
             None => vec![],
@@ -375,14 +429,21 @@ impl Generator {
             .collect();
         let story = (is_paid || unlocked.story).then(|| story_for(&name, &cat_lower, &audience, benefit)).flatten();
         let billboard = if launch.is_some() && self.rng.chance(0.06) {
-            (0..self.rng.range(1, 3)).map(|_| (Cents::new(self.rng.range(5, 200) * 100), now - Duration::days(self.rng.range(0, 30)))).collect()
+            (0..self.rng.range(1, 3))
+                .map(|_| (Cents::new(self.rng.range(5, 200) * 100), now - Duration::days(self.rng.range(0, 30))))
+                .collect()
         } else {
             vec![]
         };
         let domain_rating = self.rng.chance(0.6).then(|| {
             let value = self.rng.range(5, 85) as u8;
             let prev = (i64::from(value) + self.rng.range(-6, 6)).clamp(0, 100) as u8;
-            DomainRating { value, previous: Some(prev), source: "Third-party SEO index".into(), measured_on: now.date_naive() }
+            DomainRating {
+                value,
+                previous: Some(prev),
+                source: "Third-party SEO index".into(),
+                measured_on: now.date_naive(),
+            }
         });
         let revenue = (launch.is_some() && self.rng.chance(0.25)).then(|| Revenue {
             monthly_cents: self.rng.range(100, 50_000) * 100,
@@ -506,7 +567,9 @@ mod tests {
         let cfg = DemoConfig { listings: 40, ..DemoConfig::standard(now()) };
         let (_, a) = run(cfg.clone());
         let (_, b) = run(cfg.clone());
-        let key = |g: &Generated| (g.item.listing.slug.clone(), g.item.votes.len(), g.item.listing.profile.description.clone());
+        let key = |g: &Generated| {
+            (g.item.listing.slug.clone(), g.item.votes.len(), g.item.listing.profile.description.clone())
+        };
         assert_eq!(a.iter().map(key).collect::<Vec<_>>(), b.iter().map(key).collect::<Vec<_>>());
         let (_, c) = run(DemoConfig { seed: 1, ..cfg });
         assert_ne!(a.iter().map(key).collect::<Vec<_>>(), c.iter().map(key).collect::<Vec<_>>());
@@ -516,9 +579,13 @@ mod tests {
     fn standard_demo_content_meets_its_promises() {
         let cfg = DemoConfig::standard(now());
         let (founders, listings) = run(cfg);
-        let live: Vec<&Generated> = listings.iter().filter(|g| g.item.listing.lifecycle.status() == ListingStatus::Live).collect();
+        let live: Vec<&Generated> =
+            listings.iter().filter(|g| g.item.listing.lifecycle.status() == ListingStatus::Live).collect();
         assert!(live.len() >= 300, "{} live listings", live.len());
-        assert!(listings.iter().any(|g| g.item.listing.lifecycle.status() == ListingStatus::Scheduled), "upcoming launches");
+        assert!(
+            listings.iter().any(|g| g.item.listing.lifecycle.status() == ListingStatus::Scheduled),
+            "upcoming launches"
+        );
         assert!(founders.len() >= 60);
         let mut storied = HashSet::new();
         for g in &listings {
@@ -527,7 +594,8 @@ mod tests {
             }
         }
         assert!(storied.len() >= 60, "{} founders with stories", storied.len());
-        let vote_weeks: HashSet<LaunchWeek> = listings.iter().flat_map(|g| g.item.votes.iter().map(|t| LaunchWeek::of(*t))).collect();
+        let vote_weeks: HashSet<LaunchWeek> =
+            listings.iter().flat_map(|g| g.item.votes.iter().map(|t| LaunchWeek::of(*t))).collect();
         assert!(vote_weeks.len() >= 16, "votes over {} weeks", vote_weeks.len());
         assert!(listings.iter().all(|g| g.item.votes.iter().all(|t| *t <= now())), "no votes from the future");
         assert!(listings.iter().any(|g| !g.item.billboard.is_empty()));

@@ -97,8 +97,11 @@ where
         start = end;
     }
     let this_week = LaunchWeek::of(now);
-    let awards: Vec<Award> =
-        tallies.into_iter().filter(|(w, _)| *w < this_week).flat_map(|(w, tally)| launch_of_the_week(w, tally)).collect();
+    let awards: Vec<Award> = tallies
+        .into_iter()
+        .filter(|(w, _)| *w < this_week)
+        .flat_map(|(w, tally)| launch_of_the_week(w, tally))
+        .collect();
     report.awards = store.import_awards(&awards).await?;
     if with_blog {
         report.blog_posts = store.import_blog_posts(&blog::posts().map_err(LoadError::Blog)?).await?;

@@ -91,7 +91,8 @@ pub fn products() -> Result<Vec<Product>, FixtureError> {
         .map(|p| {
             Ok(Product {
                 code: ProductCode::parse(&p.code).map_err(|e| bad("products.json", e))?,
-                kind: ProductKind::parse(&p.kind).ok_or_else(|| bad("products.json", format!("unknown kind {}", p.kind)))?,
+                kind: ProductKind::parse(&p.kind)
+                    .ok_or_else(|| bad("products.json", format!("unknown kind {}", p.kind)))?,
                 name: p.name,
                 description: p.description,
                 price: Cents::new(p.price_cents),

@@ -57,10 +57,28 @@ mod tests {
 
     #[test]
     fn same_seed_same_stream() {
-        let a: Vec<u64> = (0..5).map({ let mut r = Rng::new(7); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..5).map({ let mut r = Rng::new(7); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..5)
+            .map({
+                let mut r = Rng::new(7);
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
-        assert_ne!(a, (0..5).map({ let mut r = Rng::new(8); move |_| r.next_u64() }).collect::<Vec<_>>());
+        assert_ne!(
+            a,
+            (0..5)
+                .map({
+                    let mut r = Rng::new(8);
+                    move |_| r.next_u64()
+                })
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! Launch of the Week awards: #1, #2 and #3 of a week by community votes only.
 
+use crate::ValidationError;
 use crate::ids::ListingId;
 use crate::week::LaunchWeek;
-use crate::ValidationError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct AwardRank(u8);

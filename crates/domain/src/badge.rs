@@ -32,7 +32,11 @@ macro_rules! style_enum {
     };
 }
 
-style_enum!(BadgeShape, "shape", [Standard = "standard", Outline = "outline", Pill = "pill", Banner = "banner", Square = "square"]);
+style_enum!(
+    BadgeShape,
+    "shape",
+    [Standard = "standard", Outline = "outline", Pill = "pill", Banner = "banner", Square = "square"]
+);
 style_enum!(BadgeMode, "mode", [Auto = "auto", Light = "light", Dark = "dark"]);
 style_enum!(BadgeSize, "size", [M = "m", S = "s", L = "l"]);
 

@@ -1,7 +1,7 @@
 //! Claims: proving control of a listing's domain by DNS, meta tag, file or email.
 
-use crate::listing::TransitionError;
 use crate::ValidationError;
+use crate::listing::TransitionError;
 use chrono::{DateTime, Duration, Utc};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

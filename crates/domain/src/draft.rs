@@ -2,10 +2,10 @@
 //! a value whose quotes are not in the fetched text is dropped and the fact listed as not found.
 //! Field states follow the spec: ai, not_found, edited, manual, override, deleted.
 
+use crate::ValidationError;
 use crate::ids::{DraftId, ListingId, UserId};
 use crate::listing::TransitionError;
 use crate::text::{check_list, check_max, normalize_whitespace};
-use crate::ValidationError;
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
 
@@ -236,7 +236,9 @@ pub enum DraftStatus {
     Drafting,
     Ready,
     /// The site could not be drafted; the reason is written for a person.
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
 }
 
 impl DraftStatus {
@@ -456,7 +458,10 @@ mod tests {
     use proptest::prelude::*;
 
     fn site() -> SiteText {
-        SiteText::new([("https://acme.example/".to_owned(), "Acme   builds\nrockets for cats.\nFounded in Cork.".to_owned())])
+        SiteText::new([(
+            "https://acme.example/".to_owned(),
+            "Acme   builds\nrockets for cats.\nFounded in Cork.".to_owned(),
+        )])
     }
 
     fn proposal(v: &str, quote: &str) -> Option<Proposal> {
@@ -469,7 +474,11 @@ mod tests {
     #[test]
     fn a_value_needs_verbatim_evidence() {
         let mut p = DraftProfile::default();
-        assert!(p.apply_ai(DraftField::Tagline, proposal("Rockets for cats", "Acme builds rockets for cats."), &site()));
+        assert!(p.apply_ai(
+            DraftField::Tagline,
+            proposal("Rockets for cats", "Acme builds rockets for cats."),
+            &site()
+        ));
         assert_eq!(p.field(DraftField::Tagline).state, FieldState::Ai);
         // A quote the site does not contain: the value is dropped, the fact is not found.
         assert!(!p.apply_ai(DraftField::City, proposal("Dublin", "Founded in Dublin."), &site()));

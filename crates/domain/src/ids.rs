@@ -69,9 +69,7 @@ impl DraftId {
     }
 
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
-        Uuid::try_parse(raw)
-            .map(Self)
-            .map_err(|_| ValidationError::new("id", "must be a UUID"))
+        Uuid::try_parse(raw).map(Self).map_err(|_| ValidationError::new("id", "must be a UUID"))
     }
 
     pub fn from_uuid(u: Uuid) -> Self {

@@ -22,9 +22,5 @@ pub struct InterviewAnswer {
 pub const MAX_ANSWERS_PER_CALL: usize = 30;
 
 pub fn check_answer_count(n: usize) -> Result<(), ValidationError> {
-    if n > MAX_ANSWERS_PER_CALL {
-        Err(ValidationError::new("answers", "more than 30 items"))
-    } else {
-        Ok(())
-    }
+    if n > MAX_ANSWERS_PER_CALL { Err(ValidationError::new("answers", "more than 30 items")) } else { Ok(()) }
 }

@@ -29,4 +29,4 @@ pub mod text;
 pub mod user;
 pub mod week;
 
-pub use error::ValidationError;
+pub use error::{ValidationError, ValidationErrors};

@@ -657,7 +657,8 @@ mod tests {
 
     #[test]
     fn domain_rating_trend() {
-        let mut dr = DomainRating { value: 40, previous: Some(35), source: "x".into(), measured_on: now().date_naive() };
+        let mut dr =
+            DomainRating { value: 40, previous: Some(35), source: "x".into(), measured_on: now().date_naive() };
         assert_eq!(dr.trend(), Trend::Up);
         dr.previous = Some(40);
         assert_eq!(dr.trend(), Trend::Flat);

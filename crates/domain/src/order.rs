@@ -1,7 +1,7 @@
 //! Orders: the status machine (payment only moves forward) and order numbers.
 
-use crate::listing::TransitionError;
 use crate::ValidationError;
+use crate::listing::TransitionError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OrderStatus {
@@ -69,9 +69,7 @@ const CROCKFORD: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 impl OrderNumber {
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
-        let ok = raw.len() == 13
-            && raw.starts_with("LD-")
-            && raw.bytes().skip(3).all(|b| CROCKFORD.contains(&b));
+        let ok = raw.len() == 13 && raw.starts_with("LD-") && raw.bytes().skip(3).all(|b| CROCKFORD.contains(&b));
         if ok {
             Ok(Self(raw.to_owned()))
         } else {

@@ -68,7 +68,12 @@ impl<T> Paged<T> {
     }
 
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Paged<U> {
-        Paged { items: self.items.into_iter().map(f).collect(), page: self.page, per_page: self.per_page, total: self.total }
+        Paged {
+            items: self.items.into_iter().map(f).collect(),
+            page: self.page,
+            per_page: self.per_page,
+            total: self.total,
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 //! Products a maker buys. Prices are USD cents excluding VAT, set by the admin and always read from
 //! storage; the defaults here are only what a new database starts with.
 
-use crate::money::Cents;
 use crate::ValidationError;
+use crate::money::Cents;
 
 /// A product's identifier (`launch`, `extra-category`, …): lowercase letters, digits and hyphens.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -19,7 +19,12 @@ pub struct Milestone {
 }
 
 impl Milestone {
-    pub fn parse(date: &str, title: String, description: Option<String>, url: Option<String>) -> Result<Self, ValidationError> {
+    pub fn parse(
+        date: &str,
+        title: String,
+        description: Option<String>,
+        url: Option<String>,
+    ) -> Result<Self, ValidationError> {
         let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
             .ok()
             .filter(|_| date.len() == 10)
@@ -61,12 +66,19 @@ impl Story {
 
     /// Parses story sections; `title_max` is 200 for an own listing and 8000 in a draft. Unknown
     /// section names are refused, naming `<field>.<name>`.
-    pub fn parse(field: &str, raw: impl IntoIterator<Item = (String, String)>, title_max: usize) -> Result<Self, ValidationError> {
+    pub fn parse(
+        field: &str,
+        raw: impl IntoIterator<Item = (String, String)>,
+        title_max: usize,
+    ) -> Result<Self, ValidationError> {
         let mut sections = Vec::new();
         for (name, text) in raw {
             let path = format!("{field}.{name}");
             if !STORY_SECTIONS.contains(&name.as_str()) {
-                return Err(ValidationError::new(path, format!("unknown story section; use {}", STORY_SECTIONS.join(", "))));
+                return Err(ValidationError::new(
+                    path,
+                    format!("unknown story section; use {}", STORY_SECTIONS.join(", ")),
+                ));
             }
             let max = if name == "title" { title_max } else { Self::MAX_SECTION };
             check_max(&path, &text, max)?;
@@ -113,7 +125,8 @@ mod tests {
 
     #[test]
     fn story_bounds_and_order() {
-        let s = Story::parse("story", [("lessons".into(), "l".into()), ("title".into(), "t".repeat(200))], 200).unwrap();
+        let s =
+            Story::parse("story", [("lessons".into(), "l".into()), ("title".into(), "t".repeat(200))], 200).unwrap();
         assert_eq!(s.sections().next().unwrap().0, "title");
         assert!(Story::parse("s", [("title".into(), "t".repeat(201))], 200).is_err());
         assert!(Story::parse("s", [("title".into(), "t".repeat(201))], 8000).is_ok());

@@ -1,7 +1,7 @@
 //! Site settings the admin changes at run time (`admin set-setting KEY VALUE`), typed and bounded.
 
-use crate::listing::CountryCode;
 use crate::ValidationError;
+use crate::listing::CountryCode;
 
 /// The settings every database starts with; storage seeds any that are missing.
 pub const DEFAULTS: [(&str, &str); 6] = [

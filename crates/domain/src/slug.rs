@@ -14,9 +14,10 @@ impl Slug {
         let raw: String = raw.into();
         let ok = !raw.is_empty()
             && raw.len() <= Self::MAX
-            && raw.bytes().enumerate().all(|(i, b)| {
-                b.is_ascii_lowercase() || b.is_ascii_digit() || (i > 0 && b == b'-')
-            });
+            && raw
+                .bytes()
+                .enumerate()
+                .all(|(i, b)| b.is_ascii_lowercase() || b.is_ascii_digit() || (i > 0 && b == b'-'));
         if ok {
             Ok(Self(raw))
         } else if raw.len() > Self::MAX {

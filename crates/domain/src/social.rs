@@ -6,8 +6,20 @@ use std::collections::BTreeMap;
 
 /// The platform keys the spec allows in a socials object.
 pub const PLATFORMS: [&str; 14] = [
-    "linkedin", "x", "facebook", "instagram", "tiktok", "youtube", "threads", "pinterest", "github",
-    "reddit", "producthunt", "medium", "website", "custom",
+    "linkedin",
+    "x",
+    "facebook",
+    "instagram",
+    "tiktok",
+    "youtube",
+    "threads",
+    "pinterest",
+    "github",
+    "reddit",
+    "producthunt",
+    "medium",
+    "website",
+    "custom",
 ];
 
 /// A socials object: platform key → link (max 500, an http or https address). Ordered by key so
@@ -19,10 +31,7 @@ impl Socials {
     pub const MAX_LINK: usize = 500;
 
     /// Parses a socials object; errors name `<field>.<platform>`.
-    pub fn parse(
-        field: &str,
-        raw: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<Self, ValidationError> {
+    pub fn parse(field: &str, raw: impl IntoIterator<Item = (String, String)>) -> Result<Self, ValidationError> {
         let mut map = BTreeMap::new();
         for (platform, link) in raw {
             let path = format!("{field}.{platform}");
@@ -83,10 +92,7 @@ impl Faq {
     }
 
     /// Parses a full FAQ list (replaces all); errors name `<field>[i].question`.
-    pub fn parse_list(
-        field: &str,
-        raw: Vec<(String, String)>,
-    ) -> Result<Vec<Self>, ValidationError> {
+    pub fn parse_list(field: &str, raw: Vec<(String, String)>) -> Result<Vec<Self>, ValidationError> {
         if raw.len() > Self::MAX_ITEMS {
             return Err(ValidationError::new(field, format!("more than {} items", Self::MAX_ITEMS)));
         }

@@ -11,20 +11,11 @@ pub fn char_len(s: &str) -> usize {
 /// Checks `s` against `max` characters; the error names `field`.
 pub fn check_max(field: &str, s: &str, max: usize) -> Result<(), ValidationError> {
     let n = char_len(s);
-    if n > max {
-        Err(ValidationError::new(field, format!("longer than {max} characters")))
-    } else {
-        Ok(())
-    }
+    if n > max { Err(ValidationError::new(field, format!("longer than {max} characters"))) } else { Ok(()) }
 }
 
 /// Checks a list against `max_items` items of at most `max_each` characters each.
-pub fn check_list(
-    field: &str,
-    items: &[String],
-    max_items: usize,
-    max_each: usize,
-) -> Result<(), ValidationError> {
+pub fn check_list(field: &str, items: &[String], max_items: usize, max_each: usize) -> Result<(), ValidationError> {
     if items.len() > max_items {
         return Err(ValidationError::new(field, format!("more than {max_items} items")));
     }

@@ -1,7 +1,7 @@
 //! Users, their email addresses, and the scopes access is granted in.
 
-use crate::ids::UserId;
 use crate::ValidationError;
+use crate::ids::UserId;
 use chrono::{DateTime, Utc};
 use std::fmt;
 
@@ -73,15 +73,18 @@ impl Scope {
     }
 
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
-        Self::ALL
-            .into_iter()
-            .find(|s| s.as_str() == raw.trim())
-            .ok_or_else(|| ValidationError::new("scopes", format!("unknown scope {raw:?}; use account:read, listings:write, orders:write")))
+        Self::ALL.into_iter().find(|s| s.as_str() == raw.trim()).ok_or_else(|| {
+            ValidationError::new(
+                "scopes",
+                format!("unknown scope {raw:?}; use account:read, listings:write, orders:write"),
+            )
+        })
     }
 
     /// Parses a comma list (`account:read,listings:write`); refuses an empty list.
     pub fn parse_list(raw: &str) -> Result<Vec<Self>, ValidationError> {
-        let mut out: Vec<Self> = raw.split(',').filter(|s| !s.trim().is_empty()).map(Self::parse).collect::<Result<_, _>>()?;
+        let mut out: Vec<Self> =
+            raw.split(',').filter(|s| !s.trim().is_empty()).map(Self::parse).collect::<Result<_, _>>()?;
         out.sort();
         out.dedup();
         if out.is_empty() {
@@ -107,7 +110,16 @@ mod tests {
     #[test]
     fn emails() {
         assert_eq!(Email::parse("Ann@Acme.Example").unwrap().as_str(), "Ann@acme.example");
-        for bad in ["", "ann", "ann@", "@acme.example", "ann@acme", "a b@acme.example", "ann@@acme.example", "ann@acme..example"] {
+        for bad in [
+            "",
+            "ann",
+            "ann@",
+            "@acme.example",
+            "ann@acme",
+            "a b@acme.example",
+            "ann@@acme.example",
+            "ann@acme..example",
+        ] {
             assert!(Email::parse(bad).is_err(), "{bad}");
         }
         let at_max = format!("{}@{}.example", "a".repeat(64), "d".repeat(254 - 64 - 1 - 8));
@@ -118,7 +130,10 @@ mod tests {
 
     #[test]
     fn scopes() {
-        assert_eq!(Scope::parse_list("orders:write, account:read,account:read").unwrap(), vec![Scope::AccountRead, Scope::OrdersWrite]);
+        assert_eq!(
+            Scope::parse_list("orders:write, account:read,account:read").unwrap(),
+            vec![Scope::AccountRead, Scope::OrdersWrite]
+        );
         assert!(Scope::parse_list("admin").is_err());
         assert!(Scope::parse_list("").is_err());
     }

@@ -38,9 +38,7 @@ impl LaunchWeek {
                 .ok()
                 .filter(|_| other.len() == 10)
                 .map(Self::containing)
-                .ok_or_else(|| {
-                    ValidationError::new(field, "must be this, next, last or a date YYYY-MM-DD")
-                }),
+                .ok_or_else(|| ValidationError::new(field, "must be this, next, last or a date YYYY-MM-DD")),
         }
     }
 

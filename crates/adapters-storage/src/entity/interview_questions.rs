@@ -30,11 +30,7 @@ impl Related<super::users::Entity> for Entity {
         super::interview_answers::Relation::Users.def()
     }
     fn via() -> Option<RelationDef> {
-        Some(
-            super::interview_answers::Relation::InterviewQuestions
-                .def()
-                .rev(),
-        )
+        Some(super::interview_answers::Relation::InterviewQuestions.def().rev())
     }
 }
 

@@ -46,7 +46,14 @@ fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
 }
 
 async fn seed_categories(store: &adapters_storage::SeaOrmStore) -> Vec<(String, CategoryId)> {
-    store.ensure_categories(&[cat("dev-tools", None, 1), cat("api-tools", Some("dev-tools"), 2), cat("marketing", None, 3)]).await.unwrap();
+    store
+        .ensure_categories(&[
+            cat("dev-tools", None, 1),
+            cat("api-tools", Some("dev-tools"), 2),
+            cat("marketing", None, 3),
+        ])
+        .await
+        .unwrap();
     store.list_categories().await.unwrap().into_iter().map(|c| (c.category.slug.to_string(), c.category.id)).collect()
 }
 
@@ -116,7 +123,10 @@ on_both!(migrations_are_complete_and_idempotent, |store| {
 });
 
 on_both!(categories_seed_once_as_a_tree, |store| {
-    assert_eq!(store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(), 2);
+    assert_eq!(
+        store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(),
+        2
+    );
     assert_eq!(store.ensure_categories(&[cat("dev-tools", None, 1)]).await.unwrap(), 0, "seeding is idempotent");
     let all = store.list_categories().await.unwrap();
     assert_eq!(all.len(), 2);
@@ -169,10 +179,12 @@ on_both!(listing_round_trip_and_slug_collisions, |store| {
     new.extra_categories = vec![cat_id(&cats, "marketing"), cat_id(&cats, "dev-tools")];
     new.profile.features = vec!["Launch \"fast\"".into(), "Ünïcode".into()];
     new.profile.faqs = vec![Faq::parse("Is it safe?".into(), "Mostly.".into()).unwrap()];
-    new.profile.socials = Socials::parse("socials", [("github".to_owned(), "https://github.example/acme".to_owned())]).unwrap();
+    new.profile.socials =
+        Socials::parse("socials", [("github".to_owned(), "https://github.example/acme".to_owned())]).unwrap();
     new.profile.country = Some(CountryCode::parse("ie").unwrap());
     new.profile.not_found_on_website = vec!["founded_year".into()];
-    new.domain_rating = Some(DomainRating { value: 42, previous: Some(40), source: "ahrefs".into(), measured_on: now().date_naive() });
+    new.domain_rating =
+        Some(DomainRating { value: 42, previous: Some(40), source: "ahrefs".into(), measured_on: now().date_naive() });
     let a = store.create_listing(new.clone()).await.unwrap();
     assert_eq!(a.slug.as_str(), "acme-rockets");
     assert_eq!(a.profile, new.profile, "every profile field survives the round trip");
@@ -201,19 +213,29 @@ on_both!(full_text_search_ranks_and_filters, |store| {
     hidden.profile.description = "tracker".into();
     let mut soon = listing("Soon Tracker", ListingStatus::Scheduled, Some(dev));
     soon.profile.features = vec!["tracker of things".into()];
-    let ids = store.import_listings(&[import(timely, 3), import(ledger, 9), import(hidden, 0), import(soon, 0)], now()).await.unwrap();
+    let ids = store
+        .import_listings(&[import(timely, 3), import(ledger, 9), import(hidden, 0), import(soon, 0)], now())
+        .await
+        .unwrap();
     assert_eq!(ids.len(), 4);
     let page = PageRequest::default();
 
     let r = store.search_listings(&search(Some("tracker")), page).await.unwrap();
-    assert_eq!(names(&r), vec!["Timely Tracker", "Ledger Lane"], "a name match outranks a description match; drafts never show");
+    assert_eq!(
+        names(&r),
+        vec!["Timely Tracker", "Ledger Lane"],
+        "a name match outranks a description match; drafts never show"
+    );
     assert_eq!(r.total, 2);
     let prefix = store.search_listings(&search(Some("book")), page).await.unwrap();
     assert_eq!(names(&prefix), vec!["Ledger Lane"], "the last word matches as a prefix, keywords are searched");
     let stemmed = store.search_listings(&search(Some("invoice")), page).await.unwrap();
     assert_eq!(names(&stemmed), vec!["Ledger Lane"], "stemming finds invoices");
     let none = store.search_listings(&search(Some("\"* OR")), page).await.unwrap();
-    assert!(none.items.is_empty() || none.items.iter().all(|s| s.status == ListingStatus::Live), "FTS syntax is neutralised");
+    assert!(
+        none.items.is_empty() || none.items.iter().all(|s| s.status == ListingStatus::Live),
+        "FTS syntax is neutralised"
+    );
     let symbols = store.search_listings(&search(Some("!!!")), page).await.unwrap();
     assert_eq!(symbols.total, 0);
 
@@ -222,7 +244,11 @@ on_both!(full_text_search_ranks_and_filters, |store| {
     assert_eq!(names(&store.search_listings(&by_votes, page).await.unwrap()), vec!["Ledger Lane", "Timely Tracker"]);
     let mut in_parent = search(None);
     in_parent.category = Some(slug("dev-tools"));
-    assert_eq!(store.search_listings(&in_parent, page).await.unwrap().total, 2, "a parent category includes its subcategories");
+    assert_eq!(
+        store.search_listings(&in_parent, page).await.unwrap().total,
+        2,
+        "a parent category includes its subcategories"
+    );
     let mut in_child = search(None);
     in_child.category = Some(slug("api-tools"));
     assert_eq!(names(&store.search_listings(&in_child, page).await.unwrap()), vec!["Timely Tracker"]);
@@ -276,7 +302,11 @@ on_both!(import_counts_votes_and_continues_ids, |store| {
     assert!(!store.is_empty().await.unwrap());
     let alpha = store.get_listing(ids[0]).await.unwrap().unwrap();
     assert_eq!(alpha.votes, 5);
-    assert!(alpha.trending_score > 4.0 && alpha.trending_score < 5.0, "recent votes decay a little: {}", alpha.trending_score);
+    assert!(
+        alpha.trending_score > 4.0 && alpha.trending_score < 5.0,
+        "recent votes decay a little: {}",
+        alpha.trending_score
+    );
     let rating = alpha.community_rating.unwrap();
     assert_eq!((rating.average, rating.count), (5.0, 1), "only genuine reviews count");
     // A listing created after an import gets a fresh id (the PostgreSQL sequence was moved on).

@@ -1,0 +1,128 @@
+//! The commands of `launchdir-api` (CONTRACT.md, "Commands"). Printing to stdout is this module's job.
+#![allow(clippy::print_stdout)]
+
+use crate::server::Application;
+use anyhow::{Context, bail};
+use bootstrap::{App, DatabaseArgs, ServeArgs};
+use clap::{Parser, Subcommand};
+use domain::money::Cents;
+use domain::ports::{ProductRepository, RepoError, SettingsRepository};
+use domain::product::ProductCode;
+use std::net::TcpListener;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "launchdir-api",
+    version,
+    about = "The launchdir directory service: REST API, web pages and MCP on one port."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Migrate, seed reference data (and with --demo-data the demo content), then serve until SIGTERM/SIGINT.
+    Serve(ServeArgs),
+    /// Apply pending migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Operator commands.
+    #[command(subcommand)]
+    Admin(Admin),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Admin {
+    /// Load generated demo content into an empty database (for benchmarks: --listings 100000).
+    GenerateDemo {
+        /// How many listings to generate (about 78 % of them live).
+        #[arg(long, default_value_t = 420)]
+        listings: usize,
+        /// Seed of the generator: the same seed gives the same content.
+        #[arg(long, default_value_t = 20_261_122)]
+        seed: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Set a product's price in USD cents, VAT excluded.
+    SetPrice {
+        #[arg(long)]
+        product: String,
+        #[arg(long)]
+        cents: i64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Set a site setting, e.g. `free_plan_min_weeks 6` or `seller_country IE`.
+    SetSetting {
+        key: String,
+        value: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+}
+
+/// Opens the database with schema and reference data in place, as every admin command needs.
+async fn ready_app(db: &DatabaseArgs) -> anyhow::Result<App> {
+    let app = App::connect(&db.database_url).await?;
+    app.start(false).await?;
+    Ok(app)
+}
+
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => {
+            let listener = TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+            let app = Application::build(&args, listener).await?;
+            tracing::info!(bind = %args.bind, public_url = %args.public_url(&args.bind), database = %bootstrap::redact(&args.db.database_url), "serving");
+            app.run_until_stopped().await
+        }
+        Command::Migrate(db) => {
+            let app = App::connect(&db.database_url).await?;
+            app.migrate().await?;
+            println!("migrations applied");
+            Ok(())
+        }
+        Command::Admin(Admin::GenerateDemo { listings, seed, db }) => {
+            let app = ready_app(&db).await?;
+            let cfg = demo_data::generate::DemoConfig { listings, seed, now: app.now() };
+            match app.load_demo(cfg, true).await? {
+                Some(r) => {
+                    println!(
+                        "loaded {} listings, {} founders, {} votes, {} awards, {} blog posts",
+                        r.listings, r.founders, r.votes, r.awards, r.blog_posts
+                    );
+                    Ok(())
+                }
+                None => bail!("the directory already has listings; generate demo content into an empty database"),
+            }
+        }
+        Command::Admin(Admin::SetPrice { product, cents, db }) => {
+            let code = ProductCode::parse(&product)?;
+            if cents < 0 {
+                bail!("--cents must be zero or more");
+            }
+            let app = ready_app(&db).await?;
+            match app.store.set_price(&code, Cents::new(cents)).await {
+                Ok(()) => {
+                    println!("{product} now costs {} (VAT excluded)", Cents::new(cents));
+                    Ok(())
+                }
+                Err(RepoError::NotFound) => {
+                    let known: Vec<String> =
+                        app.store.list_products().await?.into_iter().map(|p| p.code.as_str().to_owned()).collect();
+                    bail!("unknown product {product:?}; known: {}", known.join(", "))
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+        Command::Admin(Admin::SetSetting { key, value, db }) => {
+            domain::settings::validate(&key, &value)?;
+            let app = ready_app(&db).await?;
+            app.store.set_setting(&key, &value).await?;
+            println!("{key} = {value}");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The one error shape of CONTRACT.md: `{"error": {"code", "message", "details": [...]}}`.
+//! Architecture invariant: HTTP status mapping for domain errors lives here and only here.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use domain::ValidationError;
+use domain::ValidationErrors;
+use domain::ports::RepoError;
+use serde::Serialize;
+use std::fmt;
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Detail {
+    pub field: String,
+    pub problem: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub details: Vec<Detail>,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: &'a str,
+    details: &'a [Detail],
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self { status, code, message: message.into(), details: Vec::new() }
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", format!("{what} not found"))
+    }
+
+    pub fn method_not_allowed() -> Self {
+        Self::new(StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed", "this path does not accept that method")
+    }
+
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("request bodies are limited to {limit} bytes"),
+        )
+    }
+
+    pub fn unavailable(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", message)
+    }
+
+    pub fn internal() -> Self {
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "something went wrong on our side; it has been logged")
+    }
+
+    pub fn body_json(&self) -> serde_json::Value {
+        serde_json::to_value(Body { error: Inner { code: self.code, message: &self.message, details: &self.details } })
+            .unwrap_or_default()
+    }
+}
+
+impl From<ValidationErrors> for ApiError {
+    fn from(e: ValidationErrors) -> Self {
+        let details: Vec<Detail> = e.0.into_iter().map(|v| Detail { field: v.field, problem: v.problem }).collect();
+        let message = match details.as_slice() {
+            [one] => format!("{}: {}", one.field, one.problem),
+            _ => format!("{} fields are invalid", details.len()),
+        };
+        Self { status: StatusCode::BAD_REQUEST, code: "invalid_request", message, details }
+    }
+}
+
+impl From<ValidationError> for ApiError {
+    fn from(e: ValidationError) -> Self {
+        ValidationErrors::from(e).into()
+    }
+}
+
+impl From<RepoError> for ApiError {
+    fn from(e: RepoError) -> Self {
+        match e {
+            RepoError::NotFound => Self::not_found("record"),
+            RepoError::Conflict(m) => {
+                tracing::info!(conflict = %m, "write refused by a uniqueness rule");
+                Self::new(StatusCode::CONFLICT, "conflict", "this conflicts with an existing record")
+            }
+            RepoError::Unexpected(source) => {
+                tracing::error!(error = %source, "storage failed");
+                Self::internal()
+            }
+        }
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status).json(self.body_json())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validation_errors_name_each_field() {
+        let mut v = ValidationErrors::default();
+        v.push(ValidationError::new("fields.name", "longer than 500 characters"));
+        let e = ApiError::from(v);
+        assert_eq!(e.status, StatusCode::BAD_REQUEST);
+        assert_eq!(
+            e.body_json(),
+            serde_json::json!({"error": {"code": "invalid_request", "message": "fields.name: longer than 500 characters",
+                "details": [{"field": "fields.name", "problem": "longer than 500 characters"}]}})
+        );
+    }
+
+    #[test]
+    fn storage_failures_do_not_leak() {
+        let e = ApiError::from(RepoError::Unexpected("password=hunter2 connection refused".into()));
+        assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!e.body_json().to_string().contains("hunter2"));
+    }
+}

@@ -1,0 +1,140 @@
+//! Building and running the HTTP server: state, routes, extractor limits, JSON errors for unknown
+//! routes (404) and wrong methods (405), and graceful shutdown on SIGTERM/SIGINT (actix finishes
+//! requests in flight for up to 30 s).
+
+use crate::error::ApiError;
+use crate::{middleware as mw, probes};
+use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
+use actix_web::{App as ActixApp, HttpResponse, HttpServer, web};
+use anyhow::Context;
+use bootstrap::App;
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Shared by every request handler.
+#[derive(Debug)]
+pub struct State {
+    pub app: App,
+    pub public_url: String,
+    /// Set once migrations and seeding finished.
+    pub started: AtomicBool,
+}
+
+/// A server bound to its port, with start-up (migrate, seed, demo data) still to run.
+pub struct Application {
+    port: u16,
+    server: Server,
+    state: Arc<State>,
+    demo_data: bool,
+}
+
+async fn not_found() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::not_found("route"))
+}
+
+async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::method_not_allowed())
+}
+
+/// The routes, shared by the binary and the tests.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/healthz").route(web::get().to(probes::healthz)).default_service(web::to(method_not_allowed)),
+    )
+    .service(
+        web::resource("/readyz").route(web::get().to(probes::readyz)).default_service(web::to(method_not_allowed)),
+    );
+}
+
+/// Extractor configuration: body limits and JSON errors for malformed input.
+pub fn extractors(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(web::PayloadConfig::new(mw::BODY_LIMIT))
+        .app_data(web::JsonConfig::default().limit(mw::BODY_LIMIT).error_handler(|err, _| {
+            use actix_web::error::JsonPayloadError as J;
+            let api = match &err {
+                J::Overflow { .. } | J::OverflowKnownLength { .. } => ApiError::payload_too_large(mw::BODY_LIMIT),
+                J::ContentType => ApiError::new(
+                    actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "send the body as application/json",
+                ),
+                other => ApiError::from(domain::ValidationError::new("body", other.to_string())),
+            };
+            api.into()
+        }))
+        .app_data(web::QueryConfig::default().error_handler(|err, _| {
+            let field = err.to_string();
+            ApiError::from(domain::ValidationError::new("query", field)).into()
+        }))
+        .app_data(web::PathConfig::default().error_handler(|_, _| ApiError::not_found("resource").into()));
+}
+
+impl std::fmt::Debug for Application {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Application")
+            .field("port", &self.port)
+            .field("demo_data", &self.demo_data)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Application {
+    /// Connects to the database and binds `listener`; nothing is migrated yet.
+    pub async fn build(args: &bootstrap::ServeArgs, listener: TcpListener) -> anyhow::Result<Self> {
+        let app = App::connect(&args.db.database_url).await?;
+        let port = listener.local_addr()?.port();
+        let bound = listener.local_addr()?.to_string();
+        let state = Arc::new(State { app, public_url: args.public_url(&bound), started: AtomicBool::new(false) });
+        let data = web::Data::from(state.clone());
+        let server = HttpServer::new(move || {
+            ActixApp::new()
+                .app_data(data.clone())
+                .wrap(from_fn(mw::limit_body))
+                .wrap(from_fn(mw::log_requests))
+                .configure(extractors)
+                .configure(routes)
+                .default_service(web::to(not_found))
+        })
+        .shutdown_timeout(30)
+        .listen(listener)
+        .context("listening")?
+        .run();
+        Ok(Self { port, server, state, demo_data: args.demo_data })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Runs start-up in the background while serving (probes answer at once; `/readyz` says 503 until
+    /// start-up is done), then serves until SIGTERM/SIGINT. A failed start-up stops the server and is
+    /// returned as the error.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let handle = self.server.handle();
+        let state = self.state.clone();
+        let demo = self.demo_data;
+        let startup = tokio::spawn(async move {
+            let started = std::time::Instant::now();
+            let r = state.app.start(demo).await;
+            match &r {
+                Ok(()) => {
+                    state.started.store(true, Ordering::Release);
+                    tracing::info!(ms = started.elapsed().as_millis() as u64, "ready");
+                }
+                Err(e) => {
+                    tracing::error!(error = format!("{e:#}"), "start-up failed; stopping");
+                    handle.stop(false).await;
+                }
+            }
+            r
+        });
+        self.server.await.context("server")?;
+        if !startup.is_finished() {
+            startup.abort();
+            return Ok(());
+        }
+        startup.await.context("start-up task")?
+    }
+}

@@ -1,0 +1,85 @@
+//! The `launchdir-api` binary as an operator runs it: serve, migrate and admin commands, on a fresh
+//! SQLite file and a fresh PostgreSQL database.
+
+use crate::helpers::{Binary, run, wait_ready};
+use std::time::Duration;
+use test_support::TestDatabase;
+
+async fn serve_with_demo_data_then_stop(db: TestDatabase) {
+    let bin = Binary::serve(&db, &["--demo-data"]);
+    let client = reqwest::Client::new();
+    let took = wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("/readyz answers 200");
+    eprintln!("ready {took:?} after start ({})", if db.is_postgres() { "PostgreSQL" } else { "SQLite" });
+    assert!(took < Duration::from_secs(5), "ready within 5 s of start even on a debug build: {took:?}");
+    if let Some(dir) = db.sqlite_dir() {
+        assert!(dir.join("test.db").exists(), "the SQLite file was created on first run");
+    }
+    let status = bin.terminate();
+    assert!(status.success(), "graceful shutdown on SIGTERM exits 0: {status:?}");
+    // A second start on the same database finds demo data present and does not load it twice.
+    let again = Binary::serve(&db, &["--demo-data"]);
+    wait_ready(&client, &again.base, Duration::from_secs(20)).await.expect("ready again");
+    assert!(again.terminate().success());
+    let (ok, out, err) = run(&db, &["admin", "generate-demo", "--listings", "5"]);
+    assert!(!ok && out.is_empty(), "demo data only goes into an empty directory");
+    assert!(err.contains("already has listings"), "{err}");
+}
+
+#[tokio::test]
+async fn serve_on_sqlite() {
+    serve_with_demo_data_then_stop(test_support::sqlite()).await;
+}
+
+#[tokio::test]
+async fn serve_on_postgres() {
+    if let Some(db) = test_support::postgres().await {
+        serve_with_demo_data_then_stop(db).await;
+    }
+}
+
+fn migrate_and_admin(db: &TestDatabase) {
+    let (ok, out, err) = run(db, &["migrate"]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "migrations applied");
+    let (ok, _, err) = run(db, &["migrate"]);
+    assert!(ok, "migrate twice is harmless: {err}");
+
+    let (ok, out, err) = run(db, &["admin", "set-price", "--product", "launch", "--cents", "7900"]);
+    assert!(ok, "{err}");
+    assert!(out.contains("$79.00"), "{out}");
+    let (ok, _, err) = run(db, &["admin", "set-price", "--product", "rocket", "--cents", "1"]);
+    assert!(!ok && err.contains("unknown product") && err.contains("launch"), "{err}");
+    let (ok, _, err) = run(db, &["admin", "set-price", "--product", "launch", "--cents", "-1"]);
+    assert!(!ok && err.contains("--cents"), "{err}");
+
+    let (ok, out, _) = run(db, &["admin", "set-setting", "free_plan_min_weeks", "5"]);
+    assert!(ok && out.contains("free_plan_min_weeks = 5"));
+    let (ok, _, err) = run(db, &["admin", "set-setting", "seller_country", "XX"]);
+    assert!(!ok && err.contains("seller_country"), "{err}");
+    let (ok, _, err) = run(db, &["admin", "set-setting", "nonsense", "1"]);
+    assert!(!ok && err.contains("unknown setting"), "{err}");
+}
+
+#[tokio::test]
+async fn migrate_and_admin_on_sqlite() {
+    migrate_and_admin(&test_support::sqlite());
+}
+
+#[tokio::test]
+async fn migrate_and_admin_on_postgres() {
+    if let Some(db) = test_support::postgres().await {
+        migrate_and_admin(&db);
+    }
+}
+
+#[tokio::test]
+async fn an_unreachable_database_fails_start_up_with_a_clear_message() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+        .args(["migrate", "--database-url", "postgres://nobody@127.0.0.1:1/none"])
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot open the database at postgres://nobody@127.0.0.1:1/none"), "{err}");
+}

@@ -1,0 +1,114 @@
+//! Starting the service for a test: in process (`spawn_app`) or as the real binary (`Binary`).
+
+use api_rest::server::Application;
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use test_support::TestDatabase;
+
+pub struct TestApp {
+    pub base: String,
+    pub client: reqwest::Client,
+    _db: TestDatabase,
+}
+
+impl TestApp {
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(format!("{}{path}", self.base)).send().await.expect("request")
+    }
+
+    /// Waits until /readyz says 200 (start-up runs in the background).
+    pub async fn wait_ready(&self) {
+        wait_ready(&self.client, &self.base, Duration::from_secs(20)).await.expect("ready in time");
+    }
+}
+
+pub async fn wait_ready(client: &reqwest::Client, base: &str, limit: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Ok(r) = client.get(format!("{base}/readyz")).send().await
+            && r.status() == 200
+        {
+            return Some(started.elapsed());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    None
+}
+
+/// Starts the server in this process on a free port with a fresh SQLite file.
+pub async fn spawn_app(demo_data: bool) -> TestApp {
+    bootstrap::telemetry::init();
+    let db = test_support::sqlite();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let args = bootstrap::ServeArgs {
+        bind: listener.local_addr().unwrap().to_string(),
+        db: bootstrap::DatabaseArgs { database_url: db.url.clone() },
+        public_url: None,
+        demo_data,
+        no_mcp: false,
+    };
+    let app = Application::build(&args, listener).await.expect("build");
+    let base = format!("http://127.0.0.1:{}", app.port());
+    tokio::spawn(app.run_until_stopped());
+    TestApp { base, client: reqwest::Client::new(), _db: db }
+}
+
+/// The real `launchdir-api` binary, killed when dropped.
+pub struct Binary {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Binary {
+    pub fn serve(db: &TestDatabase, extra: &[&str]) -> Self {
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+            .arg("serve")
+            .args(extra)
+            .env("LAUNCHDIR_BIND", format!("127.0.0.1:{port}"))
+            .env("DATABASE_URL", &db.url)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start launchdir-api");
+        Self { child, base: format!("http://127.0.0.1:{port}") }
+    }
+
+    /// Sends SIGTERM and waits for the exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "launchdir-api did not stop after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Binary {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `launchdir-api <args>` to completion with `DATABASE_URL`; returns (success, stdout, stderr).
+pub fn run(db: &TestDatabase, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+        .args(args)
+        .env("DATABASE_URL", &db.url)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("run launchdir-api");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}

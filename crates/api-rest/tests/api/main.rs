@@ -1,0 +1,6 @@
+//! API integration tests: the real server on port 0 with its own database, and the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod binary;
+mod helpers;
+mod http;

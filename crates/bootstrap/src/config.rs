@@ -1,0 +1,62 @@
+//! Configuration: every flag has an environment twin and the flag wins (clap's `env`), as
+//! CONTRACT.md fixes. Defaults are the embedded ones: SQLite in the working directory, loopback bind.
+
+use clap::Args;
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArgs {
+    /// SQLite (`sqlite://file.db?mode=rwc`, created on first run) or PostgreSQL (`postgres://…`).
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://launchdir.db?mode=rwc")]
+    pub database_url: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Listen address.
+    #[arg(long, env = "LAUNCHDIR_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+
+    #[command(flatten)]
+    pub db: DatabaseArgs,
+
+    /// Base of every link the service hands out; `http://` + the bind address when unset.
+    #[arg(long, env = "LAUNCHDIR_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Load the demo content from fixtures/ into an empty database.
+    #[arg(long)]
+    pub demo_data: bool,
+
+    /// Do not mount the MCP endpoint at /mcp.
+    #[arg(long)]
+    pub no_mcp: bool,
+}
+
+impl ServeArgs {
+    /// The public URL without a trailing slash.
+    pub fn public_url(&self, bound: &str) -> String {
+        self.public_url.clone().unwrap_or_else(|| format!("http://{bound}")).trim_end_matches('/').to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn defaults_and_flags() {
+        let c = Cli::try_parse_from(["x", "--bind", "0.0.0.0:9", "--demo-data"]).unwrap();
+        assert_eq!(c.serve.bind, "0.0.0.0:9");
+        assert!(c.serve.demo_data && !c.serve.no_mcp);
+        assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");
+        let c = Cli::try_parse_from(["x", "--public-url", "https://launch.example/"]).unwrap();
+        assert_eq!(c.serve.public_url("127.0.0.1:8080"), "https://launch.example");
+    }
+}
