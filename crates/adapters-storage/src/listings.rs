@@ -220,7 +220,11 @@ impl SeaOrmStore {
         };
         match (&fts, backend) {
             (Some(_), DbBackend::Sqlite) => {
-                q.sql(" FROM listings_fts JOIN listings l ON l.id = listings_fts.rowid WHERE listings_fts MATCH ");
+                // CROSS JOIN fixes the order: SQLite would otherwise drive from the status index and run the
+                // full-text match once per listing (measured: 75 ms instead of 2 ms for a COUNT on 2 000 rows).
+                q.sql(
+                    " FROM listings_fts CROSS JOIN listings l ON l.id = listings_fts.rowid WHERE listings_fts MATCH ",
+                );
                 q.bind(fts.clone().unwrap_or_default());
             }
             (Some(f), _) => {
