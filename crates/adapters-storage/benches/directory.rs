@@ -1,0 +1,109 @@
+//! Storage benchmark: loads N generated listings (LAUNCHDIR_BENCH_LISTINGS, default 20 000) into a fresh
+//! SQLite file and, when reachable, a fresh PostgreSQL database, then measures the reads the public API
+//! makes. Prints the import rate and p50/p99 per read, each as a ratio to a trivial round trip (`ping`)
+//! measured in the same run. Each loop stops after 2 000 calls or 3 s, whichever comes first.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
+
+use adapters_storage::{SeaOrmStore, db};
+use chrono::Utc;
+use domain::listing::{ListingSearch, SearchSort, SearchText};
+use domain::paging::PageRequest;
+use domain::ports::{CategoryRepository, ListingRepository};
+use domain::slug::Slug;
+use sea_orm::{ConnectionTrait, Statement};
+use std::future::Future;
+use std::time::{Duration, Instant};
+
+/// Calls `f` until 2 000 calls or 3 s; every call must succeed. Returns (p50, p99, calls).
+async fn measure<F, Fut, T, E>(mut f: F) -> (Duration, Duration, usize)
+where
+    F: FnMut(usize) -> Fut,
+    Fut: Future<Output = Result<T, E>>,
+    E: std::fmt::Debug,
+{
+    let mut samples = Vec::new();
+    let started = Instant::now();
+    while samples.len() < 2000 && started.elapsed() < Duration::from_secs(3) {
+        let t = Instant::now();
+        f(samples.len()).await.expect("a benchmarked read failed");
+        samples.push(t.elapsed());
+    }
+    samples.sort();
+    let pick = |q: f64| samples[((samples.len() as f64 * q) as usize).min(samples.len() - 1)];
+    (pick(0.5), pick(0.99), samples.len())
+}
+
+fn search(q: Option<&str>, sort: SearchSort) -> ListingSearch {
+    ListingSearch { q: q.map(|q| SearchText::parse(q).unwrap()), sort, ..Default::default() }
+}
+
+async fn run(name: &str, url: &str, n: usize) {
+    let conn = db::connect(url).await.unwrap();
+    db::migrate(&conn).await.unwrap();
+    let store = SeaOrmStore::new(conn);
+    demo_data::seed_reference(&store).await.unwrap();
+    let cfg = demo_data::generate::DemoConfig { listings: n, seed: 7, now: Utc::now() };
+    let t = Instant::now();
+    let report = demo_data::load_demo(&store, cfg, false).await.unwrap();
+    let load = t.elapsed();
+    println!(
+        "\n{name}: imported {} listings ({} votes) in {:.1} s = {:.0} listings/s",
+        report.listings,
+        report.votes,
+        load.as_secs_f64(),
+        report.listings as f64 / load.as_secs_f64()
+    );
+    let rows = store
+        .connection()
+        .query_all_raw(Statement::from_string(
+            store.backend(),
+            "SELECT slug FROM listings WHERE status = 'live' ORDER BY id",
+        ))
+        .await
+        .unwrap();
+    let slugs: Vec<Slug> = rows.iter().map(|r| Slug::from_db(r.try_get::<String>("", "slug").unwrap())).collect();
+    let common =
+        store.search_listings(&search(Some("workflow"), SearchSort::Relevance), PageRequest::default()).await.unwrap();
+    let rare_word = slugs[slugs.len() / 2].as_str().split('-').next().unwrap().to_owned();
+    let rare =
+        store.search_listings(&search(Some(&rare_word), SearchSort::Relevance), PageRequest::default()).await.unwrap();
+    println!(
+        "{name}: {} live; common term 'workflow' matches {} ({:.0} %), rare term '{rare_word}' matches {}",
+        slugs.len(),
+        common.total,
+        100.0 * common.total as f64 / slugs.len().max(1) as f64,
+        rare.total
+    );
+
+    let (base50, base99, _) = measure(|_| db::ping(store.connection())).await;
+    println!("{:<34} {:>9} {:>9} {:>7}", "read", "p50", "p99", "p50/ping");
+    let line = |what: &str, (p50, p99, calls): (Duration, Duration, usize)| {
+        println!(
+            "{what:<34} {:>7.0}µs {:>7.0}µs {:>7.1}×   ({calls} calls)",
+            p50.as_secs_f64() * 1e6,
+            p99.as_secs_f64() * 1e6,
+            p50.as_secs_f64() / base50.as_secs_f64()
+        )
+    };
+    line("ping (baseline)", (base50, base99, 0));
+    line("get_listing_by_slug", measure(|i| store.get_listing_by_slug(&slugs[(i * 7919) % slugs.len()])).await);
+    let common_q = search(Some("workflow"), SearchSort::Relevance);
+    line("search common term, relevance", measure(|_| store.search_listings(&common_q, PageRequest::default())).await);
+    let rare_q = search(Some(&rare_word), SearchSort::Relevance);
+    line("search rare term, relevance", measure(|_| store.search_listings(&rare_q, PageRequest::default())).await);
+    let trending = search(None, SearchSort::Trending);
+    line("search no q, trending", measure(|_| store.search_listings(&trending, PageRequest::default())).await);
+    line("list_categories (with counts)", measure(|_| store.list_categories()).await);
+}
+
+#[tokio::main]
+async fn main() {
+    let n: usize = std::env::var("LAUNCHDIR_BENCH_LISTINGS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
+    println!("storage benchmark, {n} generated listings, sequential calls on one task");
+    let sqlite = test_support::sqlite();
+    run("SQLite", &sqlite.url, n).await;
+    match test_support::postgres().await {
+        Some(pg) => run("PostgreSQL", &pg.url, n).await,
+        None => println!("\nPostgreSQL: unreachable, skipped"),
+    }
+}

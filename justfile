@@ -1,0 +1,28 @@
+# launchdir developer commands. CI runs `bash .ci/run`, which does `check` with plain cargo.
+
+default: check
+
+# Format check, clippy -D warnings, the domain purity guard and the tests.
+check: fmt clippy purity test
+
+fmt:
+    cargo fmt --all -- --check
+
+clippy:
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# crates/domain must not depend on an I/O crate.
+purity:
+    @! cargo tree -p domain -e normal --prefix none | grep -E '^(sea-orm|sqlx|actix-web|actix-http|reqwest|rmcp|hyper|spider|lettre|hickory-resolver|tokio) '
+    @echo "crates/domain: no I/O crate"
+
+test:
+    cargo test --workspace
+
+# The service on SQLite with demo data.
+run:
+    cargo run --release -p api-rest --bin launchdir-api -- serve --demo-data
+
+# Storage benchmarks on SQLite and PostgreSQL (LAUNCHDIR_BENCH_LISTINGS, default 20000); prints figures.
+bench:
+    cargo bench -p adapters-storage --bench directory
