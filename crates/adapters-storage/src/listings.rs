@@ -6,6 +6,7 @@ use crate::sql::{RawQuery, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use domain::category::ListingCategories;
 use domain::ids::{CategoryId, ListingId};
 use domain::listing::{
     CommunityRating, CountryCode, DomainRating, FoundedYear, Lifecycle, Listing, ListingProfile, ListingSearch,
@@ -56,7 +57,7 @@ pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: D
         plan: Set(lc.plan().as_str().to_owned()),
         launch_week: Set(lc.launch_week().map(LaunchWeek::monday)),
         launched_at: Set(lc.launched_at().map(Into::into)),
-        primary_category_id: Set(new.primary_category.map(CategoryId::get)),
+        primary_category_id: Set(new.categories.as_ref().map(|c| c.primary().get())),
         unlocked_story: Set(new.unlocked.story),
         unlocked_milestones: Set(new.unlocked.milestones),
         unlocked_media: Set(new.unlocked.media),
@@ -87,17 +88,11 @@ pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: D
     am
 }
 
+/// One row per category of the listing; `ListingCategories` already holds distinct ids.
 pub(crate) fn category_rows(listing_id: i64, new: &NewListing) -> Vec<listing_categories::ActiveModel> {
-    let primary = new.primary_category.into_iter().map(|c| (c, true));
-    let extras = new.extra_categories.iter().copied().filter(|c| Some(*c) != new.primary_category).map(|c| (c, false));
-    let mut seen = Vec::new();
-    primary
-        .chain(extras)
-        .filter(|(c, _)| {
-            let fresh = !seen.contains(c);
-            seen.push(*c);
-            fresh
-        })
+    let Some(cats) = &new.categories else { return Vec::new() };
+    cats.all()
+        .map(|c| (c, c == cats.primary()))
         .map(|(c, is_primary)| listing_categories::ActiveModel {
             listing_id: Set(listing_id),
             category_id: Set(c.get()),
@@ -148,8 +143,7 @@ fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
         slug: Slug::from_db(m.slug),
         profile,
         lifecycle,
-        primary_category: m.primary_category_id.map(CategoryId::from_db),
-        extra_categories: extras,
+        categories: m.primary_category_id.map(|p| ListingCategories::from_db(CategoryId::from_db(p), extras)),
         unlocked: UnlockedSections {
             story: m.unlocked_story,
             milestones: m.unlocked_milestones,

@@ -5,6 +5,7 @@
 use crate::reference::CategoryFixture;
 use crate::rng::Rng;
 use chrono::{DateTime, Duration, Utc};
+use domain::category::ListingCategories;
 use domain::founder::NewFounder;
 use domain::ids::{CategoryId, FounderId};
 use domain::listing::{
@@ -451,14 +452,15 @@ impl Generator {
             as_of: now.date_naive(),
         });
 
-        let primary = categories.get(&cat.slug).copied();
-        let extra_categories = if is_paid {
+        let extras: Vec<CategoryId> = if is_paid {
             let pool: Vec<&CategoryFixture> = self.leaves.iter().filter(|c| c.slug != cat.slug).collect();
-            let k = self.rng.range(0, 3) as usize;
+            let k = self.rng.range(0, ListingCategories::MAX_EXTRAS as i64) as usize;
             self.rng.sample(&pool, k).into_iter().filter_map(|c| categories.get(&c.slug).copied()).collect()
         } else {
             vec![]
         };
+        let listing_categories =
+            categories.get(&cat.slug).and_then(|&primary| ListingCategories::with_extras(primary, extras).ok());
         let mut listing_founders = Vec::new();
         if !founders.is_empty() {
             listing_founders.push((founders[i % founders.len()], "Founder & CEO".to_owned()));
@@ -478,8 +480,7 @@ impl Generator {
                     slug,
                     profile,
                     lifecycle,
-                    primary_category: primary,
-                    extra_categories,
+                    categories: listing_categories,
                     unlocked,
                     featured,
                     verified,

@@ -77,6 +77,11 @@ impl ListingCategories {
         Ok(())
     }
 
+    /// Rebuilds the categories storage holds; storage only holds sets built by the methods above.
+    pub fn from_db(primary: CategoryId, extras: Vec<CategoryId>) -> Self {
+        Self { primary, extras }
+    }
+
     pub fn primary(&self) -> CategoryId {
         self.primary
     }

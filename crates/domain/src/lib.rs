@@ -11,6 +11,7 @@ pub mod blog;
 pub mod category;
 pub mod claim;
 pub mod draft;
+pub mod engagement;
 pub mod error;
 pub mod founder;
 pub mod ids;

@@ -1,7 +1,8 @@
 //! Listings: the public profile, the owner's view (status, plan, launch week, unlocked sections),
 //! the lifecycle state machine, and the bounded fields of the own-listing edit table.
 
-use crate::ids::{CategoryId, ListingId};
+use crate::category::ListingCategories;
+use crate::ids::ListingId;
 use crate::slug::Slug;
 use crate::social::{Faq, Socials};
 use crate::text::check_list;
@@ -457,8 +458,8 @@ pub struct Listing {
     pub slug: Slug,
     pub profile: ListingProfile,
     pub lifecycle: Lifecycle,
-    pub primary_category: Option<CategoryId>,
-    pub extra_categories: Vec<CategoryId>,
+    /// The primary category and up to 3 extras; `None` only for a saved listing whose draft named none.
+    pub categories: Option<ListingCategories>,
     pub unlocked: UnlockedSections,
     pub featured: bool,
     pub verified: bool,
@@ -479,8 +480,7 @@ pub struct NewListing {
     pub slug: Slug,
     pub profile: ListingProfile,
     pub lifecycle: Lifecycle,
-    pub primary_category: Option<CategoryId>,
-    pub extra_categories: Vec<CategoryId>,
+    pub categories: Option<ListingCategories>,
     pub unlocked: UnlockedSections,
     pub featured: bool,
     pub verified: bool,

@@ -82,8 +82,7 @@ fn listing(name: &str, status: ListingStatus, primary: Option<CategoryId>) -> Ne
         slug: Slug::slugify(name).unwrap(),
         profile,
         lifecycle,
-        primary_category: primary,
-        extra_categories: vec![],
+        categories: primary.map(domain::category::ListingCategories::new),
         unlocked: UnlockedSections::default(),
         featured: false,
         verified: false,
@@ -176,7 +175,13 @@ on_both!(settings_and_questions, |store| {
 on_both!(listing_round_trip_and_slug_collisions, |store| {
     let cats = seed_categories(store).await;
     let mut new = listing("Acme Rockets", ListingStatus::Live, Some(cat_id(&cats, "dev-tools")));
-    new.extra_categories = vec![cat_id(&cats, "marketing"), cat_id(&cats, "dev-tools")];
+    new.categories = Some(
+        domain::category::ListingCategories::with_extras(
+            cat_id(&cats, "dev-tools"),
+            vec![cat_id(&cats, "marketing"), cat_id(&cats, "dev-tools")],
+        )
+        .unwrap(),
+    );
     new.profile.features = vec!["Launch \"fast\"".into(), "Ünïcode".into()];
     new.profile.faqs = vec![Faq::parse("Is it safe?".into(), "Mostly.".into()).unwrap()];
     new.profile.socials =
@@ -188,7 +193,9 @@ on_both!(listing_round_trip_and_slug_collisions, |store| {
     let a = store.create_listing(new.clone()).await.unwrap();
     assert_eq!(a.slug.as_str(), "acme-rockets");
     assert_eq!(a.profile, new.profile, "every profile field survives the round trip");
-    assert_eq!(a.extra_categories, vec![cat_id(&cats, "marketing")], "the primary is not repeated as an extra");
+    let stored = a.categories.as_ref().unwrap();
+    assert_eq!(stored.primary(), cat_id(&cats, "dev-tools"));
+    assert_eq!(stored.extras(), [cat_id(&cats, "marketing")], "the primary is not repeated as an extra");
     assert_eq!(a.lifecycle.status(), ListingStatus::Live);
     assert_eq!(a.domain_rating.as_ref().map(|d| d.trend()), Some(domain::listing::Trend::Up));
     let b = store.create_listing(new.clone()).await.unwrap();
