@@ -9,7 +9,7 @@ use test_support::TestDatabase;
 pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
-    _db: TestDatabase,
+    pub db: TestDatabase,
 }
 
 impl TestApp {
@@ -38,8 +38,12 @@ pub async fn wait_ready(client: &reqwest::Client, base: &str, limit: Duration) -
 
 /// Starts the server in this process on a free port with a fresh SQLite file.
 pub async fn spawn_app(demo_data: bool) -> TestApp {
+    spawn_app_on(test_support::sqlite(), demo_data).await
+}
+
+/// Starts the server in this process on a free port with the given test database.
+pub async fn spawn_app_on(db: TestDatabase, demo_data: bool) -> TestApp {
     bootstrap::telemetry::init();
-    let db = test_support::sqlite();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let args = bootstrap::ServeArgs {
         bind: listener.local_addr().unwrap().to_string(),
@@ -51,7 +55,7 @@ pub async fn spawn_app(demo_data: bool) -> TestApp {
     let app = Application::build(&args, listener).await.expect("build");
     let base = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
-    TestApp { base, client: reqwest::Client::new(), _db: db }
+    TestApp { base, client: reqwest::Client::new(), db }
 }
 
 /// The real `launchdir-api` binary, killed when dropped.

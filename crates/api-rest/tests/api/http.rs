@@ -1,6 +1,6 @@
 //! HTTP behaviour shared by every route: probes, the JSON error shape, 404, 405, 413.
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_on};
 use api_rest::middleware::BODY_LIMIT;
 use serde_json::Value;
 
@@ -53,4 +53,20 @@ async fn bodies_over_one_mebibyte_get_413() {
     assert_eq!(over.status(), 413);
     let body: Value = over.json().await.unwrap();
     assert_eq!(body["error"]["code"], "payload_too_large");
+}
+
+#[tokio::test]
+async fn readyz_is_503_when_the_database_is_gone() {
+    use sea_orm::{ConnectionTrait, Database};
+    let Some(db) = test_support::postgres().await else { return };
+    let app = spawn_app_on(db, false).await;
+    app.wait_ready().await;
+    let name = app.db.url.rsplit('/').next().unwrap().to_owned();
+    let admin = Database::connect(&test_support::postgres_admin_url()).await.unwrap();
+    admin.execute_unprepared(&format!("DROP DATABASE \"{name}\" WITH (FORCE)")).await.unwrap();
+    let r = app.get("/readyz").await;
+    assert_eq!(r.status(), 503);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unavailable");
+    assert_eq!(app.get("/healthz").await.status(), 200, "alive, just not ready");
 }
