@@ -66,6 +66,19 @@ where
 }
 
 impl SeaOrmStore {
+    /// Inserts `rows` in one transaction; returns how many.
+    async fn insert_all<A, E>(&self, rows: Vec<A>) -> RepoResult<usize>
+    where
+        A: ActiveModelTrait<Entity = E> + Send,
+        E: EntityTrait,
+    {
+        let n = rows.len();
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        insert_chunked(&txn, rows).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(n)
+    }
+
     /// Demo voter accounts `voter-N@voters.example` (never able to sign in: no password), created up to
     /// `n`; returns their ids in order.
     async fn demo_voters(&self, txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) -> Result<Vec<i64>, DbErr> {
@@ -257,7 +270,6 @@ impl DirectoryImport for SeaOrmStore {
     }
 
     async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
         let rows: Vec<blog_posts::ActiveModel> = posts
             .iter()
             .map(|p| blog_posts::ActiveModel {
@@ -272,14 +284,10 @@ impl DirectoryImport for SeaOrmStore {
                 ..Default::default()
             })
             .collect();
-        let n = rows.len();
-        insert_chunked(&txn, rows).await.map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
-        Ok(n)
+        self.insert_all(rows).await
     }
 
     async fn import_awards(&self, list: &[Award]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
         let rows: Vec<awards::ActiveModel> = list
             .iter()
             .map(|a| awards::ActiveModel {
@@ -290,9 +298,6 @@ impl DirectoryImport for SeaOrmStore {
                 ..Default::default()
             })
             .collect();
-        let n = rows.len();
-        insert_chunked(&txn, rows).await.map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
-        Ok(n)
+        self.insert_all(rows).await
     }
 }
