@@ -103,6 +103,16 @@ impl From<RepoError> for ApiError {
     }
 }
 
+impl From<operations::OpError> for ApiError {
+    fn from(e: operations::OpError) -> Self {
+        match e {
+            operations::OpError::Invalid(v) => v.into(),
+            operations::OpError::NotFound(what) => Self::not_found(what),
+            operations::OpError::Repo(r) => r.into(),
+        }
+    }
+}
+
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} {}: {}", self.status.as_u16(), self.code, self.message)

@@ -7,4 +7,5 @@ pub mod cli;
 pub mod error;
 pub mod middleware;
 pub mod probes;
+pub mod rest;
 pub mod server;

@@ -95,6 +95,7 @@ impl Application {
                 .wrap(from_fn(mw::log_requests))
                 .configure(extractors)
                 .configure(routes)
+                .configure(crate::rest::routes)
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)

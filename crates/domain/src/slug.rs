@@ -9,6 +9,8 @@ pub struct Slug(String);
 
 impl Slug {
     pub const MAX: usize = 220;
+    /// The grammar, as a regular expression for API schemas.
+    pub const PATTERN: &'static str = "^[a-z0-9][a-z0-9-]{0,219}$";
 
     pub fn parse(raw: impl Into<String>) -> Result<Self, ValidationError> {
         let raw: String = raw.into();

@@ -4,3 +4,4 @@
 mod binary;
 mod helpers;
 mod http;
+mod public;

@@ -1,0 +1,96 @@
+//! The REST API under `/api/v1`, generated from the operation descriptors: one route per operation,
+//! inputs gathered from path, query and JSON body into one object, and the OpenAPI document.
+
+use crate::error::ApiError;
+use crate::server::State;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use operations::{Ctx, Descriptor, Method, coerce_strings};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub const PREFIX: &str = "/api/v1";
+
+fn route_for(m: Method) -> actix_web::Route {
+    match m {
+        Method::Get => web::get(),
+        Method::Post => web::post(),
+        Method::Put => web::put(),
+        Method::Patch => web::patch(),
+        Method::Delete => web::delete(),
+    }
+}
+
+/// Gathers an operation's inputs: path parameters and query parameters typed by the input schema, and
+/// for body methods the JSON object sent (which must be an object when present).
+fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiError> {
+    let path: Vec<(String, String)> = op
+        .path_params()
+        .into_iter()
+        .filter_map(|p| req.match_info().get(p).map(|v| (p.to_owned(), v.to_owned())))
+        .collect();
+    let query: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
+        .map_err(|_| ApiError::from(domain::ValidationError::new("query", "is not a valid query string")))?;
+    let mut pairs: Vec<(&str, &str)> = path.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    if op.method.takes_query() {
+        pairs.extend(query.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    }
+    let mut input = coerce_strings(&op.input_schema, pairs)?;
+    if !op.method.takes_query() && !body.iter().all(u8::is_ascii_whitespace) {
+        let parsed: Value = serde_json::from_slice(body)
+            .map_err(|e| ApiError::from(domain::ValidationError::new("body", format!("is not valid JSON: {e}"))))?;
+        let Value::Object(fields) = parsed else {
+            return Err(domain::ValidationError::new("body", "must be a JSON object").into());
+        };
+        for (k, v) in fields {
+            if op.path_params().contains(&k.as_str()) {
+                return Err(domain::ValidationError::new(k, "is a path parameter; do not repeat it in the body").into());
+            }
+            input[k] = v;
+        }
+    }
+    Ok(input)
+}
+
+async fn handle(
+    op: Arc<Descriptor>,
+    state: web::Data<State>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let input = gather(&op, &req, &body)?;
+    let ctx = Ctx { app: state.app.clone(), public_url: state.public_url.clone() };
+    let out = op.call(ctx, input).await?;
+    Ok(HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK)).json(out))
+}
+
+async fn openapi(state: web::Data<State>) -> HttpResponse {
+    HttpResponse::Ok().json(operations::openapi::document(&operations::registry(), &state.public_url))
+}
+
+async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
+    Err(ApiError::method_not_allowed())
+}
+
+/// Mounts every operation of the registry, one resource per path with a 405 for other methods.
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let mut by_path: BTreeMap<&'static str, Vec<Arc<Descriptor>>> = BTreeMap::new();
+    for op in operations::registry() {
+        by_path.entry(op.path).or_default().push(Arc::new(op));
+    }
+    let mut scope = web::scope(PREFIX).service(
+        web::resource("/openapi.json").route(web::get().to(openapi)).default_service(web::to(method_not_allowed)),
+    );
+    for (path, ops) in by_path {
+        let mut resource = web::resource(path);
+        for op in ops {
+            let method = op.method;
+            resource = resource.route(route_for(method).to(
+                move |state: web::Data<State>, req: HttpRequest, body: web::Bytes| handle(op.clone(), state, req, body),
+            ));
+        }
+        scope = scope.service(resource.default_service(web::to(method_not_allowed)));
+    }
+    cfg.service(scope);
+}

@@ -1,0 +1,126 @@
+//! Turning raw inputs into typed ones: query strings coerced by the input schema, then serde with the
+//! failing field's path, so every 400 names its field.
+
+use crate::OpError;
+use domain::ValidationError;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// Deserializes an input object; an error names the field (`page`, `fields.name`, `answers[3].answer`).
+pub fn parse_input<T: DeserializeOwned>(value: Value) -> Result<T, OpError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        // The path ends with the offending key, an unknown one included; "." is the whole input.
+        let field = if path == "." || path.is_empty() { "body".to_owned() } else { path };
+        let problem = simplify(&inner);
+        OpError::from(ValidationError::new(field, problem))
+    })
+}
+
+/// serde's messages, minus the line/column noise a JSON value never has.
+fn simplify(msg: &str) -> String {
+    let msg = msg.split(" at line ").next().unwrap_or(msg);
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        let name = rest.split('`').next().unwrap_or_default();
+        return format!("unknown field {name:?}; this operation does not accept it");
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        let (got, expected) = rest.split_once("`, expected ").unwrap_or((rest, ""));
+        return format!("{got:?} is not allowed; expected {}", expected.replace('`', ""));
+    }
+    msg.to_owned()
+}
+
+/// Builds an input object from string pairs (path and query parameters), converting each value to the
+/// type its property declares in `schema` (integer, number, boolean; otherwise string). Names the
+/// schema does not know are passed through, so the strict input type refuses them by name.
+pub fn coerce_strings<'a>(
+    schema: &Value,
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<Value, OpError> {
+    let props = schema.get("properties").and_then(Value::as_object);
+    let mut out = Map::new();
+    for (name, raw) in pairs {
+        let ty = props.and_then(|p| p.get(name)).map(declared_type).unwrap_or("string");
+        let v = match ty {
+            "integer" => {
+                raw.parse::<i64>().map(Value::from).map_err(|_| ValidationError::new(name, "must be an integer"))?
+            }
+            "number" => raw
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .ok_or_else(|| ValidationError::new(name, "must be a number"))?,
+            "boolean" => match raw {
+                "true" => Value::Bool(true),
+                "false" => Value::Bool(false),
+                _ => return Err(ValidationError::new(name, "must be true or false").into()),
+            },
+            _ => Value::String(raw.to_owned()),
+        };
+        if out.insert(name.to_owned(), v).is_some() {
+            return Err(ValidationError::new(name, "given more than once").into());
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+/// The non-null type of a property schema (`["integer", "null"]` → `integer`).
+fn declared_type(prop: &Value) -> &str {
+    match prop.get("type") {
+        Some(Value::String(t)) => t,
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).find(|t| *t != "null").unwrap_or("string"),
+        _ => "string",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Probe {
+        page: Option<i64>,
+        inner: Option<Inner>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        name: String,
+    }
+
+    fn field_of(r: Result<Probe, OpError>) -> String {
+        match r {
+            Err(OpError::Invalid(v)) => v.0[0].field.clone(),
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        assert_eq!(field_of(parse_input(json!({"page": "x"}))), "page");
+        assert_eq!(field_of(parse_input(json!({"nope": 1}))), "nope");
+        assert_eq!(field_of(parse_input(json!({"inner": {"name": 1}}))), "inner.name");
+        assert_eq!(field_of(parse_input(json!({"inner": {"name": "a", "extra": 1}}))), "inner.extra");
+        assert!(parse_input::<Probe>(json!({"page": 3})).is_ok());
+    }
+
+    #[test]
+    fn query_strings_follow_the_schema() {
+        let schema =
+            json!({"properties": {"page": {"type": ["integer", "null"]}, "include_empty": {"type": "boolean"}}});
+        let v = coerce_strings(&schema, [("page", "2"), ("include_empty", "false"), ("q", "12")]).unwrap();
+        assert_eq!(v, json!({"page": 2, "include_empty": false, "q": "12"}));
+        assert!(coerce_strings(&schema, [("page", "two")]).is_err());
+        assert!(coerce_strings(&schema, [("include_empty", "yes")]).is_err());
+        assert!(coerce_strings(&schema, [("page", "1"), ("page", "2")]).is_err());
+    }
+}

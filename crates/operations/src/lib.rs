@@ -1,0 +1,184 @@
+//! One description of each API operation (spec operationId): its method and path, its scope, its input
+//! type with bounds and JSON Schema, its output type, and the code that runs it. The REST routes, the
+//! OpenAPI 3.1 document and (later) the MCP tools are all generated from [`registry`], so a bound
+//! cannot differ between them.
+//!
+//! Architecture invariant: knows neither HTTP nor MCP. It receives inputs as JSON values (REST builds
+//! them from path, query and body; MCP from tool arguments) and returns JSON values or an [`OpError`].
+
+mod input;
+pub mod openapi;
+mod public;
+
+use async_trait::async_trait;
+use domain::ValidationErrors;
+use domain::ports::RepoError;
+use domain::user::Scope;
+use futures::future::BoxFuture;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::sync::Arc;
+use utoipa::{PartialSchema, ToSchema};
+
+pub use input::{coerce_strings, parse_input};
+
+/// HTTP method of an operation (MCP ignores it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "get",
+            Self::Post => "post",
+            Self::Put => "put",
+            Self::Patch => "patch",
+            Self::Delete => "delete",
+        }
+    }
+
+    /// Whether inputs other than path parameters come in the query string (else in a JSON body).
+    pub fn takes_query(self) -> bool {
+        matches!(self, Self::Get | Self::Delete)
+    }
+}
+
+/// What an operation runs with: the application and the links it hands out.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    pub app: bootstrap::App,
+    /// Base of every link, without a trailing slash.
+    pub public_url: String,
+}
+
+/// Why an operation failed. The API crates map these to statuses and tool errors.
+#[derive(Debug, thiserror::Error)]
+pub enum OpError {
+    /// 400: each offending field named.
+    #[error("invalid request: {0}")]
+    Invalid(ValidationErrors),
+    /// 404: the named thing (a listing, a week, a board …) does not exist or is not the caller's.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    #[error(transparent)]
+    Repo(#[from] RepoError),
+}
+
+impl From<ValidationErrors> for OpError {
+    fn from(e: ValidationErrors) -> Self {
+        Self::Invalid(e)
+    }
+}
+
+impl From<domain::ValidationError> for OpError {
+    fn from(e: domain::ValidationError) -> Self {
+        Self::Invalid(e.into())
+    }
+}
+
+pub type OpResult<T> = Result<T, OpError>;
+
+/// One operation of the spec. Implemented once per operationId; registered in [`registry`].
+#[async_trait]
+pub trait Operation: Send + Sync + 'static {
+    /// The operationId, also the MCP tool name.
+    const ID: &'static str;
+    const METHOD: Method;
+    /// Path under `/api/v1`, with `{name}` parameters named as in the input type.
+    const PATH: &'static str;
+    /// `None` for public operations.
+    const SCOPE: Option<Scope>;
+    /// 200 or 201.
+    const STATUS: u16 = 200;
+    /// Reads only (MCP read-only hint; safe to retry).
+    const READ_ONLY: bool = true;
+    const SUMMARY: &'static str;
+    /// Written for a person and a model: what it does, what it never does, what comes next.
+    const DESCRIPTION: &'static str;
+
+    /// All inputs in one flat object: path parameters, query parameters and body fields.
+    type Input: DeserializeOwned + ToSchema + Send;
+    type Output: Serialize + ToSchema + Send;
+
+    async fn run(ctx: &Ctx, input: Self::Input) -> OpResult<Self::Output>;
+}
+
+type Call = Arc<dyn Fn(Ctx, serde_json::Value) -> BoxFuture<'static, OpResult<serde_json::Value>> + Send + Sync>;
+
+/// An operation with its types erased, for the generators.
+#[derive(Clone)]
+pub struct Descriptor {
+    pub id: &'static str,
+    pub method: Method,
+    pub path: &'static str,
+    pub scope: Option<Scope>,
+    pub status: u16,
+    pub read_only: bool,
+    pub summary: &'static str,
+    pub description: &'static str,
+    /// JSON Schema of the whole input object (inline, no references).
+    pub input_schema: serde_json::Value,
+    /// JSON Schema of the output, and the component schemas it refers to.
+    pub output_schema: serde_json::Value,
+    pub output_components: Vec<(String, serde_json::Value)>,
+    call: Call,
+}
+
+impl std::fmt::Debug for Descriptor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Descriptor").field("id", &self.id).field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl Descriptor {
+    pub fn of<O: Operation>() -> Self {
+        let mut components = Vec::new();
+        O::Output::schemas(&mut components);
+        Self {
+            id: O::ID,
+            method: O::METHOD,
+            path: O::PATH,
+            scope: O::SCOPE,
+            status: O::STATUS,
+            read_only: O::READ_ONLY,
+            summary: O::SUMMARY,
+            description: O::DESCRIPTION,
+            input_schema: to_json(&O::Input::schema()),
+            output_schema: to_json(&O::Output::schema()),
+            output_components: components.into_iter().map(|(n, s)| (n, to_json(&s))).collect(),
+            call: Arc::new(|ctx, value| {
+                Box::pin(async move {
+                    let input: O::Input = parse_input(value)?;
+                    let out = O::run(&ctx, input).await?;
+                    serde_json::to_value(out).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+                })
+            }),
+        }
+    }
+
+    /// Runs the operation on a JSON object of inputs.
+    pub async fn call(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
+        (self.call)(ctx, input).await
+    }
+
+    /// Names of the `{parameters}` in the path.
+    pub fn path_params(&self) -> Vec<&'static str> {
+        self.path.split('/').filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
+    }
+}
+
+/// utoipa's schema objects are plain serde types; they serialize to JSON Schema.
+fn to_json<T: Serialize>(schema: &T) -> serde_json::Value {
+    serde_json::to_value(schema).unwrap_or_default()
+}
+
+/// Every operation implemented so far, in the spec's order.
+pub fn registry() -> Vec<Descriptor> {
+    public::descriptors()
+}

@@ -1,0 +1,157 @@
+//! The OpenAPI 3.1 document, generated from the operation descriptors: the same schemas the inputs
+//! are parsed with, so the document cannot promise a bound the service does not enforce.
+
+use crate::Descriptor;
+use serde_json::{Map, Value, json};
+
+/// The error body of CONTRACT.md.
+fn error_schema() -> Value {
+    json!({
+        "type": "object",
+        "required": ["error"],
+        "properties": {"error": {
+            "type": "object",
+            "required": ["code", "message", "details"],
+            "properties": {
+                "code": {"type": "string", "description": "snake_case error code"},
+                "message": {"type": "string", "description": "for a person"},
+                "details": {"type": "array", "items": {
+                    "type": "object",
+                    "required": ["field", "problem"],
+                    "properties": {"field": {"type": "string"}, "problem": {"type": "string"}}
+                }}
+            }
+        }}
+    })
+}
+
+fn error_response(description: &str) -> Value {
+    json!({"description": description, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+}
+
+/// A parameter's schema: the property's, without `null` (an absent parameter is how "none" is said).
+fn parameter_schema(prop: &Value) -> Value {
+    let mut p = prop.clone();
+    if let Some(obj) = p.as_object_mut() {
+        obj.remove("description");
+        if let Some(Value::Array(types)) = obj.get("type") {
+            let non_null: Vec<Value> = types.iter().filter(|t| t.as_str() != Some("null")).cloned().collect();
+            if non_null.len() == 1 {
+                obj.insert("type".into(), non_null[0].clone());
+            }
+        }
+        if let Some(Value::Array(alts)) = obj.get("oneOf").cloned() {
+            let rest: Vec<Value> =
+                alts.into_iter().filter(|a| a.get("type").and_then(Value::as_str) != Some("null")).collect();
+            if rest.len() == 1 {
+                let default = obj.remove("default");
+                p = rest[0].clone();
+                if let (Some(d), Some(o)) = (default, p.as_object_mut()) {
+                    o.insert("default".into(), d);
+                }
+            }
+        }
+    }
+    p
+}
+
+fn operation(op: &Descriptor) -> Value {
+    let props = op.input_schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let required: Vec<&str> = op
+        .input_schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let path_params = op.path_params();
+    let mut parameters = Vec::new();
+    let mut body_props = Map::new();
+    let mut body_required = Vec::new();
+    for (name, prop) in &props {
+        let is_path = path_params.contains(&name.as_str());
+        if is_path || op.method.takes_query() {
+            let mut param = json!({
+                "name": name,
+                "in": if is_path { "path" } else { "query" },
+                "required": is_path || required.contains(&name.as_str()),
+                "schema": parameter_schema(prop),
+            });
+            if let Some(d) = prop.get("description") {
+                param["description"] = d.clone();
+            }
+            parameters.push(param);
+        } else {
+            body_props.insert(name.clone(), prop.clone());
+            if required.contains(&name.as_str()) {
+                body_required.push(Value::String(name.clone()));
+            }
+        }
+    }
+    let mut responses = Map::new();
+    responses.insert(
+        op.status.to_string(),
+        json!({"description": "success", "content": {"application/json": {"schema": op.output_schema}}}),
+    );
+    responses.insert("400".into(), error_response("invalid request; details name each offending field"));
+    if op.scope.is_some() {
+        responses.insert("401".into(), error_response("not signed in, or the credential is invalid"));
+        responses.insert("403".into(), error_response("the credential lacks the operation's scope"));
+    }
+    if !path_params.is_empty() {
+        responses.insert("404".into(), error_response("not found, or not the caller's"));
+    }
+    responses.insert("429".into(), error_response("rate limited; see Retry-After"));
+    let security = match op.scope {
+        None => json!([{}, {"bearerAuth": []}]),
+        Some(s) => json!([{"bearerAuth": [s.as_str()]}]),
+    };
+    let mut o = json!({
+        "operationId": op.id,
+        "summary": op.summary,
+        "description": op.description,
+        "parameters": parameters,
+        "responses": responses,
+        "security": security,
+    });
+    if !op.method.takes_query() && !body_props.is_empty() {
+        o["requestBody"] = json!({
+            "required": !body_required.is_empty(),
+            "content": {"application/json": {"schema": {
+                "type": "object",
+                "properties": body_props,
+                "required": body_required,
+                "additionalProperties": false,
+            }}}
+        });
+    }
+    o
+}
+
+/// The whole document; `public_url` is the service's base URL.
+pub fn document(ops: &[Descriptor], public_url: &str) -> Value {
+    let mut paths: Map<String, Value> = Map::new();
+    let mut schemas = Map::new();
+    schemas.insert("Error".into(), error_schema());
+    for op in ops {
+        let item = paths.entry(op.path.to_owned()).or_insert_with(|| json!({}));
+        item[op.method.as_str()] = operation(op);
+        for (name, s) in &op.output_components {
+            schemas.insert(name.clone(), s.clone());
+        }
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "launchdir API",
+            "version": "1.0.0",
+            "description": "A product-launch directory. Public reads need no sign-in; everything else takes an OAuth 2 \
+                access token or an API key as `Authorization: Bearer …`. Votes are never cast through the API.",
+        },
+        "servers": [{"url": format!("{}/api/v1", public_url.trim_end_matches('/'))}],
+        "paths": paths,
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "description": "An API key or an OAuth 2 access token"}},
+        },
+    })
+}

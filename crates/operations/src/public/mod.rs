@@ -1,0 +1,33 @@
+//! The public operations: no sign-in needed, credentials also accepted.
+
+mod catalog;
+mod listings;
+
+use crate::Descriptor;
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub(crate) fn descriptors() -> Vec<Descriptor> {
+    vec![
+        Descriptor::of::<catalog::GetSiteInfo>(),
+        Descriptor::of::<listings::SearchListings>(),
+        Descriptor::of::<catalog::ListCategories>(),
+        Descriptor::of::<catalog::ListInterviewQuestions>(),
+        Descriptor::of::<catalog::ListProducts>(),
+    ]
+}
+
+/// The paging counters beside `items` in every list.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Pagination {
+    pub page: u32,
+    pub per_page: u32,
+    pub total: u64,
+    pub total_pages: u64,
+}
+
+impl<T> From<&domain::paging::Paged<T>> for Pagination {
+    fn from(p: &domain::paging::Paged<T>) -> Self {
+        Self { page: p.page, per_page: p.per_page, total: p.total, total_pages: p.total_pages() }
+    }
+}

@@ -1,0 +1,102 @@
+//! The operation descriptions themselves: ids, methods, paths and scopes as the spec lists them, input
+//! schemas self-contained and strict, and bounds that match the domain's.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+
+fn spec_operations() -> Vec<Value> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec/operations.json");
+    let text = std::fs::read_to_string(path).expect("../shared/spec/operations.json beside the repository");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["operations"].as_array().unwrap().clone()
+}
+
+#[test]
+fn every_operation_matches_the_spec() {
+    let spec = spec_operations();
+    assert_eq!(spec.len(), 41);
+    let ops = operations::registry();
+    for op in &ops {
+        let s =
+            spec.iter().find(|s| s["operationId"] == op.id).unwrap_or_else(|| panic!("{} is not in the spec", op.id));
+        assert_eq!(s["method"].as_str().unwrap().to_lowercase(), op.method.as_str(), "{}", op.id);
+        assert_eq!(s["path"].as_str().unwrap(), format!("/api/v1{}", op.path), "{}", op.id);
+        assert_eq!(s["scope"].as_str(), op.scope.map(|sc| sc.as_str()), "{}", op.id);
+    }
+    let mut ids: Vec<&str> = ops.iter().map(|o| o.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), ops.len(), "each operationId once");
+}
+
+fn walk<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a Value)>) {
+    if let Some(obj) = v.as_object() {
+        for (k, child) in obj {
+            out.push((k.as_str(), child));
+            walk(child, out);
+        }
+    } else if let Some(arr) = v.as_array() {
+        arr.iter().for_each(|c| walk(c, out));
+    }
+}
+
+#[test]
+fn input_schemas_are_self_contained_and_strict() {
+    for op in operations::registry() {
+        let mut nodes = Vec::new();
+        walk(&op.input_schema, &mut nodes);
+        assert!(
+            !nodes.iter().any(|(k, _)| *k == "$ref"),
+            "{}: input schema must be inline (MCP tools carry it whole)",
+            op.id
+        );
+        assert_eq!(
+            op.input_schema["additionalProperties"],
+            Value::Bool(false),
+            "{}: unknown inputs are refused",
+            op.id
+        );
+        assert_eq!(op.input_schema["type"], "object", "{}", op.id);
+    }
+}
+
+#[test]
+fn slug_parameters_use_the_domain_grammar() {
+    for op in operations::registry() {
+        for (name, prop) in op.input_schema["properties"].as_object().into_iter().flatten() {
+            if let Some(p) = prop.get("pattern").and_then(Value::as_str)
+                && p.starts_with("^[a-z0-9]")
+            {
+                assert_eq!(p, domain::slug::Slug::PATTERN, "{}.{name}", op.id);
+                assert_eq!(prop["maxLength"], domain::slug::Slug::MAX, "{}.{name}", op.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_openapi_document_lists_each_operation_once() {
+    let ops = operations::registry();
+    let doc = operations::openapi::document(&ops, "http://x.example");
+    assert_eq!(doc["openapi"], "3.1.0");
+    assert_eq!(doc["info"]["version"], "1.0.0");
+    let mut found = Vec::new();
+    for (_, item) in doc["paths"].as_object().unwrap() {
+        for (_, op) in item.as_object().unwrap() {
+            found.push(op["operationId"].as_str().unwrap().to_owned());
+            assert!(op["responses"]["400"].is_object() && op["responses"]["429"].is_object());
+        }
+    }
+    found.sort();
+    let mut want: Vec<String> = ops.iter().map(|o| o.id.to_owned()).collect();
+    want.sort();
+    assert_eq!(found, want);
+    let search = &doc["paths"]["/listings"]["get"];
+    let page = search["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "page").unwrap();
+    assert_eq!(page["in"], "query");
+    assert_eq!(page["schema"]["type"], "integer");
+    assert_eq!((page["schema"]["minimum"].as_i64(), page["schema"]["maximum"].as_i64()), (Some(1), Some(1000)));
+    let sort = search["parameters"].as_array().unwrap().iter().find(|p| p["name"] == "sort").unwrap();
+    let names: Vec<&str> = sort["schema"]["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!(names, domain::listing::SearchSort::NAMES);
+}
