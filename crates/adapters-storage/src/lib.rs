@@ -6,6 +6,7 @@
 mod categories;
 pub mod db;
 pub mod entity;
+mod founders;
 mod import;
 mod json;
 mod listings;

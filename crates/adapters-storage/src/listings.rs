@@ -6,19 +6,23 @@ use crate::sql::{RawQuery, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use domain::award::{Award, AwardRank};
 use domain::category::ListingCategories;
+use domain::ids::MilestoneId;
 use domain::ids::{CategoryId, ListingId};
 use domain::listing::{
-    CommunityRating, CountryCode, DomainRating, FoundedYear, Lifecycle, Listing, ListingProfile, ListingSearch,
-    ListingStatus, ListingSummary, NewListing, Plan, Revenue, SearchSort, StatusFilter, UnlockedSections,
+    CommunityRating, CountryCode, DomainRating, FoundedYear, Lifecycle, Listing, ListingDetails, ListingProfile,
+    ListingSearch, ListingStatus, ListingSummary, NewListing, Plan, Revenue, SearchSort, StatusFilter,
+    UnlockedSections,
 };
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{ListingRepository, RepoError, RepoResult};
+use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
+    QuerySelect, TransactionTrait,
 };
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
@@ -189,6 +193,28 @@ struct CountRow {
     n: i64,
 }
 
+#[derive(Debug, FromQueryResult)]
+struct WeeklyRow {
+    #[sea_orm(nested)]
+    listing: SummaryRow,
+    week_votes: i64,
+}
+
+impl SummaryRow {
+    fn into_summary(self) -> Option<ListingSummary> {
+        Some(ListingSummary {
+            id: ListingId::from_db(self.id),
+            slug: Slug::from_db(self.slug),
+            name: self.name,
+            url: self.url,
+            tagline: self.tagline,
+            votes: self.votes_count,
+            status: ListingStatus::parse(&self.status)?,
+            launch_week: self.launch_week.map(LaunchWeek::containing),
+        })
+    }
+}
+
 impl SeaOrmStore {
     async fn load(&self, m: Option<listings::Model>) -> RepoResult<Option<Listing>> {
         let Some(m) = m else { return Ok(None) };
@@ -247,6 +273,12 @@ impl SeaOrmStore {
         }
         if let Some(p) = &s.pricing_model {
             q.sql(" AND lower(l.pricing_model) = ").bind(p.as_str().to_lowercase());
+        }
+        if let Some(w) = s.launch_week {
+            q.sql(" AND l.launch_week = ").bind(w.monday());
+        }
+        if let Some(t) = s.launched_since {
+            q.sql(" AND l.launched_at >= ").bind(chrono::DateTime::<chrono::FixedOffset>::from(t));
         }
         if let Some(d) = &s.domain {
             let d = d.as_str().trim().to_lowercase();
@@ -322,6 +354,8 @@ impl ListingRepository for SeaOrmStore {
                 }
                 _ => " ORDER BY bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0), l.votes_count DESC, l.id DESC",
             },
+            // Upcoming launches have no votes yet: soonest week first.
+            (SearchSort::Relevance, false, StatusFilter::Upcoming) => " ORDER BY l.launch_week ASC, l.id ASC",
             (SearchSort::Relevance | SearchSort::Votes, _, _) => " ORDER BY l.votes_count DESC, l.id DESC",
             (SearchSort::Newest, _, StatusFilter::Live) => " ORDER BY l.launched_at DESC, l.id DESC",
             (SearchSort::Newest, _, StatusFilter::Upcoming) => " ORDER BY l.created_at DESC, l.id DESC",
@@ -332,21 +366,107 @@ impl ListingRepository for SeaOrmStore {
         q.sql(order);
         q.sql(" LIMIT ").bind(i64::from(page.per_page())).sql(" OFFSET ").bind(page.offset() as i64);
         let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let items = rows
+        let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
+        Ok(Paged::new(items, page, total.max(0) as u64))
+    }
+
+    async fn listing_details(&self, id: ListingId) -> RepoResult<ListingDetails> {
+        use crate::entity::{awards, founders, listing_founders, listing_updates, milestones, stories};
+        let id = id.get();
+        let links = listing_founders::Entity::find()
+            .filter(listing_founders::Column::ListingId.eq(id))
+            .order_by_asc(listing_founders::Column::Position)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let people: std::collections::HashMap<i64, founders::Model> = founders::Entity::find()
+            .filter(founders::Column::Id.is_in(links.iter().map(|l| l.founder_id)))
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
             .into_iter()
-            .filter_map(|r| {
-                Some(ListingSummary {
-                    id: ListingId::from_db(r.id),
-                    slug: Slug::from_db(r.slug),
-                    name: r.name,
-                    url: r.url,
-                    tagline: r.tagline,
-                    votes: r.votes_count,
-                    status: ListingStatus::parse(&r.status)?,
-                    launch_week: r.launch_week.map(LaunchWeek::containing),
+            .map(|f| (f.id, f))
+            .collect();
+        let founders = links
+            .into_iter()
+            .filter_map(|l| people.get(&l.founder_id).map(|f| (crate::founders::to_founder(f.clone()), l.title)))
+            .collect();
+        let updates = listing_updates::Entity::find()
+            .filter(listing_updates::Column::ListingId.eq(id))
+            .order_by_desc(listing_updates::Column::PostedAt)
+            .limit(50)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .map(|u| ListingUpdate { title: u.title, body: u.body, posted_at: u.posted_at.with_timezone(&Utc) })
+            .collect();
+        let milestones = milestones::Entity::find()
+            .filter(milestones::Column::ListingId.eq(id))
+            .order_by_asc(milestones::Column::Date)
+            .order_by_asc(milestones::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .filter_map(|m| {
+                let date = m.date.format("%Y-%m-%d").to_string();
+                let parsed = Milestone::parse(&date, m.title, Some(m.description), Some(m.url)).ok()?;
+                Some(StoredMilestone { id: MilestoneId::from_db(m.id), milestone: parsed })
+            })
+            .collect();
+        let story = stories::Entity::find_by_id(id)
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?
+            .and_then(|s| serde_json::from_str::<Vec<(String, String)>>(&s.sections).ok())
+            .and_then(|sections| Story::parse("story", sections, Story::MAX_SECTION).ok());
+        let awards = awards::Entity::find()
+            .filter(awards::Column::ListingId.eq(id))
+            .order_by_desc(awards::Column::WeekStart)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .filter_map(|a| {
+                Some(Award {
+                    week: LaunchWeek::containing(a.week_start),
+                    rank: AwardRank::parse(i64::from(a.rank)).ok()?,
+                    listing_id: ListingId::from_db(a.listing_id),
+                    votes: a.votes,
                 })
             })
             .collect();
+        Ok(ListingDetails { founders, updates, milestones, story, awards })
+    }
+
+    async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
+        // Bound as the stored type, so SQLite compares like with like.
+        let from = chrono::DateTime::<chrono::FixedOffset>::from(week.starts_at());
+        let to = chrono::DateTime::<chrono::FixedOffset>::from(week.ends_at());
+        let tally = |q: &mut RawQuery| {
+            q.sql(" FROM (SELECT listing_id, COUNT(*) AS n FROM votes WHERE created_at >= ")
+                .bind(from)
+                .sql(" AND created_at < ")
+                .bind(to)
+                .sql(" GROUP BY listing_id) v JOIN listings l ON l.id = v.listing_id WHERE l.status = 'live'");
+        };
+        let mut count = RawQuery::new(self.backend());
+        count.sql("SELECT COUNT(*) AS n");
+        tally(&mut count);
+        let total =
+            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.n AS week_votes",
+        );
+        tally(&mut q);
+        q.sql(" ORDER BY v.n DESC, l.id ASC LIMIT ")
+            .bind(i64::from(page.per_page()))
+            .sql(" OFFSET ")
+            .bind(page.offset() as i64);
+        let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
         Ok(Paged::new(items, page, total.max(0) as u64))
     }
 

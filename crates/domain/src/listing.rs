@@ -556,6 +556,24 @@ pub struct ListingSearch {
     pub domain: Option<DomainFilter>,
     pub status: StatusFilter,
     pub sort: SearchSort,
+    /// Only listings launching in this week.
+    pub launch_week: Option<LaunchWeek>,
+    /// Only listings that went live at or after this instant.
+    pub launched_since: Option<DateTime<Utc>>,
+}
+
+/// Everything around a listing that its full profile shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListingDetails {
+    /// Founders, primary first, with their role at this listing.
+    pub founders: Vec<(crate::founder::Founder, String)>,
+    /// Newest first.
+    pub updates: Vec<crate::sections::ListingUpdate>,
+    /// Oldest first.
+    pub milestones: Vec<crate::sections::StoredMilestone>,
+    pub story: Option<crate::sections::Story>,
+    /// Launch of the Week awards won, newest week first.
+    pub awards: Vec<crate::award::Award>,
 }
 
 #[cfg(test)]

@@ -351,3 +351,61 @@ on_both!(reference_and_demo_content_load, |store| {
     let hits = store.search_listings(&search(Some("export")), PageRequest::default()).await.unwrap();
     assert!(hits.total >= 60, "a common word matches many listings: {}", hits.total);
 });
+
+on_both!(listing_details_and_weekly_votes, |store| {
+    use domain::sections::{ListingUpdate, Milestone, Story};
+    let week = LaunchWeek::of(now()).plus_weeks(-1);
+    let founders = store
+        .import_founders(&[NewFounder {
+            slug: slug("grace"),
+            name: "Grace".into(),
+            headline: "Maker".into(),
+            bio: "Bio".into(),
+            country: None,
+            avatar_url: String::new(),
+            socials: Socials::default(),
+        }])
+        .await
+        .unwrap();
+    let mut a = import(listing("Alpha", ListingStatus::Live, None), 0);
+    a.founders = vec![(founders[0], "CEO".into())];
+    a.updates = vec![
+        ListingUpdate { title: "Old".into(), body: "b".into(), posted_at: now() - Duration::days(3) },
+        ListingUpdate { title: "New".into(), body: "b".into(), posted_at: now() - Duration::days(1) },
+    ];
+    a.milestones = vec![Milestone::parse("2026-01-02", "Beta".into(), None, None).unwrap()];
+    a.story = Some(Story::parse("story", [("why_started".to_owned(), "Because.".to_owned())], 200).unwrap());
+    // Votes: 3 inside last week (one exactly at its start), 1 exactly at the start of this week.
+    a.votes = vec![
+        week.starts_at(),
+        week.starts_at() + Duration::hours(5),
+        week.ends_at() - Duration::seconds(1),
+        week.ends_at(),
+    ];
+    let mut b = import(listing("Beta", ListingStatus::Live, None), 0);
+    b.votes = vec![week.starts_at() + Duration::days(2)];
+    let c = import(listing("Gamma", ListingStatus::Live, None), 0);
+    let ids = store.import_listings(&[a, b, c], now()).await.unwrap();
+
+    let d = store.listing_details(ids[0]).await.unwrap();
+    assert_eq!(d.founders.len(), 1);
+    assert_eq!((d.founders[0].0.name.as_str(), d.founders[0].1.as_str()), ("Grace", "CEO"));
+    assert_eq!(d.updates.iter().map(|u| u.title.as_str()).collect::<Vec<_>>(), ["New", "Old"], "newest update first");
+    assert_eq!(d.milestones.len(), 1);
+    assert_eq!(d.story.as_ref().map(|s| s.get("why_started")), Some("Because."));
+    let empty = store.listing_details(ids[2]).await.unwrap();
+    assert!(empty.founders.is_empty() && empty.story.is_none() && empty.awards.is_empty());
+
+    let board = store.weekly_votes(week, PageRequest::default()).await.unwrap();
+    let ranked: Vec<(String, i64)> = board.items.iter().map(|(s, n)| (s.name.clone(), *n)).collect();
+    assert_eq!(ranked, vec![("Alpha".to_owned(), 3), ("Beta".to_owned(), 1)], "votes counted inside the week only");
+    assert_eq!(board.total, 2);
+    let this = store.weekly_votes(week.plus_weeks(1), PageRequest::default()).await.unwrap();
+    assert_eq!(this.items.iter().map(|(s, n)| (s.name.as_str(), *n)).collect::<Vec<_>>(), [("Alpha", 1)]);
+
+    let mut in_week = search(None);
+    in_week.launch_week = Some(LaunchWeek::of(now()));
+    assert_eq!(store.search_listings(&in_week, PageRequest::default()).await.unwrap().total, 3);
+    in_week.launch_week = Some(week);
+    assert_eq!(store.search_listings(&in_week, PageRequest::default()).await.unwrap().total, 0);
+});

@@ -6,11 +6,12 @@ use crate::blog::NewBlogPost;
 use crate::category::{Category, CategoryWithCount, NewCategory};
 use crate::founder::NewFounder;
 use crate::ids::{FounderId, ListingId};
-use crate::listing::{Listing, ListingSearch, ListingSummary, NewListing, Review};
+use crate::listing::{Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, Review};
 use crate::money::Cents;
 use crate::paging::{PageRequest, Paged};
 use crate::sections::{ListingUpdate, Milestone, Story};
 use crate::slug::Slug;
+use crate::week::LaunchWeek;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
@@ -30,6 +31,13 @@ pub trait ListingRepository: Send + Sync {
     async fn search_listings(&self, search: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>>;
 
     async fn count_live_listings(&self) -> RepoResult<u64>;
+
+    /// Founders, updates, milestones, story and awards of a listing (empty parts when it has none).
+    async fn listing_details(&self, id: ListingId) -> RepoResult<ListingDetails>;
+
+    /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
+    /// that count; listings without votes in the week are not ranked.
+    async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
 }
 
 #[async_trait]
