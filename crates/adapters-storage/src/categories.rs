@@ -99,6 +99,18 @@ impl CategoryRepository for SeaOrmStore {
             .collect())
     }
 
+    async fn all_categories(&self) -> RepoResult<Vec<Category>> {
+        Ok(categories::Entity::find()
+            .order_by_asc(categories::Column::Position)
+            .order_by_asc(categories::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .map(to_category)
+            .collect())
+    }
+
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>> {
         Ok(categories::Entity::find()
             .filter(categories::Column::Slug.eq(slug.as_str()))

@@ -12,7 +12,7 @@ use domain::ids::MilestoneId;
 use domain::ids::{CategoryId, ListingId};
 use domain::listing::{
     CommunityRating, CountryCode, DomainRating, FoundedYear, Lifecycle, Listing, ListingDetails, ListingProfile,
-    ListingSearch, ListingStatus, ListingSummary, NewListing, Plan, Revenue, SearchSort, StatusFilter,
+    ListingSearch, ListingStatus, ListingSummary, NewListing, Plan, RankMetric, Revenue, SearchSort, StatusFilter,
     UnlockedSections,
 };
 use domain::paging::{PageRequest, Paged};
@@ -194,6 +194,7 @@ struct CountRow {
 }
 
 #[derive(Debug, FromQueryResult)]
+/// A summary with one number beside it (votes in a week, or a board's metric).
 struct WeeklyRow {
     #[sea_orm(nested)]
     listing: SummaryRow,
@@ -438,6 +439,32 @@ impl ListingRepository for SeaOrmStore {
             })
             .collect();
         Ok(ListingDetails { founders, updates, milestones, story, awards })
+    }
+
+    async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
+        // Column names are ours, never input.
+        let col = match metric {
+            RankMetric::Votes => "l.votes_count",
+            RankMetric::BillboardCents => "l.billboard_cents",
+            RankMetric::DomainRating => "l.domain_rating",
+            RankMetric::RevenueMonthlyCents => "l.revenue_monthly_cents",
+        };
+        let from_where = format!(" FROM listings l WHERE l.status = 'live' AND {col} > 0");
+        let mut count = RawQuery::new(self.backend());
+        count.sql("SELECT COUNT(*) AS n").sql(&from_where);
+        let total =
+            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
+            .sql(&format!("CAST({col} AS BIGINT) AS week_votes"))
+            .sql(&from_where)
+            .sql(&format!(" ORDER BY {col} DESC, l.id ASC LIMIT "))
+            .bind(i64::from(page.per_page()))
+            .sql(" OFFSET ")
+            .bind(page.offset() as i64);
+        let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
+        Ok(Paged::new(items, page, total.max(0) as u64))
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {

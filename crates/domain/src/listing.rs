@@ -562,6 +562,20 @@ pub struct ListingSearch {
     pub launched_since: Option<DateTime<Utc>>,
 }
 
+/// What a ranked board orders live listings by (the community-weekly board counts votes per week
+/// instead: `ListingRepository::weekly_votes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankMetric {
+    /// All community votes.
+    Votes,
+    /// Money contributed to the paid billboard, in cents.
+    BillboardCents,
+    /// Third-party Domain Rating.
+    DomainRating,
+    /// Monthly revenue in cents.
+    RevenueMonthlyCents,
+}
+
 /// Everything around a listing that its full profile shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListingDetails {

@@ -409,3 +409,32 @@ on_both!(listing_details_and_weekly_votes, |store| {
     in_week.launch_week = Some(week);
     assert_eq!(store.search_listings(&in_week, PageRequest::default()).await.unwrap().total, 0);
 });
+
+on_both!(ranked_boards_and_the_category_list, |store| {
+    use domain::listing::{RankMetric, Revenue};
+    seed_categories(store).await;
+    assert_eq!(store.all_categories().await.unwrap().len(), 3);
+    let mut a = import(listing("Alpha", ListingStatus::Live, None), 2);
+    a.billboard = vec![(Cents::new(500), now()), (Cents::new(700), now())];
+    a.listing.revenue =
+        Some(Revenue { monthly_cents: 90_000, source: "Stripe (verified)".into(), as_of: now().date_naive() });
+    let mut b = import(listing("Beta", ListingStatus::Live, None), 5);
+    b.billboard = vec![(Cents::new(2500), now())];
+    b.listing.domain_rating =
+        Some(DomainRating { value: 30, previous: None, source: "x".into(), measured_on: now().date_naive() });
+    let mut hidden = import(listing("Hidden", ListingStatus::Scheduled, None), 0);
+    hidden.billboard = vec![(Cents::new(99_999), now())];
+    store.import_listings(&[a, b, hidden], now()).await.unwrap();
+    let board = |m| async move {
+        let p = store.ranked(m, PageRequest::default()).await.unwrap();
+        p.items.into_iter().map(|(s, v)| (s.name, v)).collect::<Vec<_>>()
+    };
+    assert_eq!(board(RankMetric::Votes).await, [("Beta".to_owned(), 5), ("Alpha".to_owned(), 2)]);
+    assert_eq!(
+        board(RankMetric::BillboardCents).await,
+        [("Beta".to_owned(), 2500), ("Alpha".to_owned(), 1200)],
+        "live listings only"
+    );
+    assert_eq!(board(RankMetric::DomainRating).await, [("Beta".to_owned(), 30)]);
+    assert_eq!(board(RankMetric::RevenueMonthlyCents).await, [("Alpha".to_owned(), 90_000)]);
+});

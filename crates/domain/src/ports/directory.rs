@@ -6,7 +6,7 @@ use crate::blog::NewBlogPost;
 use crate::category::{Category, CategoryWithCount, NewCategory};
 use crate::founder::NewFounder;
 use crate::ids::{FounderId, ListingId};
-use crate::listing::{Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, Review};
+use crate::listing::{Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, RankMetric, Review};
 use crate::money::Cents;
 use crate::paging::{PageRequest, Paged};
 use crate::sections::{ListingUpdate, Milestone, Story};
@@ -37,6 +37,9 @@ pub trait ListingRepository: Send + Sync {
 
     /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
     /// that count; listings without votes in the week are not ranked.
+    /// Live listings with a positive `metric`, highest first (ties: older listing first), with the value.
+    async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
+
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
 }
 
@@ -50,6 +53,9 @@ pub trait CategoryRepository: Send + Sync {
     async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>>;
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>>;
+
+    /// Every category without counts (cheap: the tree is small), ordered by position.
+    async fn all_categories(&self) -> RepoResult<Vec<Category>>;
 }
 
 /// One listing with everything around it, for bulk import (demo content, migrations from elsewhere).
