@@ -143,3 +143,174 @@ async fn products_and_questions_come_from_the_database() {
     assert!(q.iter().all(|x| x["id"].as_i64().unwrap() >= 1 && x["question"].is_string()));
     refused(&app, "/products?x=1", "x").await;
 }
+
+async fn live_slugs(app: &TestApp, n: usize) -> Vec<String> {
+    let body = accepted(app, &format!("/listings?sort=votes&per_page={n}")).await;
+    body["items"].as_array().unwrap().iter().map(|i| i["slug"].as_str().unwrap().to_owned()).collect()
+}
+
+#[tokio::test]
+async fn get_listing_full_profile_and_paid_sections() {
+    let app = demo().await;
+    let slugs = live_slugs(&app, 100).await;
+    let other = bootstrap::App::connect(&app.db.url).await.unwrap();
+    use domain::ports::ListingRepository;
+    let (mut with_story, mut without) = (0, 0);
+    for slug in &slugs {
+        let p = accepted(&app, &format!("/listings/{slug}")).await;
+        for key in [
+            "name",
+            "url",
+            "description",
+            "features",
+            "categories",
+            "faqs",
+            "socials",
+            "founders",
+            "latest_updates",
+            "not_found_on_website",
+            "links",
+        ] {
+            assert!(!p[key].is_null(), "{slug}: {key}");
+        }
+        assert!(p["community_rating"].is_null() || p["community_rating"]["basis"] == "genuine reviews only");
+        if let Some(dr) = p["domain_rating"].as_object() {
+            assert!(["up", "down", "flat"].contains(&dr["trend"].as_str().unwrap()));
+        }
+        let l =
+            other.store.get_listing_by_slug(&domain::slug::Slug::parse(slug.clone()).unwrap()).await.unwrap().unwrap();
+        let unlocked = l.unlocked.effective(l.lifecycle.plan());
+        assert_eq!(p.get("milestones").is_some(), unlocked.milestones, "{slug}: milestones only when unlocked");
+        if unlocked.story {
+            with_story += usize::from(p.get("story").is_some());
+        } else {
+            assert!(p.get("story").is_none(), "{slug}: story only when unlocked");
+            without += 1;
+        }
+    }
+    assert!(with_story > 0 && without > 0, "the demo has both kinds: {with_story} / {without}");
+
+    let (status, body) = json(&app, "/listings/no-such-listing").await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")));
+    refused(&app, "/listings/Bad_Slug", "slug").await;
+    refused(&app, &format!("/listings/{}", "a".repeat(221)), "slug").await;
+    let upcoming = accepted(&app, "/listings?status=upcoming&per_page=1").await;
+    let scheduled = upcoming["items"][0]["slug"].as_str().unwrap();
+    assert_eq!(json(&app, &format!("/listings/{scheduled}")).await.0, 404, "not public before it is live");
+}
+
+#[tokio::test]
+async fn get_category_with_tree_and_listings() {
+    let app = demo().await;
+    let top = accepted(&app, "/categories/developer-tools").await;
+    assert!(top["parent"].is_null());
+    assert_eq!(top["subcategories"].as_array().unwrap().len(), 5);
+    assert!(!top["faqs"].as_array().unwrap().is_empty());
+    let items = top["listings"]["items"].as_array().unwrap();
+    assert!(!items.is_empty(), "a top-level category shows its subcategories' listings");
+    let votes: Vec<i64> = items.iter().map(|i| i["votes"].as_i64().unwrap()).collect();
+    assert!(votes.windows(2).all(|w| w[0] >= w[1]), "most voted first");
+    let child = accepted(&app, "/categories/api-tools?per_page=100").await;
+    assert_eq!(child["parent"]["slug"], "developer-tools");
+    assert_eq!(json(&app, "/categories/no-such-category").await.0, 404);
+    refused(&app, "/categories/api-tools?page=1001", "page").await;
+    refused(&app, "/categories/API", "slug").await;
+}
+
+#[tokio::test]
+async fn launch_feeds_and_weeks() {
+    let app = demo().await;
+    let this_monday = domain::week::LaunchWeek::of(chrono::Utc::now()).to_string();
+    for section in
+        ["today", "this-week", "trending", "most-voted", "recent", "most-viewed", "most-followed", "upcoming"]
+    {
+        accepted(&app, &format!("/launches?section={section}")).await;
+    }
+    let week = accepted(&app, "/launches").await;
+    assert!(
+        week["items"].as_array().unwrap().iter().all(|i| i["launch_week"] == this_monday.as_str()),
+        "this-week is the default"
+    );
+    let upcoming = accepted(&app, "/launches?section=upcoming&per_page=100").await;
+    let weeks: Vec<&str> =
+        upcoming["items"].as_array().unwrap().iter().map(|i| i["launch_week"].as_str().unwrap()).collect();
+    assert!(!weeks.is_empty() && weeks.windows(2).all(|w| w[0] <= w[1]), "upcoming: soonest first");
+    refused(&app, "/launches?section=yesterday", "section").await;
+
+    let this = accepted(&app, "/launches/weeks/this").await;
+    assert_eq!(this["week"], this_monday.as_str());
+    let ranked: Vec<i64> =
+        this["launches"].as_array().unwrap().iter().map(|r| r["listing"]["votes"].as_i64().unwrap()).collect();
+    assert!(ranked.windows(2).all(|w| w[0] >= w[1]));
+    let next = accepted(&app, "/launches/weeks/next").await;
+    assert!(next["launches"].as_array().unwrap().is_empty(), "nothing is live in a future week");
+    let any_scheduled = futures_any(&app).await;
+    assert!(any_scheduled, "some future week shows its scheduled launches");
+    let last = accepted(&app, "/launches/weeks/last").await;
+    let snapped = accepted(&app, &format!("/launches/weeks/{}", date_in_week(last["week"].as_str().unwrap()))).await;
+    assert_eq!(snapped["week"], last["week"], "a date snaps to its Monday");
+    refused(&app, "/launches/weeks/2026-13-01", "week").await;
+    refused(&app, "/launches/weeks/soon", "week").await;
+    refused(&app, "/launches/weeks/2026-11-221", "week").await;
+    assert_eq!(json(&app, "/launches/weeks/1999-06-01").await.0, 404);
+    assert_eq!(json(&app, "/launches/weeks/2099-06-01").await.0, 404);
+}
+
+/// Thursday of the week that starts on `monday`.
+fn date_in_week(monday: &str) -> String {
+    let d = chrono::NaiveDate::parse_from_str(monday, "%Y-%m-%d").unwrap() + chrono::Duration::days(3);
+    d.to_string()
+}
+
+async fn futures_any(app: &TestApp) -> bool {
+    for n in 1..=8 {
+        let monday = domain::week::LaunchWeek::of(chrono::Utc::now()).plus_weeks(n).to_string();
+        if !accepted(app, &format!("/launches/weeks/{monday}")).await["scheduled"].as_array().unwrap().is_empty() {
+            return true;
+        }
+    }
+    false
+}
+
+#[tokio::test]
+async fn the_five_leaderboards() {
+    let app = demo().await;
+    for board in ["community-weekly", "community-all-time", "billboard", "domain-rating", "revenue"] {
+        let b = accepted(&app, &format!("/leaderboards/{board}")).await;
+        let items = b["items"].as_array().unwrap();
+        assert!(!items.is_empty(), "{board} has items");
+        let values: Vec<i64> = items.iter().map(|i| i["metric"]["value"].as_i64().unwrap()).collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "{board} ranked by its metric");
+        let ranks: Vec<u64> = items.iter().map(|i| i["rank"].as_u64().unwrap()).collect();
+        assert_eq!(ranks, (1..=ranks.len() as u64).collect::<Vec<_>>());
+        let paid = board == "billboard";
+        assert_eq!(b["paid"], paid, "{board}");
+        assert!(items.iter().all(|i| i["paid"] == paid), "{board}: every billboard item is marked paid, no other");
+    }
+    let last = accepted(&app, "/leaderboards/community-weekly?week=last").await;
+    assert!(last["week"].is_string());
+    let page2 = accepted(&app, "/leaderboards/community-all-time?page=2&per_page=5").await;
+    assert_eq!(page2["items"][0]["rank"], 6, "ranks continue across pages");
+    assert_eq!(json(&app, "/leaderboards/most-hyped").await.0, 404);
+    refused(&app, "/leaderboards/billboard?week=last", "week").await;
+    refused(&app, "/leaderboards/community-weekly?week=someday", "week").await;
+    refused(&app, "/leaderboards/revenue?per_page=101", "per_page").await;
+}
+
+#[tokio::test]
+async fn the_openapi_document_covers_every_route() {
+    let app = demo().await;
+    let doc = accepted(&app, "/openapi.json").await;
+    let ids: Vec<String> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|item| item.as_object().unwrap().values().map(|op| op["operationId"].as_str().unwrap().to_owned()))
+        .collect();
+    let mut want: Vec<String> = operations::registry().iter().map(|o| o.id.to_owned()).collect();
+    let mut got = ids.clone();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
+    assert!(doc["paths"]["/listings/{slug}"]["get"]["responses"]["404"].is_object());
+}

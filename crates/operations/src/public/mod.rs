@@ -1,6 +1,7 @@
 //! The public operations: no sign-in needed, credentials also accepted.
 
 mod catalog;
+mod launches;
 mod listings;
 
 use crate::Descriptor;
@@ -11,7 +12,12 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
     vec![
         Descriptor::of::<catalog::GetSiteInfo>(),
         Descriptor::of::<listings::SearchListings>(),
+        Descriptor::of::<listings::GetListing>(),
         Descriptor::of::<catalog::ListCategories>(),
+        Descriptor::of::<launches::GetCategory>(),
+        Descriptor::of::<launches::GetLaunchWeek>(),
+        Descriptor::of::<launches::ListLaunches>(),
+        Descriptor::of::<launches::GetLeaderboard>(),
         Descriptor::of::<catalog::ListInterviewQuestions>(),
         Descriptor::of::<catalog::ListProducts>(),
     ]
