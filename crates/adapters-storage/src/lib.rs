@@ -4,6 +4,7 @@
 //! It hands the domain's own types across the port boundary, never entity models.
 
 mod categories;
+mod content;
 pub mod db;
 pub mod entity;
 mod founders;

@@ -177,7 +177,7 @@ fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
 }
 
 #[derive(Debug, FromQueryResult)]
-struct SummaryRow {
+pub(crate) struct SummaryRow {
     id: i64,
     slug: String,
     name: String,
@@ -202,7 +202,7 @@ struct WeeklyRow {
 }
 
 impl SummaryRow {
-    fn into_summary(self) -> Option<ListingSummary> {
+    pub(crate) fn into_summary(self) -> Option<ListingSummary> {
         Some(ListingSummary {
             id: ListingId::from_db(self.id),
             slug: Slug::from_db(self.slug),

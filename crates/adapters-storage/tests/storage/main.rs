@@ -438,3 +438,44 @@ on_both!(ranked_boards_and_the_category_list, |store| {
     assert_eq!(board(RankMetric::DomainRating).await, [("Beta".to_owned(), 30)]);
     assert_eq!(board(RankMetric::RevenueMonthlyCents).await, [("Alpha".to_owned(), 90_000)]);
 });
+
+on_both!(blog_founders_and_awards_reads, |store| {
+    use domain::ports::{AwardRepository, BlogRepository, FounderRepository};
+    demo_data::seed_reference(store).await.unwrap();
+    demo_data::load_demo(store, demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
+    let page = PageRequest::default();
+
+    let posts = store.list_blog_posts(None, page).await.unwrap();
+    assert_eq!(posts.total, 13);
+    let dates: Vec<_> = posts.items.iter().map(|p| p.published_at.unwrap()).collect();
+    assert!(dates.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    let billboard = store.list_blog_posts(Some("BILLBOARD"), page).await.unwrap();
+    assert!(billboard.total >= 1 && billboard.total < 13, "case-insensitive match: {}", billboard.total);
+    assert_eq!(store.list_blog_posts(Some("%"), page).await.unwrap().total, 0, "LIKE wildcards are literal");
+    let post = store.get_blog_post(&slug("how-launch-weeks-work")).await.unwrap().unwrap();
+    assert!(post.body_markdown.contains("Monday") && !post.faqs.is_empty());
+    assert!(store.get_blog_post(&slug("no-such-post")).await.unwrap().is_none());
+
+    let founders = store.list_founders(None, None, PageRequest::parse(Some(1), Some(100)).unwrap()).await.unwrap();
+    assert!(founders.total >= 60);
+    let names: Vec<&str> = founders.items.iter().map(|f| f.name.as_str()).collect();
+    assert!(names.windows(2).all(|w| w[0] <= w[1]), "by name");
+    let first = &founders.items[0];
+    let (found, companies) = store.get_founder(&first.slug).await.unwrap().unwrap();
+    assert_eq!(found.id, first.id);
+    assert!(!companies.is_empty() && companies.iter().all(|c| c.status == ListingStatus::Live));
+    let fragment: String = first.name.chars().take(3).collect::<String>().to_uppercase();
+    let by_name = store.list_founders(Some(&fragment), None, page).await.unwrap();
+    assert!(by_name.items.iter().all(|f| f.name.to_uppercase().contains(&fragment)) && by_name.total >= 1);
+    let country = CountryCode::parse(first.country.as_deref().unwrap()).unwrap();
+    let here = store.list_founders(None, Some(&country), page).await.unwrap();
+    assert!(here.items.iter().all(|f| f.country.as_deref() == Some(country.as_str())));
+
+    let awards = store.list_awards(None, PageRequest::parse(Some(1), Some(100)).unwrap()).await.unwrap();
+    assert!(awards.total >= 48);
+    let keys: Vec<_> = awards.items.iter().map(|(a, _)| (std::cmp::Reverse(a.week), a.rank)).collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]), "newest week first, then rank");
+    let winner = awards.items[0].1.id;
+    let own = store.list_awards(Some(winner), page).await.unwrap();
+    assert!(own.total >= 1 && own.items.iter().all(|(a, s)| a.listing_id == winner && s.id == winner));
+});

@@ -2,10 +2,12 @@
 //! technology) implement them in `adapters-*` crates. Each method's doc says what it must return when.
 
 mod clock;
+mod content;
 mod directory;
 mod reference;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 

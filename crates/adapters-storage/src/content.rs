@@ -1,0 +1,198 @@
+//! Blog posts, founders and awards: editorial and people content, read with portable raw SQL.
+
+use crate::entity::{blog_posts, founders};
+use crate::founders::to_founder;
+use crate::json::{faqs_from_json, list_from_json};
+use crate::listings::SummaryRow;
+use crate::sql::RawQuery;
+use crate::store::{SeaOrmStore, repo_err};
+use async_trait::async_trait;
+use chrono::Utc;
+use domain::award::{Award, AwardRank};
+use domain::blog::BlogPost;
+use domain::founder::Founder;
+use domain::ids::{BlogPostId, ListingId};
+use domain::listing::{CountryCode, ListingSummary};
+use domain::paging::{PageRequest, Paged};
+use domain::ports::{AwardRepository, BlogRepository, FounderRepository, RepoResult};
+use domain::slug::Slug;
+use domain::week::LaunchWeek;
+use sea_orm::FromQueryResult;
+
+#[derive(Debug, FromQueryResult)]
+struct CountRow {
+    n: i64,
+}
+
+/// `%text%` for LIKE, with LIKE's own wildcards escaped (used with `ESCAPE '\'`).
+fn contains_pattern(text: &str) -> String {
+    let escaped = text.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+fn to_post(m: blog_posts::Model) -> BlogPost {
+    BlogPost {
+        id: BlogPostId::from_db(m.id),
+        slug: Slug::from_db(m.slug),
+        title: m.title,
+        summary: m.summary,
+        body_markdown: m.body_markdown,
+        author: m.author,
+        tags: list_from_json(&m.tags),
+        faqs: faqs_from_json(&m.faqs),
+        published_at: m.published_at.map(|t| t.with_timezone(&Utc)),
+    }
+}
+
+impl SeaOrmStore {
+    async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
+        let n = CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        Ok(n.max(0) as u64)
+    }
+}
+
+#[async_trait]
+impl BlogRepository for SeaOrmStore {
+    async fn list_blog_posts(&self, q: Option<&str>, page: PageRequest) -> RepoResult<Paged<BlogPost>> {
+        let now = chrono::DateTime::<chrono::FixedOffset>::from(Utc::now());
+        let filter = |r: &mut RawQuery| {
+            r.sql(" FROM blog_posts WHERE published_at IS NOT NULL AND published_at <= ").bind(now);
+            if let Some(q) = q.filter(|q| !q.trim().is_empty()) {
+                let p = contains_pattern(q.trim());
+                r.sql(" AND (lower(title) LIKE ")
+                    .bind(p.clone())
+                    .sql(" ESCAPE '\\' OR lower(summary) LIKE ")
+                    .bind(p.clone())
+                    .sql(" ESCAPE '\\' OR lower(body_markdown) LIKE ")
+                    .bind(p)
+                    .sql(" ESCAPE '\\')");
+            }
+        };
+        let mut count = RawQuery::new(self.backend());
+        count.sql("SELECT COUNT(*) AS n");
+        filter(&mut count);
+        let total = self.count(&count).await?;
+        let mut sel = RawQuery::new(self.backend());
+        sel.sql("SELECT *");
+        filter(&mut sel);
+        sel.sql(" ORDER BY published_at DESC, id DESC LIMIT ")
+            .bind(i64::from(page.per_page()))
+            .sql(" OFFSET ")
+            .bind(page.offset() as i64);
+        let rows = blog_posts::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(Paged::new(rows.into_iter().map(to_post).collect(), page, total))
+    }
+
+    async fn get_blog_post(&self, slug: &Slug) -> RepoResult<Option<BlogPost>> {
+        let now = chrono::DateTime::<chrono::FixedOffset>::from(Utc::now());
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT * FROM blog_posts WHERE slug = ")
+            .bind(slug.as_str())
+            .sql(" AND published_at IS NOT NULL AND published_at <= ")
+            .bind(now);
+        let row = blog_posts::Model::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map(to_post))
+    }
+}
+
+const BEHIND_LIVE: &str = " EXISTS (SELECT 1 FROM listing_founders lf JOIN listings l ON l.id = lf.listing_id \
+                            WHERE lf.founder_id = f.id AND l.status = 'live')";
+
+#[async_trait]
+impl FounderRepository for SeaOrmStore {
+    async fn list_founders(
+        &self,
+        q: Option<&str>,
+        country: Option<&CountryCode>,
+        page: PageRequest,
+    ) -> RepoResult<Paged<Founder>> {
+        let filter = |r: &mut RawQuery| {
+            r.sql(" FROM founders f WHERE").sql(BEHIND_LIVE);
+            if let Some(q) = q.filter(|q| !q.trim().is_empty()) {
+                r.sql(" AND lower(f.name) LIKE ").bind(contains_pattern(q.trim())).sql(" ESCAPE '\\'");
+            }
+            if let Some(c) = country {
+                r.sql(" AND f.country = ").bind(c.as_str());
+            }
+        };
+        let mut count = RawQuery::new(self.backend());
+        count.sql("SELECT COUNT(*) AS n");
+        filter(&mut count);
+        let total = self.count(&count).await?;
+        let mut sel = RawQuery::new(self.backend());
+        sel.sql("SELECT f.*");
+        filter(&mut sel);
+        sel.sql(" ORDER BY f.name, f.id LIMIT ")
+            .bind(i64::from(page.per_page()))
+            .sql(" OFFSET ")
+            .bind(page.offset() as i64);
+        let rows = founders::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(Paged::new(rows.into_iter().map(to_founder).collect(), page, total))
+    }
+
+    async fn get_founder(&self, slug: &Slug) -> RepoResult<Option<(Founder, Vec<ListingSummary>)>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT f.* FROM founders f WHERE f.slug = ").bind(slug.as_str()).sql(" AND").sql(BEHIND_LIVE);
+        let Some(f) = founders::Model::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
+            return Ok(None);
+        };
+        let mut l = RawQuery::new(self.backend());
+        l.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM listing_founders lf \
+               JOIN listings l ON l.id = lf.listing_id WHERE l.status = 'live' AND lf.founder_id = ")
+            .bind(f.id)
+            .sql(" ORDER BY l.votes_count DESC, l.id");
+        let rows = SummaryRow::find_by_statement(l.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(Some((to_founder(f), rows.into_iter().filter_map(SummaryRow::into_summary).collect())))
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct AwardRow {
+    week_start: chrono::NaiveDate,
+    rank: i16,
+    award_votes: i64,
+    #[sea_orm(nested)]
+    listing: SummaryRow,
+}
+
+#[async_trait]
+impl AwardRepository for SeaOrmStore {
+    async fn list_awards(
+        &self,
+        listing: Option<ListingId>,
+        page: PageRequest,
+    ) -> RepoResult<Paged<(Award, ListingSummary)>> {
+        let filter = |r: &mut RawQuery| {
+            r.sql(" FROM awards a JOIN listings l ON l.id = a.listing_id");
+            if let Some(id) = listing {
+                r.sql(" WHERE a.listing_id = ").bind(id.get());
+            }
+        };
+        let mut count = RawQuery::new(self.backend());
+        count.sql("SELECT COUNT(*) AS n");
+        filter(&mut count);
+        let total = self.count(&count).await?;
+        let mut sel = RawQuery::new(self.backend());
+        sel.sql("SELECT a.week_start, a.rank, a.votes AS award_votes, l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
+        filter(&mut sel);
+        sel.sql(" ORDER BY a.week_start DESC, a.rank ASC LIMIT ")
+            .bind(i64::from(page.per_page()))
+            .sql(" OFFSET ")
+            .bind(page.offset() as i64);
+        let rows = AwardRow::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
+        let items = rows
+            .into_iter()
+            .filter_map(|r| {
+                let summary = r.listing.into_summary()?;
+                let award = Award {
+                    week: LaunchWeek::containing(r.week_start),
+                    rank: AwardRank::parse(i64::from(r.rank)).ok()?,
+                    listing_id: summary.id,
+                    votes: r.award_votes,
+                };
+                Some((award, summary))
+            })
+            .collect();
+        Ok(Paged::new(items, page, total))
+    }
+}
