@@ -314,3 +314,48 @@ async fn the_openapi_document_covers_every_route() {
     assert_eq!(got, want);
     assert!(doc["paths"]["/listings/{slug}"]["get"]["responses"]["404"].is_object());
 }
+
+#[tokio::test]
+async fn blog_founders_and_awards() {
+    let app = demo().await;
+    let posts = accepted(&app, "/blog").await;
+    assert_eq!(posts["pagination"]["total"], 13);
+    let first = posts["items"][0]["slug"].as_str().unwrap().to_owned();
+    let post = accepted(&app, &format!("/blog/{first}")).await;
+    assert!(post["body_markdown"].as_str().unwrap().len() > 300 && !post["faqs"].as_array().unwrap().is_empty());
+    assert_eq!(post["slug"], first.as_str());
+    assert!(accepted(&app, "/blog?q=billboard").await["pagination"]["total"].as_u64().unwrap() >= 1);
+    accepted(&app, &format!("/blog?q={}", "b".repeat(200))).await;
+    refused(&app, &format!("/blog?q={}", "b".repeat(201)), "q").await;
+    assert_eq!(json(&app, "/blog/no-such-post").await.0, 404);
+
+    let founders = accepted(&app, "/founders?per_page=100").await;
+    assert!(founders["pagination"]["total"].as_u64().unwrap() >= 60);
+    let f = &founders["items"][0];
+    let one = accepted(&app, &format!("/founders/{}", f["slug"].as_str().unwrap())).await;
+    assert!(!one["companies"].as_array().unwrap().is_empty() && one["bio"].is_string());
+    let mut storied = 0;
+    for item in founders["items"].as_array().unwrap().iter().take(40) {
+        let full = accepted(&app, &format!("/founders/{}", item["slug"].as_str().unwrap())).await;
+        storied += usize::from(!full["stories"].as_array().unwrap().is_empty());
+    }
+    assert!(storied > 0, "founders publish stories");
+    accepted(&app, &format!("/founders?q={}", "n".repeat(120))).await;
+    refused(&app, &format!("/founders?q={}", "n".repeat(121)), "q").await;
+    refused(&app, "/founders?country=IRL", "country").await;
+    let ie = accepted(&app, "/founders?country=ie").await;
+    assert!(ie["items"].as_array().unwrap().iter().all(|f| f["country"] == "IE"));
+    assert_eq!(json(&app, "/founders/nobody-at-all").await.0, 404);
+
+    let awards = accepted(&app, "/awards?per_page=100").await;
+    let items = awards["items"].as_array().unwrap();
+    assert!(items.len() >= 48);
+    assert!(items.iter().all(|a| a["title"].as_str().unwrap().starts_with("Launch of the Week #")));
+    let winner = items[0]["listing"]["slug"].as_str().unwrap();
+    let own = accepted(&app, &format!("/awards?listing={winner}")).await;
+    assert!(own["items"].as_array().unwrap().iter().all(|a| a["listing"]["slug"] == winner));
+    let profile = accepted(&app, &format!("/listings/{winner}")).await;
+    assert!(!profile["awards"].as_array().unwrap().is_empty(), "the winner's profile shows the award");
+    assert_eq!(accepted(&app, "/awards?listing=not-a-listing").await["pagination"]["total"], 0);
+    refused(&app, "/awards?listing=Not_A_Slug", "listing").await;
+}

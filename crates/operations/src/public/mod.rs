@@ -1,6 +1,7 @@
 //! The public operations: no sign-in needed, credentials also accepted.
 
 mod catalog;
+mod content;
 mod launches;
 mod listings;
 
@@ -18,6 +19,11 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
         Descriptor::of::<launches::GetLaunchWeek>(),
         Descriptor::of::<launches::ListLaunches>(),
         Descriptor::of::<launches::GetLeaderboard>(),
+        Descriptor::of::<content::ListFounders>(),
+        Descriptor::of::<content::GetFounder>(),
+        Descriptor::of::<content::ListBlogPosts>(),
+        Descriptor::of::<content::GetBlogPost>(),
+        Descriptor::of::<content::ListAwards>(),
         Descriptor::of::<catalog::ListInterviewQuestions>(),
         Descriptor::of::<catalog::ListProducts>(),
     ]
