@@ -441,6 +441,40 @@ impl ListingRepository for SeaOrmStore {
         Ok(ListingDetails { founders, updates, milestones, story, awards })
     }
 
+    async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>> {
+        const COLS: &str = "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week";
+        let mut approved = RawQuery::new(self.backend());
+        approved
+            .sql(COLS)
+            .sql(" FROM alternatives a JOIN listings l ON l.id = a.alternative_id WHERE a.approved AND l.status = 'live' AND a.listing_id = ")
+            .bind(id.get())
+            .sql(" ORDER BY l.votes_count DESC, l.id LIMIT ")
+            .bind(i64::from(limit));
+        let first: Vec<ListingSummary> = SummaryRow::find_by_statement(approved.build())
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .filter_map(SummaryRow::into_summary)
+            .collect();
+        let mut same = RawQuery::new(self.backend());
+        same.sql(COLS)
+            .sql(" FROM listings l WHERE l.status = 'live' AND l.primary_category_id = (SELECT s.primary_category_id FROM listings s WHERE s.id = ")
+            .bind(id.get())
+            .sql(") AND l.id <> ")
+            .bind(id.get())
+            .sql(" AND l.id NOT IN (SELECT a.alternative_id FROM alternatives a WHERE a.approved AND a.listing_id = ")
+            .bind(id.get())
+            .sql(") ORDER BY l.votes_count DESC, l.id LIMIT ")
+            .bind(i64::from(limit.saturating_sub(first.len() as u32)));
+        let rest = SummaryRow::find_by_statement(same.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(first
+            .into_iter()
+            .map(|s| (s, true))
+            .chain(rest.into_iter().filter_map(SummaryRow::into_summary).map(|s| (s, false)))
+            .collect())
+    }
+
     async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
         // Column names are ours, never input.
         let col = match metric {

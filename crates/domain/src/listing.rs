@@ -502,6 +502,22 @@ pub struct ListingSummary {
     pub launch_week: Option<LaunchWeek>,
 }
 
+impl ListingSummary {
+    /// The summary of a full listing.
+    pub fn of(l: &Listing) -> Self {
+        Self {
+            id: l.id,
+            slug: l.slug.clone(),
+            name: l.profile.name.clone(),
+            url: l.profile.url.clone(),
+            tagline: l.profile.tagline.clone(),
+            votes: l.votes,
+            status: l.lifecycle.status(),
+            launch_week: l.lifecycle.launch_week(),
+        }
+    }
+}
+
 /// Which listings search_listings returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StatusFilter {

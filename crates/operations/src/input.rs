@@ -11,8 +11,16 @@ pub fn parse_input<T: DeserializeOwned>(value: Value) -> Result<T, OpError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        // The path ends with the offending key, an unknown one included; "." is the whole input.
-        let field = if path == "." || path.is_empty() { "body".to_owned() } else { path };
+        // The path ends with the offending key, an unknown one included; "." is the whole input. A missing
+        // field is reported at its parent, so its name is taken from the message.
+        let parent = if path == "." || path.is_empty() { None } else { Some(path) };
+        let missing = inner.strip_prefix("missing field `").and_then(|r| r.split('`').next());
+        let field = match (parent, missing) {
+            (Some(p), Some(m)) => format!("{p}.{m}"),
+            (None, Some(m)) => m.to_owned(),
+            (Some(p), None) => p,
+            (None, None) => "body".to_owned(),
+        };
         let problem = simplify(&inner);
         OpError::from(ValidationError::new(field, problem))
     })
@@ -24,6 +32,9 @@ fn simplify(msg: &str) -> String {
     if let Some(rest) = msg.strip_prefix("unknown field `") {
         let name = rest.split('`').next().unwrap_or_default();
         return format!("unknown field {name:?}; this operation does not accept it");
+    }
+    if msg.starts_with("missing field `") {
+        return "is required".to_owned();
     }
     if let Some(rest) = msg.strip_prefix("unknown variant `") {
         let (got, expected) = rest.split_once("`, expected ").unwrap_or((rest, ""));
@@ -97,6 +108,13 @@ mod tests {
         name: String,
     }
 
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Required {
+        a: String,
+        inner: Option<Inner>,
+    }
+
     fn field_of(r: Result<Probe, OpError>) -> String {
         match r {
             Err(OpError::Invalid(v)) => v.0[0].field.clone(),
@@ -111,6 +129,16 @@ mod tests {
         assert_eq!(field_of(parse_input(json!({"inner": {"name": 1}}))), "inner.name");
         assert_eq!(field_of(parse_input(json!({"inner": {"name": "a", "extra": 1}}))), "inner.extra");
         assert!(parse_input::<Probe>(json!({"page": 3})).is_ok());
+        match parse_input::<Required>(json!({})) {
+            Err(OpError::Invalid(v)) => {
+                assert_eq!((v.0[0].field.as_str(), v.0[0].problem.as_str()), ("a", "is required"))
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse_input::<Required>(json!({"a": "x", "inner": {}})) {
+            Err(OpError::Invalid(v)) => assert_eq!(v.0[0].field, "inner.name"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

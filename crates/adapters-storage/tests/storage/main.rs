@@ -479,3 +479,33 @@ on_both!(blog_founders_and_awards_reads, |store| {
     let own = store.list_awards(Some(winner), page).await.unwrap();
     assert!(own.total >= 1 && own.items.iter().all(|(a, s)| a.listing_id == winner && s.id == winner));
 });
+
+on_both!(alternatives_put_approved_first, |store| {
+    use sea_orm::ConnectionTrait;
+    let cats = seed_categories(store).await;
+    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    let ids = store
+        .import_listings(
+            &[
+                import(listing("Main", ListingStatus::Live, Some(dev)), 1),
+                import(listing("Peer Low", ListingStatus::Live, Some(dev)), 2),
+                import(listing("Peer High", ListingStatus::Live, Some(dev)), 9),
+                import(listing("Approved Elsewhere", ListingStatus::Live, Some(mkt)), 0),
+                import(listing("Peer Soon", ListingStatus::Scheduled, Some(dev)), 50),
+            ],
+            now(),
+        )
+        .await
+        .unwrap();
+    for (alt, approved) in [(ids[3], true), (ids[1], false)] {
+        let sql = format!(
+            "INSERT INTO alternatives (listing_id, alternative_id, approved) VALUES ({}, {}, {})",
+            ids[0], alt, approved
+        );
+        store.connection().execute_unprepared(&sql).await.unwrap();
+    }
+    let alts = store.alternatives(ids[0], 20).await.unwrap();
+    let got: Vec<(&str, bool)> = alts.iter().map(|(s, a)| (s.name.as_str(), *a)).collect();
+    assert_eq!(got, [("Approved Elsewhere", true), ("Peer High", false), ("Peer Low", false)]);
+    assert_eq!(store.alternatives(ids[0], 2).await.unwrap().len(), 2, "the limit holds");
+});

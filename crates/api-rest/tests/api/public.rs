@@ -359,3 +359,39 @@ async fn blog_founders_and_awards() {
     assert_eq!(accepted(&app, "/awards?listing=not-a-listing").await["pagination"]["total"], 0);
     refused(&app, "/awards?listing=Not_A_Slug", "listing").await;
 }
+
+#[tokio::test]
+async fn alternatives_and_compare() {
+    let app = demo().await;
+    let slugs = live_slugs(&app, 50).await;
+    let alts = accepted(&app, &format!("/listings/{}/alternatives", slugs[0])).await;
+    let items = alts["items"].as_array().unwrap();
+    assert!(!items.is_empty() && items.len() <= 20);
+    assert!(items.iter().all(|i| i["listing"]["slug"] != slugs[0].as_str()), "never the listing itself");
+    let approved: Vec<bool> = items.iter().map(|i| i["approved"].as_bool().unwrap()).collect();
+    assert!(approved.windows(2).all(|w| w[0] >= w[1]), "approved ones first");
+    assert_eq!(json(&app, "/listings/no-such-listing/alternatives").await.0, 404);
+
+    // Find two listings where one states its founding year and the other does not.
+    let mut pair = None;
+    'outer: for a in &slugs {
+        let pa = accepted(&app, &format!("/listings/{a}")).await;
+        for b in &slugs {
+            let pb = accepted(&app, &format!("/listings/{b}")).await;
+            if pa["founded_year"].is_i64() && pb["founded_year"].is_null() {
+                pair = Some((a.clone(), b.clone(), pa["founded_year"].clone()));
+                break 'outer;
+            }
+        }
+    }
+    let (a, b, year) = pair.expect("the demo has listings with and without a founding year");
+    let cmp = accepted(&app, &format!("/compare?a={a}&b={b}")).await;
+    assert_eq!(cmp["a"]["slug"], a.as_str());
+    let row = cmp["rows"].as_array().unwrap().iter().find(|r| r["attribute"] == "founded_year").unwrap();
+    assert_eq!(row["a"], year);
+    assert!(row["b"].is_null(), "a fact the listing does not state is an empty cell, never a guess");
+    assert!(!cmp["categories"].as_array().unwrap().is_empty());
+    refused(&app, &format!("/compare?a={a}"), "b").await;
+    refused(&app, &format!("/compare?a=Bad_Slug&b={b}"), "a").await;
+    assert_eq!(json(&app, &format!("/compare?a={a}&b=no-such-listing")).await.0, 404);
+}

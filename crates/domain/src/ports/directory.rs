@@ -37,6 +37,10 @@ pub trait ListingRepository: Send + Sync {
 
     /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
     /// that count; listings without votes in the week are not ranked.
+    /// Alternatives to a listing: live listings its owner approved (flag `true`) first, then other live
+    /// listings in its primary category by votes; never the listing itself; at most `limit`.
+    async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>>;
+
     /// Live listings with a positive `metric`, highest first (ties: older listing first), with the value.
     async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
 

@@ -1,6 +1,7 @@
 //! The public operations: no sign-in needed, credentials also accepted.
 
 mod catalog;
+mod compare;
 mod content;
 mod launches;
 mod listings;
@@ -14,6 +15,8 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
         Descriptor::of::<catalog::GetSiteInfo>(),
         Descriptor::of::<listings::SearchListings>(),
         Descriptor::of::<listings::GetListing>(),
+        Descriptor::of::<compare::GetAlternatives>(),
+        Descriptor::of::<compare::CompareListings>(),
         Descriptor::of::<catalog::ListCategories>(),
         Descriptor::of::<launches::GetCategory>(),
         Descriptor::of::<launches::GetLaunchWeek>(),
