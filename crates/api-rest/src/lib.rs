@@ -3,6 +3,7 @@
 //! Architecture invariant: thin. Parses HTTP into domain types, calls the domain through the
 //! [`bootstrap::App`], and maps results to HTTP; no SQL, no business rule lives here.
 
+pub mod badges;
 pub mod cli;
 pub mod error;
 pub mod middleware;

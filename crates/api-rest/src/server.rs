@@ -96,6 +96,7 @@ impl Application {
                 .configure(extractors)
                 .configure(routes)
                 .configure(crate::rest::routes)
+                .configure(crate::badges::routes)
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)

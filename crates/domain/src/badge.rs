@@ -48,7 +48,6 @@ pub enum BadgeKind {
     Featured,
     Verified,
     LaunchOfTheWeek(u8),
-    TopOfCategory,
 }
 
 impl BadgeKind {
@@ -59,9 +58,52 @@ impl BadgeKind {
             Self::Featured => "featured".into(),
             Self::Verified => "verified".into(),
             Self::LaunchOfTheWeek(n) => format!("launch-of-the-week-{n}"),
-            Self::TopOfCategory => "top-of-category".into(),
         }
     }
+
+    pub fn parse(key: &str) -> Option<Self> {
+        match key {
+            "listed-on" => Some(Self::ListedOn),
+            "launched-on" => Some(Self::LaunchedOn),
+            "featured" => Some(Self::Featured),
+            "verified" => Some(Self::Verified),
+            "launch-of-the-week-1" => Some(Self::LaunchOfTheWeek(1)),
+            "launch-of-the-week-2" => Some(Self::LaunchOfTheWeek(2)),
+            "launch-of-the-week-3" => Some(Self::LaunchOfTheWeek(3)),
+            _ => None,
+        }
+    }
+
+    /// What the badge says, in words.
+    pub fn title(self) -> String {
+        match self {
+            Self::ListedOn => "Listed on".into(),
+            Self::LaunchedOn => "Launched on".into(),
+            Self::Featured => "Featured on".into(),
+            Self::Verified => "Verified on".into(),
+            Self::LaunchOfTheWeek(n) => format!("Launch of the Week #{n} on"),
+        }
+    }
+}
+
+/// The badges a live listing may show: listed on; launched on once it went live; featured and
+/// verified when it is; and each Launch of the Week rank it won, best rank first, once each.
+pub fn earned(l: &crate::listing::Listing, awards: &[crate::award::Award]) -> Vec<BadgeKind> {
+    let mut out = vec![BadgeKind::ListedOn];
+    if l.lifecycle.launched_at().is_some() {
+        out.push(BadgeKind::LaunchedOn);
+    }
+    if l.featured {
+        out.push(BadgeKind::Featured);
+    }
+    if l.verified {
+        out.push(BadgeKind::Verified);
+    }
+    let mut ranks: Vec<u8> = awards.iter().filter(|a| a.listing_id == l.id).map(|a| a.rank.get()).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    out.extend(ranks.into_iter().map(BadgeKind::LaunchOfTheWeek));
+    out
 }
 
 #[cfg(test)]
@@ -77,5 +119,15 @@ mod tests {
         assert_eq!(BadgeMode::parse("auto").unwrap(), BadgeMode::Auto);
         assert_eq!(BadgeSize::parse("xl").unwrap_err().problem, "must be one of m, s, l");
         assert_eq!(BadgeKind::LaunchOfTheWeek(2).key(), "launch-of-the-week-2");
+        for k in [
+            BadgeKind::ListedOn,
+            BadgeKind::LaunchedOn,
+            BadgeKind::Featured,
+            BadgeKind::Verified,
+            BadgeKind::LaunchOfTheWeek(3),
+        ] {
+            assert_eq!(BadgeKind::parse(&k.key()), Some(k));
+        }
+        assert_eq!(BadgeKind::parse("launch-of-the-week-4"), None);
     }
 }

@@ -6,6 +6,7 @@
 //! Architecture invariant: knows neither HTTP nor MCP. It receives inputs as JSON values (REST builds
 //! them from path, query and body; MCP from tool arguments) and returns JSON values or an [`OpError`].
 
+pub mod badges;
 mod input;
 pub mod openapi;
 mod public;

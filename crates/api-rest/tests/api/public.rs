@@ -395,3 +395,61 @@ async fn alternatives_and_compare() {
     refused(&app, &format!("/compare?a=Bad_Slug&b={b}"), "a").await;
     assert_eq!(json(&app, &format!("/compare?a={a}&b=no-such-listing")).await.0, 404);
 }
+
+#[tokio::test]
+async fn badges_list_embed_code_and_every_image_renders() {
+    let app = demo().await;
+    let awards = accepted(&app, "/awards?per_page=1").await;
+    let winner = awards["items"][0]["listing"]["slug"].as_str().unwrap().to_owned();
+    let badges = accepted(&app, &format!("/listings/{winner}/badges?shape=pill&mode=dark&size=l")).await;
+    let items = badges["items"].as_array().unwrap();
+    let keys: Vec<&str> = items.iter().map(|b| b["key"].as_str().unwrap()).collect();
+    assert!(keys.contains(&"listed-on") && keys.contains(&"launched-on"));
+    assert!(keys.iter().any(|k| k.starts_with("launch-of-the-week-")), "the winner shows its award: {keys:?}");
+    let page = format!("{}/listings/{winner}", app.base);
+    let mut fetched = 0;
+    for b in items {
+        assert!(b["image_url"].as_str().unwrap().contains("shape=pill&mode=dark&size=l"));
+        let embed = b["embed_html"].as_str().unwrap();
+        assert!(embed.starts_with(&format!("<a href=\"{page}\"")) && embed.contains("<img src="));
+        let images = b["images"].as_array().unwrap();
+        assert_eq!(images.len(), 5 * 3 * 3, "every shape, mode and size");
+        for img in images {
+            let r = app.client.get(img["url"].as_str().unwrap()).send().await.unwrap();
+            assert_eq!(r.status(), 200, "{}", img["url"]);
+            assert_eq!(r.headers()["content-type"], "image/svg+xml");
+            let svg = r.text().await.unwrap();
+            assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+            assert_eq!(svg.contains("prefers-color-scheme"), img["mode"] == "auto");
+            fetched += 1;
+        }
+    }
+    assert!(fetched >= 3 * 45);
+
+    let plain = accepted(&app, &format!("/listings/{winner}/badges")).await;
+    assert!(plain["items"][0]["image_url"].as_str().unwrap().contains("shape=standard&mode=auto&size=m"), "defaults");
+    refused(&app, &format!("/listings/{winner}/badges?shape=hexagon"), "shape").await;
+    refused(&app, &format!("/listings/{winner}/badges?size=xl"), "size").await;
+    assert_eq!(json(&app, "/listings/no-such-listing/badges").await.0, 404);
+    let img = |path: String| {
+        let url = format!("{}{path}", app.base);
+        let client = app.client.clone();
+        async move { client.get(url).send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(img(format!("/badges/{winner}/rocket.svg")).await, 404);
+    assert_eq!(img(format!("/badges/no-such-listing/listed-on.svg")).await, 404);
+    assert_eq!(img(format!("/badges/{winner}/listed-on.svg?mode=neon")).await, 400);
+    // A listing that is not featured has no featured badge image.
+    let listed = accepted(&app, "/listings?per_page=100").await;
+    let mut refused_one = false;
+    for item in listed["items"].as_array().unwrap() {
+        let s = item["slug"].as_str().unwrap();
+        let b = accepted(&app, &format!("/listings/{s}/badges")).await;
+        if !b["items"].as_array().unwrap().iter().any(|x| x["key"] == "featured") {
+            assert_eq!(img(format!("/badges/{s}/featured.svg")).await, 404);
+            refused_one = true;
+            break;
+        }
+    }
+    assert!(refused_one);
+}

@@ -1,5 +1,6 @@
 //! The public operations: no sign-in needed, credentials also accepted.
 
+mod badges;
 mod catalog;
 mod compare;
 mod content;
@@ -27,6 +28,7 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
         Descriptor::of::<content::ListBlogPosts>(),
         Descriptor::of::<content::GetBlogPost>(),
         Descriptor::of::<content::ListAwards>(),
+        Descriptor::of::<badges::GetBadges>(),
         Descriptor::of::<catalog::ListInterviewQuestions>(),
         Descriptor::of::<catalog::ListProducts>(),
     ]
