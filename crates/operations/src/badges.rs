@@ -83,29 +83,6 @@ pub fn render(kind: BadgeKind, shape: BadgeShape, mode: BadgeMode, size: BadgeSi
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_style_renders_well_formed_svg() {
-        for &shape in BadgeShape::ALL {
-            for &mode in BadgeMode::ALL {
-                for &size in BadgeSize::ALL {
-                    let svg = render(BadgeKind::LaunchOfTheWeek(1), shape, mode, size, "launch<dir>");
-                    let (w, h) = dimensions(shape, size);
-                    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
-                    assert!(svg.contains(&format!("width=\"{w}\" height=\"{h}\"")));
-                    assert!(svg.contains("launch&lt;dir&gt;") && !svg.contains("launch<dir>"), "text is escaped");
-                    assert_eq!(svg.contains("prefers-color-scheme"), mode == BadgeMode::Auto);
-                    assert_eq!(svg.matches('<').count(), svg.matches('>').count());
-                }
-            }
-        }
-        assert!(dimensions(BadgeShape::Standard, BadgeSize::L).0 > dimensions(BadgeShape::Standard, BadgeSize::S).0);
-    }
-}
-
 /// A live listing, the badges it may show, and the site's name: what both the badge list and the
 /// image route need. 404 for an unknown or not-live slug.
 pub async fn for_listing(
@@ -143,4 +120,27 @@ pub fn image_url(
         mode.as_str(),
         size.as_str()
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_style_renders_well_formed_svg() {
+        for &shape in BadgeShape::ALL {
+            for &mode in BadgeMode::ALL {
+                for &size in BadgeSize::ALL {
+                    let svg = render(BadgeKind::LaunchOfTheWeek(1), shape, mode, size, "launch<dir>");
+                    let (w, h) = dimensions(shape, size);
+                    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>"));
+                    assert!(svg.contains(&format!("width=\"{w}\" height=\"{h}\"")));
+                    assert!(svg.contains("launch&lt;dir&gt;") && !svg.contains("launch<dir>"), "text is escaped");
+                    assert_eq!(svg.contains("prefers-color-scheme"), mode == BadgeMode::Auto);
+                    assert_eq!(svg.matches('<').count(), svg.matches('>').count());
+                }
+            }
+        }
+        assert!(dimensions(BadgeShape::Standard, BadgeSize::L).0 > dimensions(BadgeShape::Standard, BadgeSize::S).0);
+    }
 }
