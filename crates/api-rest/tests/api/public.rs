@@ -437,7 +437,7 @@ async fn badges_list_embed_code_and_every_image_renders() {
         async move { client.get(url).send().await.unwrap().status().as_u16() }
     };
     assert_eq!(img(format!("/badges/{winner}/rocket.svg")).await, 404);
-    assert_eq!(img(format!("/badges/no-such-listing/listed-on.svg")).await, 404);
+    assert_eq!(img("/badges/no-such-listing/listed-on.svg".to_owned()).await, 404);
     assert_eq!(img(format!("/badges/{winner}/listed-on.svg?mode=neon")).await, 400);
     // A listing that is not featured has no featured badge image.
     let listed = accepted(&app, "/listings?per_page=100").await;
