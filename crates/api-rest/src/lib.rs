@@ -5,6 +5,7 @@
 
 pub mod badges;
 pub mod cli;
+pub mod docs_page;
 pub mod error;
 pub mod middleware;
 pub mod probes;

@@ -79,9 +79,15 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     for op in operations::registry() {
         by_path.entry(op.path).or_default().push(Arc::new(op));
     }
-    let mut scope = web::scope(PREFIX).service(
-        web::resource("/openapi.json").route(web::get().to(openapi)).default_service(web::to(method_not_allowed)),
-    );
+    let mut scope = web::scope(PREFIX)
+        .service(
+            web::resource("/openapi.json").route(web::get().to(openapi)).default_service(web::to(method_not_allowed)),
+        )
+        .service(
+            web::resource("/docs")
+                .route(web::get().to(crate::docs_page::page))
+                .default_service(web::to(method_not_allowed)),
+        );
     for (path, ops) in by_path {
         let mut resource = web::resource(path);
         for op in ops {

@@ -453,3 +453,15 @@ async fn badges_list_embed_code_and_every_image_renders() {
     }
     assert!(refused_one);
 }
+
+#[tokio::test]
+async fn the_reference_page_is_served_offline() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let r = app.get("/api/v1/docs").await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = r.text().await.unwrap();
+    assert!(html.contains("id=\"search_listings\"") && html.contains("/openapi.json"));
+    assert!(!html.contains("<script") && !html.contains("<link"), "no script and nothing fetched from elsewhere");
+}

@@ -1,0 +1,152 @@
+//! The API reference at `/api/v1/docs`: server-rendered HTML from the same OpenAPI document the
+//! service publishes. No script, no CDN, readable offline and in any browser.
+
+use crate::server::State;
+use actix_web::{HttpResponse, web};
+use operations::badges::escape;
+use serde_json::Value;
+use std::fmt::Write;
+
+const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;color:#1a1a2e}\
+h1{font-size:1.6rem}h2{font-size:1.15rem;margin-top:2.2rem;border-top:1px solid #e5e7eb;padding-top:1rem}\
+code{background:#f3f4f6;padding:0 .25rem;border-radius:4px}.m{display:inline-block;min-width:4.2rem;font-weight:700;color:#ff6154}\
+table{border-collapse:collapse;width:100%;margin:.5rem 0}td,th{border-bottom:1px solid #e5e7eb;text-align:left;padding:.3rem .5rem;vertical-align:top}\
+th{font-size:.85rem;color:#555}.tag{font-size:.8rem;background:#eef;border-radius:4px;padding:0 .3rem}nav a{margin-right:.8rem}";
+
+/// A schema's constraints in words: type, enum, bounds, pattern, default.
+fn describe(schema: &Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(t) = schema.get("type") {
+        parts.push(match t {
+            Value::Array(ts) => {
+                ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect::<Vec<_>>().join("|")
+            }
+            other => other.as_str().unwrap_or_default().to_owned(),
+        });
+    }
+    if let Some(e) = schema.get("enum").and_then(Value::as_array) {
+        parts.push(format!("one of {}", e.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")));
+    }
+    for (key, word) in [
+        ("minimum", "min"),
+        ("maximum", "max"),
+        ("minLength", "min length"),
+        ("maxLength", "max length"),
+        ("maxItems", "max items"),
+    ] {
+        if let Some(v) = schema.get(key) {
+            parts.push(format!("{word} {v}"));
+        }
+    }
+    if let Some(p) = schema.get("pattern").and_then(Value::as_str) {
+        parts.push(format!("pattern {p}"));
+    }
+    if let Some(d) = schema.get("default") {
+        parts.push(format!("default {d}"));
+    }
+    parts.join("; ")
+}
+
+pub fn render(doc: &Value) -> String {
+    let mut ops: Vec<(String, String, &Value)> = Vec::new();
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            ops.push((method.to_uppercase(), path.clone(), op));
+        }
+    }
+    let base = doc["servers"][0]["url"].as_str().unwrap_or("/api/v1");
+    let mut html = String::new();
+    let _ = write!(
+        html,
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>launchdir API reference</title><style>{STYLE}</style></head><body><h1>launchdir API reference</h1>\
+         <p>{}</p><p>Base URL <code>{}</code> · OpenAPI {} document: <a href=\"{}/openapi.json\">openapi.json</a> · version {}.</p><nav>",
+        escape(doc["info"]["description"].as_str().unwrap_or_default()),
+        escape(base),
+        escape(doc["openapi"].as_str().unwrap_or_default()),
+        escape(base),
+        escape(doc["info"]["version"].as_str().unwrap_or_default()),
+    );
+    for (_, _, op) in &ops {
+        let id = escape(op["operationId"].as_str().unwrap_or_default());
+        let _ = write!(html, "<a href=\"#{id}\">{id}</a>");
+    }
+    html.push_str("</nav>");
+    for (method, path, op) in &ops {
+        let id = escape(op["operationId"].as_str().unwrap_or_default());
+        let auth = match op["security"]
+            .as_array()
+            .and_then(|s| s.iter().find_map(|r| r["bearerAuth"].as_array().filter(|a| !a.is_empty())))
+        {
+            Some(scopes) => {
+                format!("sign-in, scope {}", scopes.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+            }
+            None => "public".to_owned(),
+        };
+        let _ = write!(
+            html,
+            "<h2 id=\"{id}\">{id}</h2><p><span class=\"m\">{method}</span><code>{}</code> <span class=\"tag\">{}</span></p><p>{}</p>",
+            escape(path),
+            escape(&auth),
+            escape(op["description"].as_str().unwrap_or_default())
+        );
+        let params = op["parameters"].as_array().cloned().unwrap_or_default();
+        if !params.is_empty() {
+            html.push_str(
+                "<table><tr><th>parameter</th><th>in</th><th>required</th><th>constraints</th><th>meaning</th></tr>",
+            );
+            for p in &params {
+                let _ = write!(
+                    html,
+                    "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(p["name"].as_str().unwrap_or_default()),
+                    escape(p["in"].as_str().unwrap_or_default()),
+                    if p["required"].as_bool().unwrap_or(false) { "yes" } else { "no" },
+                    escape(&describe(&p["schema"])),
+                    escape(p["description"].as_str().unwrap_or_default())
+                );
+            }
+            html.push_str("</table>");
+        }
+        if let Some(props) = op["requestBody"]["content"]["application/json"]["schema"]["properties"].as_object() {
+            html.push_str("<table><tr><th>body field</th><th>constraints</th><th>meaning</th></tr>");
+            for (name, s) in props {
+                let _ = write!(
+                    html,
+                    "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+                    escape(name),
+                    escape(&describe(s)),
+                    escape(s["description"].as_str().unwrap_or_default())
+                );
+            }
+            html.push_str("</table>");
+        }
+        let codes: Vec<&str> =
+            op["responses"].as_object().map(|r| r.keys().map(String::as_str).collect()).unwrap_or_default();
+        let _ = write!(html, "<p>Responses: {}</p>", escape(&codes.join(", ")));
+    }
+    html.push_str("</body></html>");
+    html
+}
+
+/// `GET /api/v1/docs` (mounted inside the `/api/v1` scope by `rest::routes`).
+pub async fn page(state: web::Data<State>) -> HttpResponse {
+    let doc = operations::openapi::document(&operations::registry(), &state.public_url);
+    HttpResponse::Ok().content_type("text/html; charset=utf-8").body(render(&doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_and_bound_is_on_the_page() {
+        let doc = operations::openapi::document(&operations::registry(), "http://x.example");
+        let html = render(&doc);
+        for op in operations::registry() {
+            assert!(html.contains(&format!("id=\"{}\"", op.id)), "{}", op.id);
+        }
+        assert!(html.contains("max 1000") && html.contains("max length 200"), "bounds are shown");
+        assert!(!html.contains("<script"), "no script");
+    }
+}
