@@ -1,10 +1,12 @@
-//! `launchdir-mcp`: the MCP server alone (`serve` over Streamable HTTP, `stdio` for local clients).
-//! Not available yet: both commands refuse with a clear message and exit status 2.
+//! `launchdir-mcp`: the MCP server alone. `serve` answers Streamable HTTP at /mcp; `stdio` (local clients
+//! signed in with an API key) is not available yet and refuses with exit status 2.
 
+use actix_web::{App, HttpServer};
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "launchdir-mcp", version, about = "The launchdir MCP server (not available yet).")]
+#[command(name = "launchdir-mcp", version, about = "The launchdir MCP server.")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -12,14 +14,40 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP over Streamable HTTP at /mcp.
+    /// Serve MCP over Streamable HTTP at /mcp (migrates and seeds the database first, like launchdir-api).
     Serve(bootstrap::ServeArgs),
-    /// Serve MCP over stdio, authenticated by LAUNCHDIR_API_KEY.
+    /// Serve MCP over stdio, authenticated by LAUNCHDIR_API_KEY (not available yet).
     Stdio,
 }
 
-fn main() -> std::process::ExitCode {
-    let _cli = Cli::parse();
-    eprintln!("{}", api_mcp::NOT_YET);
-    std::process::ExitCode::from(2)
+async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
+    let app = bootstrap::App::connect(&args.db.database_url).await?;
+    app.start(args.demo_data).await?;
+    let listener =
+        std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+    let bound = listener.local_addr()?.to_string();
+    let public_url = args.public_url(&bound);
+    let ctx = operations::Ctx { app, public_url: public_url.clone() };
+    let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
+    tracing::info!(bind = %bound, "serving MCP at /mcp");
+    HttpServer::new(move || App::new().service(mcp.clone().scope_with_path("/mcp"))).listen(listener)?.run().await?;
+    Ok(())
+}
+
+#[actix_web::main]
+async fn main() -> std::process::ExitCode {
+    bootstrap::telemetry::init();
+    match Cli::parse().command {
+        Command::Serve(args) => match serve(args).await {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                std::process::ExitCode::FAILURE
+            }
+        },
+        Command::Stdio => {
+            eprintln!("launchdir-mcp stdio: not available yet (it needs API keys); use `launchdir-mcp serve`");
+            std::process::ExitCode::from(2)
+        }
+    }
 }

@@ -88,7 +88,13 @@ impl Application {
         let bound = listener.local_addr()?.to_string();
         let state = Arc::new(State { app, public_url: args.public_url(&bound), started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
+        // Built once, outside the per-worker factory, and cloned into each worker.
+        let mcp = (!args.no_mcp).then(|| {
+            let ctx = operations::Ctx { app: state.app.clone(), public_url: state.public_url.clone() };
+            api_mcp::http_service(ctx, api_mcp::allowed_hosts(&state.public_url, &bound))
+        });
         let server = HttpServer::new(move || {
+            let mcp = mcp.clone();
             ActixApp::new()
                 .app_data(data.clone())
                 .wrap(from_fn(mw::limit_body))
@@ -97,6 +103,11 @@ impl Application {
                 .configure(routes)
                 .configure(crate::rest::routes)
                 .configure(crate::badges::routes)
+                .configure(move |cfg| {
+                    if let Some(m) = mcp {
+                        cfg.service(m.scope_with_path("/mcp"));
+                    }
+                })
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)

@@ -43,6 +43,11 @@ pub async fn spawn_app(demo_data: bool) -> TestApp {
 
 /// Starts the server in this process on a free port with the given test database.
 pub async fn spawn_app_on(db: TestDatabase, demo_data: bool) -> TestApp {
+    spawn_app_with(db, demo_data, false).await
+}
+
+/// Starts the server in this process, optionally without the MCP endpoint.
+pub async fn spawn_app_with(db: TestDatabase, demo_data: bool, no_mcp: bool) -> TestApp {
     bootstrap::telemetry::init();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let args = bootstrap::ServeArgs {
@@ -50,7 +55,7 @@ pub async fn spawn_app_on(db: TestDatabase, demo_data: bool) -> TestApp {
         db: bootstrap::DatabaseArgs { database_url: db.url.clone() },
         public_url: None,
         demo_data,
-        no_mcp: false,
+        no_mcp,
     };
     let app = Application::build(&args, listener).await.expect("build");
     let base = format!("http://127.0.0.1:{}", app.port());

@@ -4,4 +4,5 @@
 mod binary;
 mod helpers;
 mod http;
+mod mcp;
 mod public;

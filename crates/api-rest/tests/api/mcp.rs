@@ -1,0 +1,111 @@
+//! The MCP endpoint mounted by launchdir-api: the same operations as tools, spoken to as a client does
+//! (JSON-RPC over Streamable HTTP; responses may come as an event stream).
+
+use crate::helpers::{TestApp, spawn_app, spawn_app_with};
+use serde_json::{Value, json};
+
+/// Sends one JSON-RPC request to /mcp and returns the response message.
+pub async fn rpc(app: &TestApp, method: &str, params: Value) -> Value {
+    let r = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{method}");
+    let text = r.text().await.unwrap();
+    let body = text.lines().find_map(|l| l.strip_prefix("data: ")).map_or(text.as_str(), |d| d);
+    serde_json::from_str(body).unwrap()
+}
+
+#[tokio::test]
+async fn tools_are_the_registered_operations() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    let init = rpc(
+        &app,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}),
+    )
+    .await;
+    assert_eq!(init["result"]["serverInfo"]["name"], "launchdir");
+    assert!(init["result"]["instructions"].as_str().unwrap().contains("no tool votes"));
+    let list = rpc(&app, "tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let mut want: Vec<&str> = operations::registry().iter().map(|o| o.id).collect();
+    names.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(names, want, "one tool per operation, named by operationId");
+    for t in tools {
+        assert_eq!(t["annotations"]["readOnlyHint"], true, "{}", t["name"]);
+        assert_eq!(t["inputSchema"]["additionalProperties"], false, "{}", t["name"]);
+        let op = operations::registry().into_iter().find(|o| o.id == t["name"]).unwrap();
+        assert_eq!(t["inputSchema"], op.input_schema, "{}: the same schema as the REST operation", t["name"]);
+    }
+}
+
+#[tokio::test]
+async fn tool_calls_answer_like_rest() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    let call =
+        rpc(&app, "tools/call", json!({"name": "search_listings", "arguments": {"q": "workflow", "per_page": 3}}))
+            .await;
+    let result = &call["result"];
+    assert_eq!(result["isError"], false);
+    let rest: Value = app.get("/api/v1/listings?q=workflow&per_page=3").await.json().await.unwrap();
+    assert_eq!(result["structuredContent"], rest, "the tool and the route return the same thing");
+
+    let bad =
+        rpc(&app, "tools/call", json!({"name": "search_listings", "arguments": {"per_page": 101, "country": "USA"}}))
+            .await;
+    assert_eq!(
+        bad["result"]["isError"], true,
+        "a bad argument is a tool error a model can act on, not a protocol error"
+    );
+    let fields: Vec<&str> = bad["result"]["structuredContent"]["error"]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["per_page", "country"]);
+    let unknown_arg =
+        rpc(&app, "tools/call", json!({"name": "get_listing", "arguments": {"slug": "x", "extra": 1}})).await;
+    assert_eq!(unknown_arg["result"]["structuredContent"]["error"]["details"][0]["field"], "extra");
+    let missing =
+        rpc(&app, "tools/call", json!({"name": "get_listing", "arguments": {"slug": "no-such-listing"}})).await;
+    assert_eq!(missing["result"]["structuredContent"]["error"]["code"], "not_found");
+    let no_tool = rpc(&app, "tools/call", json!({"name": "vote", "arguments": {}})).await;
+    assert!(no_tool["error"].is_object(), "there is no voting tool");
+}
+
+#[tokio::test]
+async fn no_mcp_leaves_the_endpoint_out() {
+    let app = spawn_app_with(test_support::sqlite(), false, true).await;
+    app.wait_ready().await;
+    let r = app.client.post(format!("{}/mcp", app.base)).json(&json!({})).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+}
+
+#[tokio::test]
+async fn foreign_host_headers_are_refused() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let r = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .header("host", "evil.example")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403, "DNS-rebinding protection: only our own host names are served");
+}
