@@ -2,7 +2,7 @@
 
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
-use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr};
+use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
 use std::time::Duration;
 
 /// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`). SQLite runs in WAL mode
@@ -23,14 +23,17 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     sea_orm::Database::connect(opts).await
 }
 
-/// Applies every pending migration. Safe to run from several instances at once on PostgreSQL: the
-/// migrations take an advisory lock so only one runs them.
+/// Applies every pending migration. Safe to run from several instances at once on PostgreSQL: they
+/// run inside one transaction holding a transaction-scoped advisory lock, so one instance migrates
+/// while the others wait and then find nothing to do. (A session-level lock would be wrong here: taken
+/// and released through a pool, lock and unlock can land on different connections and the lock is
+/// never released.)
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     if db.get_database_backend() == DbBackend::Postgres {
-        db.execute_unprepared("SELECT pg_advisory_lock(7262021)").await?;
-        let r = Migrator::up(db, None).await;
-        db.execute_unprepared("SELECT pg_advisory_unlock(7262021)").await?;
-        r
+        let txn = db.begin().await?;
+        txn.execute_unprepared("SELECT pg_advisory_xact_lock(7262021)").await?;
+        Migrator::up(&txn, None).await?;
+        txn.commit().await
     } else {
         Migrator::up(db, None).await
     }

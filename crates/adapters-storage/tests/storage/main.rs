@@ -116,7 +116,31 @@ fn names(p: &domain::paging::Paged<domain::listing::ListingSummary>) -> Vec<Stri
 }
 
 on_both!(migrations_are_complete_and_idempotent, |store| {
-    db::migrate(store.connection()).await.unwrap();
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    // Several instances start at once, then one more: no deadlock, no lock left behind.
+    let runs = (0..3).map(|_| db::migrate(store.connection()));
+    let all = tokio::time::timeout(std::time::Duration::from_secs(30), futures::future::join_all(runs))
+        .await
+        .expect("migrations finish");
+    assert!(all.iter().all(Result::is_ok), "{all:?}");
+    tokio::time::timeout(std::time::Duration::from_secs(30), db::migrate(store.connection()))
+        .await
+        .expect("no lock left")
+        .unwrap();
+    if store.backend() == DbBackend::Postgres {
+        let held = store
+            .connection()
+            .query_one_raw(Statement::from_string(
+                DbBackend::Postgres,
+                "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory'",
+            ))
+            .await
+            .unwrap()
+            .unwrap()
+            .try_get::<i64>("", "n")
+            .unwrap();
+        assert_eq!(held, 0, "the migration lock is released");
+    }
     assert_eq!(db::pending_migrations(store.connection()).await.unwrap(), 0);
     db::ping(store.connection()).await.unwrap();
 });
