@@ -132,7 +132,8 @@ on_both!(migrations_are_complete_and_idempotent, |store| {
             .connection()
             .query_one_raw(Statement::from_string(
                 DbBackend::Postgres,
-                "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory'",
+                "SELECT COUNT(*) AS n FROM pg_locks WHERE locktype = 'advisory' \
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             ))
             .await
             .unwrap()
