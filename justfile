@@ -23,6 +23,12 @@ test:
 run:
     cargo run --release -p api-rest --bin launchdir-api -- serve --demo-data
 
-# Storage benchmarks on SQLite and PostgreSQL (LAUNCHDIR_BENCH_LISTINGS, default 20000); prints figures.
-bench:
+# Benchmarks that print their figures: storage reads on SQLite and PostgreSQL
+# (LAUNCHDIR_BENCH_LISTINGS, default 20000), then the HTTP API at 100 000 listings with wrk.
+bench: bench-storage bench-http
+
+bench-storage:
     cargo bench -p adapters-storage --bench directory
+
+bench-http listings="100000" seconds="10":
+    bench/http.sh {{listings}} {{seconds}}

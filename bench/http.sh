@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# HTTP benchmark of the public read API (issue 3): loads N listings (default 100 000) with
+# `launchdir-api admin generate-demo` into a fresh SQLite file, starts the release server, and drives
+# each endpoint with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
+# endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
+# Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-100000}"
+SECS="${2:-10}"
+PORT="${BENCH_PORT:-18555}"
+OUT="bench/out"
+mkdir -p "$OUT"
+
+if ! command -v wrk >/dev/null; then
+  echo "installing wrk (Debian package)"
+  (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
+fi
+
+cargo build --release -q -p api-rest --bin launchdir-api
+BIN=target/release/launchdir-api
+DB="$OUT/bench-$N.db"
+if [ ! -f "$DB" ]; then
+  echo "generating $N listings into $DB (once; delete the file to regenerate)"
+  /usr/bin/time -f "generate-demo: %e s, %M KiB max RSS" "$BIN" admin generate-demo --listings "$N" --database-url "sqlite://$DB?mode=rwc"
+fi
+
+RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
+for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+BASE="http://127.0.0.1:$PORT"
+
+# Slugs of live listings for the per-request random pick.
+python3 - "$DB" "$OUT/slugs.lua" <<'PY'
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute("SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000").fetchall()
+with open(sys.argv[2], "w") as f:
+    f.write("slugs = {" + ",".join('"%s"' % r[0] for r in rows) + "}\n")
+    f.write("math.randomseed(7)\nrequest = function() return wrk.format('GET', '/api/v1/listings/' .. slugs[math.random(#slugs)]) end\n")
+PY
+cat > "$OUT/search.lua" <<'LUA'
+-- A mix of rare and common terms; "workflow" matches about 40 % of listings.
+terms = {"workflow", "invoices", "kanban", "larkhub", "tracing", "workflow", "export", "nimbusly", "captions", "workflow"}
+i = 0
+request = function() i = i + 1; return wrk.format("GET", "/api/v1/listings?q=" .. terms[(i % #terms) + 1]) end
+LUA
+
+# name, connections, url or script
+run() {
+  local name="$1" conns="$2" target="$3" args=()
+  if [[ "$target" == *.lua ]]; then args=(-s "$target" "$BASE"); else args=("$BASE$target"); fi
+  wrk -t2 -c"$conns" -d"${SECS}s" --latency "${args[@]}" > "$OUT/$name.txt"
+  local rps p50 p99
+  rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")
+  p50=$(awk '$1 == "50%" {print $2}' "$OUT/$name.txt")
+  p99=$(awk '$1 == "99%" {print $2}' "$OUT/$name.txt")
+  echo "$name $conns $rps $p50 $p99" >> "$OUT/results"
+}
+
+rm -f "$OUT/results"
+curl -sf "$BASE/api/v1/listings?q=workflow&per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("common term workflow matches", d["pagination"]["total"], "listings")'
+run trivial_healthz 64 /healthz
+run get_listing 64 "$OUT/slugs.lua"
+run search_mix 8 "$OUT/search.lua"
+run search_common 8 "/api/v1/listings?q=workflow"
+run list_launches_trending 64 "/api/v1/launches?section=trending"
+run leaderboard_all_time 64 "/api/v1/leaderboards/community-all-time"
+run leaderboard_weekly 64 "/api/v1/leaderboards/community-weekly"
+run list_categories 64 /api/v1/categories
+run trivial_healthz_again 64 /healthz
+
+echo
+echo "listings=$N duration=${SECS}s per endpoint, wrk -t2, release build, SQLite"
+base=$(awk '$1 == "trivial_healthz" {print $3}' "$OUT/results")
+slug=$(awk '$1 == "get_listing" {print $3}' "$OUT/results")
+printf "%-26s %5s %10s %10s %10s %9s %9s\n" endpoint conns "req/s" p50 p99 "x trivial" "x slug"
+while read -r name conns rps p50 p99; do
+  printf "%-26s %5s %10s %10s %10s %9.3f %9.3f\n" "$name" "$conns" "$rps" "$p50" "$p99" \
+    "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / $slug" | bc -l)"
+done < "$OUT/results"
