@@ -19,11 +19,6 @@ use domain::slug::Slug;
 use domain::week::LaunchWeek;
 use sea_orm::FromQueryResult;
 
-#[derive(Debug, FromQueryResult)]
-struct CountRow {
-    n: i64,
-}
-
 /// `%text%` for LIKE, with LIKE's own wildcards escaped (used with `ESCAPE '\'`).
 fn contains_pattern(text: &str) -> String {
     let escaped = text.to_lowercase().replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
@@ -41,13 +36,6 @@ fn to_post(m: blog_posts::Model) -> BlogPost {
         tags: list_from_json(&m.tags),
         faqs: faqs_from_json(&m.faqs),
         published_at: m.published_at.map(|t| t.with_timezone(&Utc)),
-    }
-}
-
-impl SeaOrmStore {
-    async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
-        let n = CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
-        Ok(n.max(0) as u64)
     }
 }
 
@@ -75,10 +63,7 @@ impl BlogRepository for SeaOrmStore {
         let mut sel = RawQuery::new(self.backend());
         sel.sql("SELECT *");
         filter(&mut sel);
-        sel.sql(" ORDER BY published_at DESC, id DESC LIMIT ")
-            .bind(i64::from(page.per_page()))
-            .sql(" OFFSET ")
-            .bind(page.offset() as i64);
+        sel.sql(" ORDER BY published_at DESC, id DESC").page(page);
         let rows = blog_posts::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(Paged::new(rows.into_iter().map(to_post).collect(), page, total))
     }
@@ -122,10 +107,7 @@ impl FounderRepository for SeaOrmStore {
         let mut sel = RawQuery::new(self.backend());
         sel.sql("SELECT f.*");
         filter(&mut sel);
-        sel.sql(" ORDER BY f.name, f.id LIMIT ")
-            .bind(i64::from(page.per_page()))
-            .sql(" OFFSET ")
-            .bind(page.offset() as i64);
+        sel.sql(" ORDER BY f.name, f.id").page(page);
         let rows = founders::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(Paged::new(rows.into_iter().map(to_founder).collect(), page, total))
     }
@@ -175,10 +157,7 @@ impl AwardRepository for SeaOrmStore {
         let mut sel = RawQuery::new(self.backend());
         sel.sql("SELECT a.week_start, a.rank, a.votes AS award_votes, l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
         filter(&mut sel);
-        sel.sql(" ORDER BY a.week_start DESC, a.rank ASC LIMIT ")
-            .bind(i64::from(page.per_page()))
-            .sql(" OFFSET ")
-            .bind(page.offset() as i64);
+        sel.sql(" ORDER BY a.week_start DESC, a.rank ASC").page(page);
         let rows = AwardRow::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows
             .into_iter()

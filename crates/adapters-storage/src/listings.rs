@@ -189,11 +189,6 @@ pub(crate) struct SummaryRow {
 }
 
 #[derive(Debug, FromQueryResult)]
-struct CountRow {
-    n: i64,
-}
-
-#[derive(Debug, FromQueryResult)]
 /// A summary with one number beside it (votes in a week, or a board's metric).
 struct WeeklyRow {
     #[sea_orm(nested)]
@@ -337,8 +332,7 @@ impl ListingRepository for SeaOrmStore {
         let Some(_) = self.search_from_where(&mut count, s) else {
             return Ok(Paged::new(vec![], page, 0));
         };
-        let total =
-            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let total = self.count(&count).await?;
 
         let mut q = RawQuery::new(backend);
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
@@ -365,10 +359,10 @@ impl ListingRepository for SeaOrmStore {
             (SearchSort::MostFollowed, _, _) => " ORDER BY l.follows_count DESC, l.id DESC",
         };
         q.sql(order);
-        q.sql(" LIMIT ").bind(i64::from(page.per_page())).sql(" OFFSET ").bind(page.offset() as i64);
+        q.sql("").page(page);
         let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
-        Ok(Paged::new(items, page, total.max(0) as u64))
+        Ok(Paged::new(items, page, total))
     }
 
     async fn listing_details(&self, id: ListingId) -> RepoResult<ListingDetails> {
@@ -486,19 +480,16 @@ impl ListingRepository for SeaOrmStore {
         let from_where = format!(" FROM listings l WHERE l.status = 'live' AND {col} > 0");
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n").sql(&from_where);
-        let total =
-            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let total = self.count(&count).await?;
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
             .sql(&format!("CAST({col} AS BIGINT) AS week_votes"))
             .sql(&from_where)
-            .sql(&format!(" ORDER BY {col} DESC, l.id ASC LIMIT "))
-            .bind(i64::from(page.per_page()))
-            .sql(" OFFSET ")
-            .bind(page.offset() as i64);
+            .sql(&format!(" ORDER BY {col} DESC, l.id ASC"))
+            .page(page);
         let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::new(items, page, total.max(0) as u64))
+        Ok(Paged::new(items, page, total))
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
@@ -515,20 +506,16 @@ impl ListingRepository for SeaOrmStore {
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n");
         tally(&mut count);
-        let total =
-            CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let total = self.count(&count).await?;
         let mut q = RawQuery::new(self.backend());
         q.sql(
             "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.n AS week_votes",
         );
         tally(&mut q);
-        q.sql(" ORDER BY v.n DESC, l.id ASC LIMIT ")
-            .bind(i64::from(page.per_page()))
-            .sql(" OFFSET ")
-            .bind(page.offset() as i64);
+        q.sql(" ORDER BY v.n DESC, l.id ASC").page(page);
         let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::new(items, page, total.max(0) as u64))
+        Ok(Paged::new(items, page, total))
     }
 
     async fn count_live_listings(&self) -> RepoResult<u64> {

@@ -38,6 +38,11 @@ impl RawQuery {
         self
     }
 
+    /// Appends `LIMIT … OFFSET …` for a page.
+    pub fn page(&mut self, page: domain::paging::PageRequest) -> &mut Self {
+        self.sql(" LIMIT ").bind(i64::from(page.per_page())).sql(" OFFSET ").bind(page.offset() as i64)
+    }
+
     pub fn build(&self) -> Statement {
         Statement::from_sql_and_values(self.backend, self.sql.clone(), self.values.clone())
     }

@@ -1,8 +1,9 @@
 //! `SeaOrmStore`: one connection pool, implementing every repository port of the domain on SQLite or
 //! PostgreSQL. Each port's implementation lives in its own module beside this one.
 
-use domain::ports::RepoError;
-use sea_orm::{DatabaseConnection, DbBackend, DbErr, SqlErr};
+use crate::sql::RawQuery;
+use domain::ports::{RepoError, RepoResult};
+use sea_orm::{DatabaseConnection, DbBackend, DbErr, FromQueryResult, SqlErr};
 
 #[derive(Debug, Clone)]
 pub struct SeaOrmStore {
@@ -20,6 +21,19 @@ impl SeaOrmStore {
 
     pub fn backend(&self) -> DbBackend {
         self.db.get_database_backend()
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct CountRow {
+    n: i64,
+}
+
+impl SeaOrmStore {
+    /// Runs a `SELECT COUNT(*) AS n …` statement.
+    pub(crate) async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
+        let n = CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        Ok(n.max(0) as u64)
     }
 }
 
