@@ -42,12 +42,10 @@ async fn image(
         .body(operations::badges::render(kind, shape, mode, size, &site)))
 }
 
-async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::method_not_allowed())
-}
-
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(
-        web::resource("/badges/{slug}/{file}").route(web::get().to(image)).default_service(web::to(method_not_allowed)),
+        web::resource("/badges/{slug}/{file}")
+            .route(web::get().to(image))
+            .default_service(web::to(crate::server::method_not_allowed)),
     );
 }

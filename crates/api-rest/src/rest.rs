@@ -69,10 +69,6 @@ async fn openapi(state: web::Data<State>) -> HttpResponse {
     HttpResponse::Ok().json(operations::openapi::document(&operations::registry(), &state.public_url))
 }
 
-async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
-    Err(ApiError::method_not_allowed())
-}
-
 /// Mounts every operation of the registry, one resource per path with a 405 for other methods.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let mut by_path: BTreeMap<&'static str, Vec<Arc<Descriptor>>> = BTreeMap::new();
@@ -81,12 +77,14 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     }
     let mut scope = web::scope(PREFIX)
         .service(
-            web::resource("/openapi.json").route(web::get().to(openapi)).default_service(web::to(method_not_allowed)),
+            web::resource("/openapi.json")
+                .route(web::get().to(openapi))
+                .default_service(web::to(crate::server::method_not_allowed)),
         )
         .service(
             web::resource("/docs")
                 .route(web::get().to(crate::docs_page::page))
-                .default_service(web::to(method_not_allowed)),
+                .default_service(web::to(crate::server::method_not_allowed)),
         );
     for (path, ops) in by_path {
         let mut resource = web::resource(path);
@@ -96,7 +94,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 move |state: web::Data<State>, req: HttpRequest, body: web::Bytes| handle(op.clone(), state, req, body),
             ));
         }
-        scope = scope.service(resource.default_service(web::to(method_not_allowed)));
+        scope = scope.service(resource.default_service(web::to(crate::server::method_not_allowed)));
     }
     cfg.service(scope);
 }

@@ -34,7 +34,8 @@ async fn not_found() -> Result<HttpResponse, ApiError> {
     Err(ApiError::not_found("route"))
 }
 
-async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
+/// The 405 every resource answers for a method it does not serve.
+pub(crate) async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
     Err(ApiError::method_not_allowed())
 }
 
