@@ -58,7 +58,8 @@ impl Operation for GetSiteInfo {
         let settings =
             SiteSettings::from_pairs(store.all_settings().await?.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         let live = store.count_live_listings().await?;
-        let categories = store.list_categories().await?.len() as u64;
+        // The tree without its live counts: counting is all this needs.
+        let categories = store.all_categories().await?.len() as u64;
         let base = &ctx.public_url;
         Ok(SiteInfo {
             name: settings.site_name,

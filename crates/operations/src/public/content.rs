@@ -106,11 +106,7 @@ impl Operation for GetBlogPost {
         let p = ctx.app.store.get_blog_post(&slug).await?.ok_or(OpError::NotFound("blog post"))?;
         Ok(BlogPostOut {
             summary: post_summary(&p),
-            faqs: p
-                .faqs
-                .into_iter()
-                .map(|f| FaqOut { question: f.question.into_inner(), answer: f.answer.into_inner() })
-                .collect(),
+            faqs: p.faqs.into_iter().map(FaqOut::from).collect(),
             body_markdown: p.body_markdown,
         })
     }

@@ -65,11 +65,7 @@ impl Operation for GetCategory {
         Ok(CategoryOut {
             parent: cat.parent_id.and_then(|p| all.iter().find(|c| c.id == p)).map(as_ref),
             subcategories: all.iter().filter(|c| c.parent_id == Some(cat.id)).map(as_ref).collect(),
-            faqs: cat
-                .faqs
-                .into_iter()
-                .map(|f| FaqOut { question: f.question.into_inner(), answer: f.answer.into_inner() })
-                .collect(),
+            faqs: cat.faqs.into_iter().map(FaqOut::from).collect(),
             compare_attributes: cat.attributes,
             slug: cat.slug.to_string(),
             name: cat.name,

@@ -182,6 +182,12 @@ pub struct FaqOut {
     pub answer: String,
 }
 
+impl From<domain::social::Faq> for FaqOut {
+    fn from(f: domain::social::Faq) -> Self {
+        Self { question: f.question.into_inner(), answer: f.answer.into_inner() }
+    }
+}
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct FounderRef {
     pub slug: String,
@@ -372,11 +378,7 @@ impl Operation for GetListing {
             usps: p.usps,
             keywords: p.keywords,
             tags: p.tags,
-            faqs: p
-                .faqs
-                .into_iter()
-                .map(|f| FaqOut { question: f.question.into_inner(), answer: f.answer.into_inner() })
-                .collect(),
+            faqs: p.faqs.into_iter().map(FaqOut::from).collect(),
             socials: p.socials.into_inner(),
             founders: details
                 .founders
