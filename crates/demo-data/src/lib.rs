@@ -84,12 +84,12 @@ where
     let mut start = 0;
     while start < total {
         let end = (start + BATCH).min(total);
-        let generated: Vec<_> = (start..end).map(|i| gen_.listing(i, &categories, &founder_ids)).collect();
-        let items: Vec<_> = generated.iter().map(|g| g.item.clone()).collect();
+        let (items, launch_votes): (Vec<_>, Vec<_>) =
+            (start..end).map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
         report.votes += items.iter().map(|i| i.votes.len()).sum::<usize>();
         let ids = store.import_listings(&items, now).await?;
-        for (g, id) in generated.iter().zip(ids) {
-            if let Some((week, votes)) = g.launch_votes {
+        for (launch, id) in launch_votes.into_iter().zip(ids) {
+            if let Some((week, votes)) = launch {
                 tallies.entry(week).or_default().push((id, votes));
             }
         }
