@@ -3,6 +3,8 @@
 # `launchdir-api admin generate-demo` into a fresh SQLite file, starts the release server, and drives
 # each endpoint with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
+# Two passes over the same endpoints: the service as configured by default (public reads cached for
+# 5 s, LAUNCHDIR_READ_CACHE_SECS) and with the read cache off, so the database path is measured too.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +26,6 @@ if [ ! -f "$DB" ]; then
   echo "generating $N listings into $DB (once; delete the file to regenerate)"
   /usr/bin/time -f "generate-demo: %e s, %M KiB max RSS" "$BIN" admin generate-demo --listings "$N" --database-url "sqlite://$DB?mode=rwc"
 fi
-
-RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
-BASE="http://127.0.0.1:$PORT"
 
 # Slugs of live listings for the per-request random pick.
 python3 - "$DB" "$OUT/slugs.lua" <<'PY'
@@ -60,25 +56,44 @@ run() {
   echo "$name $conns $rps ${p50:-none} ${p99:-none} ${timeouts:-0}" >> "$OUT/results"
 }
 
-rm -f "$OUT/results"
-curl -sf "$BASE/api/v1/listings?q=workflow&per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("common term workflow matches", d["pagination"]["total"], "listings")'
-run trivial_healthz 64 /healthz
-run get_listing 64 "$OUT/slugs.lua"
-run search_mix 8 "$OUT/search.lua"
-run search_common 8 "/api/v1/listings?q=workflow"
-run list_launches_trending 64 "/api/v1/launches?section=trending"
-run leaderboard_all_time 64 "/api/v1/leaderboards/community-all-time"
-run leaderboard_weekly 64 "/api/v1/leaderboards/community-weekly"
-run list_categories 64 /api/v1/categories
-run trivial_healthz_again 64 /healthz
+SERVER=""
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
+BASE="http://127.0.0.1:$PORT"
 
-echo
-echo "listings=$N duration=${SECS}s per endpoint, wrk -t2, release build, SQLite"
-base=$(awk '$1 == "trivial_healthz" {print $3}' "$OUT/results")
-slug=$(awk '$1 == "get_listing" {print $3}' "$OUT/results")
-echo "(p50/p99 cover completed requests only; 'timeouts' counts requests wrk gave up on after 2 s)"
-printf "%-26s %5s %10s %10s %10s %9s %9s %9s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x slug"
-while read -r name conns rps p50 p99 timeouts; do
-  printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
-    "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / $slug" | bc -l)"
-done < "$OUT/results"
+# One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
+pass() {
+  local cache="$1" label="$2"
+  RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp \
+    --read-cache-secs "$cache" &
+  SERVER=$!
+  for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+  rm -f "$OUT/results"
+  curl -sf "$BASE/api/v1/listings?q=workflow&per_page=1" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("common term workflow matches", d["pagination"]["total"], "listings")'
+  run trivial_healthz 64 /healthz
+  run get_listing 64 "$OUT/slugs.lua"
+  run search_mix 8 "$OUT/search.lua"
+  run search_common 8 "/api/v1/listings?q=workflow"
+  run list_launches_trending 64 "/api/v1/launches?section=trending"
+  run leaderboard_all_time 64 "/api/v1/leaderboards/community-all-time"
+  run leaderboard_weekly 64 "/api/v1/leaderboards/community-weekly"
+  run list_categories 64 /api/v1/categories
+  run trivial_healthz_again 64 /healthz
+  kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+
+  echo
+  echo "== $label: listings=$N duration=${SECS}s per endpoint, wrk -t2, release build, SQLite"
+  local base slug
+  base=$(awk '$1 == "trivial_healthz" {print $3}' "$OUT/results")
+  slug=$(awk '$1 == "get_listing" {print $3}' "$OUT/results")
+  echo "(p50/p99 cover completed requests only; 'timeouts' counts requests wrk gave up on after 2 s)"
+  printf "%-26s %5s %10s %10s %10s %9s %9s %9s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x slug"
+  while read -r name conns rps p50 p99 timeouts; do
+    printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
+      "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / $slug" | bc -l)"
+  done < "$OUT/results"
+  cp "$OUT/results" "$OUT/results-cache-$cache"
+  echo
+}
+
+pass 5 "read cache on (default, 5 s)"
+pass 0 "read cache off (every request reaches SQLite)"

@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
+mod m20261122_000003_vote_tallies;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -13,6 +14,10 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261122_000001_initial::Migration), Box::new(m20261122_000002_search::Migration)]
+        vec![
+            Box::new(m20261122_000001_initial::Migration),
+            Box::new(m20261122_000002_search::Migration),
+            Box::new(m20261122_000003_vote_tallies::Migration),
+        ]
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::entity::categories;
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json};
-use crate::store::{SeaOrmStore, repo_err};
+use crate::store::{CATEGORY_TTL, SeaOrmStore, repo_err};
 use async_trait::async_trait;
 use domain::category::{Category, CategoryWithCount, NewCategory};
 use domain::ids::CategoryId;
@@ -12,6 +12,8 @@ use sea_orm::{
     ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement, TransactionTrait,
 };
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
 
 fn to_category(m: categories::Model) -> Category {
     Category {
@@ -69,6 +71,7 @@ impl CategoryRepository for SeaOrmStore {
             inserted += 1;
         }
         txn.commit().await.map_err(repo_err)?;
+        self.forget_categories();
         Ok(inserted)
     }
 
@@ -100,7 +103,12 @@ impl CategoryRepository for SeaOrmStore {
     }
 
     async fn all_categories(&self) -> RepoResult<Vec<Category>> {
-        Ok(categories::Entity::find()
+        if let Some((at, cats)) = self.categories.read().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref()
+            && at.elapsed() < CATEGORY_TTL
+        {
+            return Ok(cats.as_ref().clone());
+        }
+        let cats: Vec<Category> = categories::Entity::find()
             .order_by_asc(categories::Column::Position)
             .order_by_asc(categories::Column::Id)
             .all(&self.db)
@@ -108,7 +116,10 @@ impl CategoryRepository for SeaOrmStore {
             .map_err(repo_err)?
             .into_iter()
             .map(to_category)
-            .collect())
+            .collect();
+        *self.categories.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            Some((Instant::now(), Arc::new(cats.clone())));
+        Ok(cats)
     }
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>> {

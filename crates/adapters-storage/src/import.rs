@@ -4,7 +4,7 @@
 
 use crate::entity::{
     awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders, listing_updates, listings,
-    milestones, reviews, stories, users, votes,
+    milestones, reviews, stories, users, vote_tallies, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::listings::{active_model, category_rows};
@@ -17,6 +17,7 @@ use domain::founder::NewFounder;
 use domain::ids::{FounderId, ListingId};
 use domain::listing::{CommunityRating, trending};
 use domain::ports::{DirectoryImport, ImportListing, RepoResult};
+use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
     FromQueryResult, PaginatorTrait, Statement, TransactionTrait,
@@ -154,8 +155,8 @@ impl DirectoryImport for SeaOrmStore {
         let voters = self.demo_voters(&txn, max_votes, now).await.map_err(repo_err)?;
         let first = next_id(&txn, "listings").await.map_err(repo_err)?;
         let mut rows = Vec::with_capacity(list.len());
-        let (mut cats, mut founders_rows, mut vote_rows, mut review_rows) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut cats, mut founders_rows, mut vote_rows, mut tally_rows, mut review_rows) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut update_rows, mut milestone_rows, mut story_rows, mut bill_rows, mut dr_rows) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (i, item) in list.iter().enumerate() {
@@ -180,6 +181,15 @@ impl DirectoryImport for SeaOrmStore {
                     position: Set(pos as i32),
                 });
             }
+            let mut weeks: std::collections::BTreeMap<chrono::NaiveDate, i64> = std::collections::BTreeMap::new();
+            for at in &item.votes {
+                *weeks.entry(LaunchWeek::containing(at.date_naive()).monday()).or_default() += 1;
+            }
+            tally_rows.extend(weeks.into_iter().map(|(week, n)| vote_tallies::ActiveModel {
+                week_start: Set(week),
+                listing_id: Set(id),
+                votes: Set(n),
+            }));
             for (v, at) in item.votes.iter().enumerate() {
                 vote_rows.push(votes::ActiveModel {
                     listing_id: Set(id),
@@ -259,6 +269,7 @@ impl DirectoryImport for SeaOrmStore {
         insert_chunked(&txn, cats).await.map_err(repo_err)?;
         insert_chunked(&txn, founders_rows).await.map_err(repo_err)?;
         insert_chunked(&txn, vote_rows).await.map_err(repo_err)?;
+        insert_chunked(&txn, tally_rows).await.map_err(repo_err)?;
         insert_chunked(&txn, review_rows).await.map_err(repo_err)?;
         insert_chunked(&txn, update_rows).await.map_err(repo_err)?;
         insert_chunked(&txn, milestone_rows).await.map_err(repo_err)?;

@@ -188,6 +188,14 @@ pub(crate) struct SummaryRow {
     launch_week: Option<chrono::NaiveDate>,
 }
 
+/// A founder and their title at one listing.
+#[derive(Debug, FromQueryResult)]
+struct FounderWithTitle {
+    #[sea_orm(nested)]
+    founder: crate::entity::founders::Model,
+    listing_title: String,
+}
+
 #[derive(Debug, FromQueryResult)]
 /// A summary with one number beside it (votes in a week, or a board's metric).
 struct WeeklyRow {
@@ -365,26 +373,22 @@ impl ListingRepository for SeaOrmStore {
         Ok(Paged::new(items, page, total))
     }
 
-    async fn listing_details(&self, id: ListingId) -> RepoResult<ListingDetails> {
-        use crate::entity::{awards, founders, listing_founders, listing_updates, milestones, stories};
+    async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
+        use crate::entity::{awards, founders, listing_updates, milestones, stories};
         let id = id.get();
-        let links = listing_founders::Entity::find()
-            .filter(listing_founders::Column::ListingId.eq(id))
-            .order_by_asc(listing_founders::Column::Position)
-            .all(&self.db)
-            .await
-            .map_err(repo_err)?;
-        let people: std::collections::HashMap<i64, founders::Model> = founders::Entity::find()
-            .filter(founders::Column::Id.is_in(links.iter().map(|l| l.founder_id)))
+        // Founders with their title at this listing, in one join.
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT f.*, lf.title AS listing_title FROM listing_founders lf JOIN founders f ON f.id = lf.founder_id WHERE lf.listing_id = ")
+            .bind(id)
+            .sql(" ORDER BY lf.position");
+        let founders = founders::Entity::find()
+            .from_raw_sql(q.build())
+            .into_model::<FounderWithTitle>()
             .all(&self.db)
             .await
             .map_err(repo_err)?
             .into_iter()
-            .map(|f| (f.id, f))
-            .collect();
-        let founders = links
-            .into_iter()
-            .filter_map(|l| people.get(&l.founder_id).map(|f| (crate::founders::to_founder(f.clone()), l.title)))
+            .map(|r| (crate::founders::to_founder(r.founder), r.listing_title))
             .collect();
         let updates = listing_updates::Entity::find()
             .filter(listing_updates::Column::ListingId.eq(id))
@@ -396,26 +400,34 @@ impl ListingRepository for SeaOrmStore {
             .into_iter()
             .map(|u| ListingUpdate { title: u.title, body: u.body, posted_at: u.posted_at.with_timezone(&Utc) })
             .collect();
-        let milestones = milestones::Entity::find()
-            .filter(milestones::Column::ListingId.eq(id))
-            .order_by_asc(milestones::Column::Date)
-            .order_by_asc(milestones::Column::Id)
-            .all(&self.db)
-            .await
-            .map_err(repo_err)?
-            .into_iter()
-            .filter_map(|m| {
-                let date = m.date.format("%Y-%m-%d").to_string();
-                let parsed = Milestone::parse(&date, m.title, Some(m.description), Some(m.url)).ok()?;
-                Some(StoredMilestone { id: MilestoneId::from_db(m.id), milestone: parsed })
-            })
-            .collect();
-        let story = stories::Entity::find_by_id(id)
-            .one(&self.db)
-            .await
-            .map_err(repo_err)?
-            .and_then(|s| serde_json::from_str::<Vec<(String, String)>>(&s.sections).ok())
-            .and_then(|sections| Story::parse("story", sections, Story::MAX_SECTION).ok());
+        let milestones = if !paid_sections {
+            Vec::new()
+        } else {
+            milestones::Entity::find()
+                .filter(milestones::Column::ListingId.eq(id))
+                .order_by_asc(milestones::Column::Date)
+                .order_by_asc(milestones::Column::Id)
+                .all(&self.db)
+                .await
+                .map_err(repo_err)?
+                .into_iter()
+                .filter_map(|m| {
+                    let date = m.date.format("%Y-%m-%d").to_string();
+                    let parsed = Milestone::parse(&date, m.title, Some(m.description), Some(m.url)).ok()?;
+                    Some(StoredMilestone { id: MilestoneId::from_db(m.id), milestone: parsed })
+                })
+                .collect()
+        };
+        let story = if !paid_sections {
+            None
+        } else {
+            stories::Entity::find_by_id(id)
+                .one(&self.db)
+                .await
+                .map_err(repo_err)?
+                .and_then(|s| serde_json::from_str::<Vec<(String, String)>>(&s.sections).ok())
+                .and_then(|sections| Story::parse("story", sections, Story::MAX_SECTION).ok())
+        };
         let awards = awards::Entity::find()
             .filter(awards::Column::ListingId.eq(id))
             .order_by_desc(awards::Column::WeekStart)
@@ -493,15 +505,11 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
-        // Bound as the stored type, so SQLite compares like with like.
-        let from = chrono::DateTime::<chrono::FixedOffset>::from(week.starts_at());
-        let to = chrono::DateTime::<chrono::FixedOffset>::from(week.ends_at());
+        // One indexed range of the week's tallies (kept beside the votes), not a count of every vote.
         let tally = |q: &mut RawQuery| {
-            q.sql(" FROM (SELECT listing_id, COUNT(*) AS n FROM votes WHERE created_at >= ")
-                .bind(from)
-                .sql(" AND created_at < ")
-                .bind(to)
-                .sql(" GROUP BY listing_id) v JOIN listings l ON l.id = v.listing_id WHERE l.status = 'live'");
+            q.sql(" FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
+                .bind(week.monday())
+                .sql(" AND v.votes > 0 AND l.status = 'live'");
         };
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n");
@@ -509,10 +517,10 @@ impl ListingRepository for SeaOrmStore {
         let total = self.count(&count).await?;
         let mut q = RawQuery::new(self.backend());
         q.sql(
-            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.n AS week_votes",
+            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes",
         );
         tally(&mut q);
-        q.sql(" ORDER BY v.n DESC, l.id ASC").page(page);
+        q.sql(" ORDER BY v.votes DESC, l.id ASC").page(page);
         let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
         Ok(Paged::new(items, page, total))

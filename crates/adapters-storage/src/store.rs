@@ -2,17 +2,40 @@
 //! PostgreSQL. Each port's implementation lives in its own module beside this one.
 
 use crate::sql::RawQuery;
+use domain::category::Category;
 use domain::ports::{RepoError, RepoResult};
-use sea_orm::{DatabaseConnection, DbBackend, DbErr, FromQueryResult, SqlErr};
+use sea_orm::{DatabaseConnection, DbBackend, DbErr, FromQueryResult, SqlErr, Statement};
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct SeaOrmStore {
     pub(crate) db: DatabaseConnection,
+    /// The category tree (41 rows, edited by operators only), kept [`CATEGORY_TTL`]; every profile needs it.
+    pub(crate) categories: Arc<RwLock<Option<CachedCategories>>>,
+    /// Totals of paged reads, kept for a few seconds when enabled (see [`SeaOrmStore::with_count_cache`]).
+    counts: Option<moka::future::Cache<String, u64>>,
 }
+
+/// The category tree and when it was read.
+pub(crate) type CachedCategories = (Instant, Arc<Vec<Category>>);
+
+/// How long another instance's category edit may take to show here (this instance's own edits show at once).
+pub(crate) const CATEGORY_TTL: Duration = Duration::from_secs(30);
 
 impl SeaOrmStore {
     pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+        Self { db, categories: Arc::default(), counts: None }
+    }
+
+    /// Keeps the totals of paged reads (`COUNT(*)` over a search, a board, a week) for `ttl`, so a
+    /// total over tens of thousands of rows is counted once per `ttl` per query, not per request; zero
+    /// keeps them exact. Concurrent requests for one total count once.
+    #[must_use]
+    pub fn with_count_cache(mut self, ttl: Duration) -> Self {
+        self.counts =
+            (!ttl.is_zero()).then(|| moka::future::Cache::builder().max_capacity(10_000).time_to_live(ttl).build());
+        self
     }
 
     pub fn connection(&self) -> &DatabaseConnection {
@@ -30,10 +53,21 @@ struct CountRow {
 }
 
 impl SeaOrmStore {
-    /// Runs a `SELECT COUNT(*) AS n …` statement.
+    /// Runs a `SELECT COUNT(*) AS n …` statement (through the count cache when enabled).
     pub(crate) async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
-        let n = CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
-        Ok(n.max(0) as u64)
+        let stmt = q.build();
+        let run = |stmt: Statement| async move {
+            let n = CountRow::find_by_statement(stmt).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
+            Ok::<u64, RepoError>(n.max(0) as u64)
+        };
+        let Some(cache) = &self.counts else { return run(stmt).await };
+        let key = format!("{}\u{0}{:?}", stmt.sql, stmt.values);
+        cache.try_get_with(key, run(stmt)).await.map_err(|e| RepoError::Unexpected(e.to_string().into()))
+    }
+
+    /// Forgets the cached category tree (after this instance changed it).
+    pub(crate) fn forget_categories(&self) {
+        *self.categories.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
 }
 

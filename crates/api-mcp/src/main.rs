@@ -21,13 +21,15 @@ enum Command {
 }
 
 async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
-    let app = bootstrap::App::connect(&args.db.database_url).await?;
+    let app = bootstrap::App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs))
+        .await?;
     app.start(args.demo_data).await?;
     let listener =
         std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
-    let ctx = operations::Ctx { app, public_url: public_url.clone() };
+    let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
+    let ctx = operations::Ctx { app, public_url: public_url.clone(), reads };
     let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     tracing::info!(bind = %bound, "serving MCP at /mcp");
     HttpServer::new(move || App::new().service(mcp.clone().scope_with_path("/mcp"))).listen(listener)?.run().await?;

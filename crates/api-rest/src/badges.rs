@@ -6,7 +6,6 @@ use crate::server::State;
 use actix_web::{HttpResponse, web};
 use domain::ValidationErrors;
 use domain::badge::{BadgeKind, BadgeMode, BadgeShape, BadgeSize};
-use operations::Ctx;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -30,7 +29,7 @@ async fn image(
     let (shape, mode, size) = (errs.take(shape), errs.take(mode), errs.take(size));
     errs.into_result()?;
     let kind = file.strip_suffix(".svg").and_then(BadgeKind::parse).ok_or_else(|| ApiError::not_found("badge"))?;
-    let ctx = Ctx { app: state.app.clone(), public_url: state.public_url.clone() };
+    let ctx = state.ctx.clone();
     let (_, kinds, site) = operations::badges::for_listing(&ctx, &slug).await?;
     if !kinds.contains(&kind) {
         return Err(ApiError::not_found("badge"));

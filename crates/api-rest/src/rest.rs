@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::server::State;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use operations::{Ctx, Descriptor, Method, coerce_strings};
+use operations::{Descriptor, Method, coerce_strings};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -60,7 +60,7 @@ async fn handle(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let input = gather(&op, &req, &body)?;
-    let ctx = Ctx { app: state.app.clone(), public_url: state.public_url.clone() };
+    let ctx = state.ctx.clone();
     let out = op.call(ctx, input).await?;
     Ok(HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK)).json(out))
 }

@@ -18,6 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub struct State {
     pub app: App,
     pub public_url: String,
+    /// What every operation runs with (the app, the public URL, the read cache).
+    pub ctx: operations::Ctx,
     /// Set once migrations and seeding finished.
     pub started: AtomicBool,
 }
@@ -84,16 +86,19 @@ impl std::fmt::Debug for Application {
 impl Application {
     /// Connects to the database and binds `listener`; nothing is migrated yet.
     pub async fn build(args: &bootstrap::ServeArgs, listener: TcpListener) -> anyhow::Result<Self> {
-        let app = App::connect(&args.db.database_url).await?;
+        let app =
+            App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs)).await?;
         let port = listener.local_addr()?.port();
         let bound = listener.local_addr()?.to_string();
-        let state = Arc::new(State { app, public_url: args.public_url(&bound), started: AtomicBool::new(false) });
+        let public_url = args.public_url(&bound);
+        let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
+        let ctx = operations::Ctx { app: app.clone(), public_url: public_url.clone(), reads };
+        let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
-        // Built once, outside the per-worker factory, and cloned into each worker.
-        let mcp = (!args.no_mcp).then(|| {
-            let ctx = operations::Ctx { app: state.app.clone(), public_url: state.public_url.clone() };
-            api_mcp::http_service(ctx, api_mcp::allowed_hosts(&state.public_url, &bound))
-        });
+        // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share
+        // one read cache.
+        let mcp = (!args.no_mcp)
+            .then(|| api_mcp::http_service(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
         let server = HttpServer::new(move || {
             let mcp = mcp.clone();
             ActixApp::new()

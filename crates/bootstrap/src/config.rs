@@ -30,6 +30,12 @@ pub struct ServeArgs {
     /// Do not mount the MCP endpoint at /mcp.
     #[arg(long)]
     pub no_mcp: bool,
+
+    /// Seconds a public read (profile, search page, board …) is served from this instance's cache;
+    /// 0 turns the cache off. Writes on this instance clear it at once.
+    #[arg(long, env = "LAUNCHDIR_READ_CACHE_SECS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub read_cache_secs: u64,
 }
 
 impl ServeArgs {
@@ -55,6 +61,9 @@ mod tests {
         let c = Cli::try_parse_from(["x", "--bind", "0.0.0.0:9", "--demo-data"]).unwrap();
         assert_eq!(c.serve.bind, "0.0.0.0:9");
         assert!(c.serve.demo_data && !c.serve.no_mcp);
+        assert_eq!(c.serve.read_cache_secs, 5);
+        assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());
+        assert_eq!(Cli::try_parse_from(["x", "--read-cache-secs", "0"]).unwrap().serve.read_cache_secs, 0);
         assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");
         let c = Cli::try_parse_from(["x", "--public-url", "https://launch.example/"]).unwrap();
         assert_eq!(c.serve.public_url("127.0.0.1:8080"), "https://launch.example");

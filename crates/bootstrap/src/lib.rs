@@ -23,12 +23,19 @@ pub struct App {
 }
 
 impl App {
-    /// Connects to the database. Does not migrate: see [`App::start`].
+    /// Connects to the database, every total counted exactly. Does not migrate: see [`App::start`].
     pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
+        Self::connect_with(database_url, std::time::Duration::ZERO).await
+    }
+
+    /// Connects as a server does: the totals of paged reads are kept for `count_ttl` (the read-cache
+    /// TTL; zero keeps them exact).
+    pub async fn connect_with(database_url: &str, count_ttl: std::time::Duration) -> anyhow::Result<Self> {
         let conn = db::connect(database_url)
             .await
             .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
-        Ok(Self { store: Arc::new(SeaOrmStore::new(conn)), clock: Arc::new(SystemClock) })
+        let store = SeaOrmStore::new(conn).with_count_cache(count_ttl);
+        Ok(Self { store: Arc::new(store), clock: Arc::new(SystemClock) })
     }
 
     /// Applies pending migrations.

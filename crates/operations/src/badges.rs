@@ -96,7 +96,7 @@ pub async fn for_listing(
         .await?
         .filter(|l| l.lifecycle.is_public())
         .ok_or(crate::OpError::NotFound("listing"))?;
-    let awards = store.listing_details(l.id).await?.awards;
+    let awards = store.listing_details(l.id, false).await?.awards;
     let settings = store.all_settings().await?;
     let site =
         domain::settings::SiteSettings::from_pairs(settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))).site_name;

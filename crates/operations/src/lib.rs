@@ -7,6 +7,7 @@
 //! them from path, query and body; MCP from tool arguments) and returns JSON values or an [`OpError`].
 
 pub mod badges;
+pub mod cache;
 mod input;
 pub mod openapi;
 mod public;
@@ -21,6 +22,7 @@ use serde::de::DeserializeOwned;
 use std::sync::Arc;
 use utoipa::{PartialSchema, ToSchema};
 
+pub use cache::ReadCache;
 pub use input::{coerce_strings, parse_input};
 
 /// HTTP method of an operation (MCP ignores it).
@@ -56,6 +58,8 @@ pub struct Ctx {
     pub app: bootstrap::App,
     /// Base of every link, without a trailing slash.
     pub public_url: String,
+    /// Results of public reads, shared by REST and MCP.
+    pub reads: ReadCache,
 }
 
 /// Why an operation failed. The API crates map these to statuses and tool errors.
@@ -163,9 +167,20 @@ impl Descriptor {
         }
     }
 
-    /// Runs the operation on a JSON object of inputs.
+    /// Runs the operation on a JSON object of inputs. Public reads go through the read cache (keyed by
+    /// operation and input); a successful write empties it.
     pub async fn call(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
-        (self.call)(ctx, input).await
+        if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
+            let key = format!("{}\u{0}{input}", self.id);
+            let reads = ctx.reads.clone();
+            return reads.get_or(key, (self.call)(ctx, input)).await;
+        }
+        let reads = ctx.reads.clone();
+        let out = (self.call)(ctx, input).await;
+        if !self.read_only && out.is_ok() {
+            reads.clear();
+        }
+        out
     }
 
     /// Names of the `{parameters}` in the path.

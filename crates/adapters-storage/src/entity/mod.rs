@@ -34,4 +34,5 @@ pub mod reviews;
 pub mod site_settings;
 pub mod stories;
 pub mod users;
+pub mod vote_tallies;
 pub mod votes;

@@ -32,4 +32,5 @@ pub use super::reviews::Entity as Reviews;
 pub use super::site_settings::Entity as SiteSettings;
 pub use super::stories::Entity as Stories;
 pub use super::users::Entity as Users;
+pub use super::vote_tallies::Entity as VoteTallies;
 pub use super::votes::Entity as Votes;

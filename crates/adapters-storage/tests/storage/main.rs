@@ -412,13 +412,13 @@ on_both!(listing_details_and_weekly_votes, |store| {
     let c = import(listing("Gamma", ListingStatus::Live, None), 0);
     let ids = store.import_listings(&[a, b, c], now()).await.unwrap();
 
-    let d = store.listing_details(ids[0]).await.unwrap();
+    let d = store.listing_details(ids[0], true).await.unwrap();
     assert_eq!(d.founders.len(), 1);
     assert_eq!((d.founders[0].0.name.as_str(), d.founders[0].1.as_str()), ("Grace", "CEO"));
     assert_eq!(d.updates.iter().map(|u| u.title.as_str()).collect::<Vec<_>>(), ["New", "Old"], "newest update first");
     assert_eq!(d.milestones.len(), 1);
     assert_eq!(d.story.as_ref().map(|s| s.get("why_started")), Some("Because."));
-    let empty = store.listing_details(ids[2]).await.unwrap();
+    let empty = store.listing_details(ids[2], true).await.unwrap();
     assert!(empty.founders.is_empty() && empty.story.is_none() && empty.awards.is_empty());
 
     let board = store.weekly_votes(week, PageRequest::default()).await.unwrap();
@@ -533,4 +533,31 @@ on_both!(alternatives_put_approved_first, |store| {
     let got: Vec<(&str, bool)> = alts.iter().map(|(s, a)| (s.name.as_str(), *a)).collect();
     assert_eq!(got, [("Approved Elsewhere", true), ("Peer High", false), ("Peer Low", false)]);
     assert_eq!(store.alternatives(ids[0], 2).await.unwrap().len(), 2, "the limit holds");
+});
+
+on_both!(vote_tally_backfill_matches_the_votes, |store| {
+    use migration::{Migrator, MigratorTrait};
+    use sea_orm::ConnectionTrait;
+    // Votes over two weeks: the import writes tallies beside them.
+    let week = LaunchWeek::of(now());
+    let mut a = import(listing("Alpha", ListingStatus::Live, None), 0);
+    a.votes = vec![week.starts_at(), week.starts_at() - Duration::seconds(1), now(), now() - Duration::days(8)];
+    let b = import(listing("Beta", ListingStatus::Live, None), 2);
+    store.import_listings(&[a, b], now()).await.unwrap();
+    let before = |w: LaunchWeek| async move {
+        let p = store.weekly_votes(w, PageRequest::default()).await.unwrap();
+        p.items.into_iter().map(|(s, n)| (s.name, n)).collect::<Vec<_>>()
+    };
+    let (this_week, last_week) = (before(week).await, before(week.plus_weeks(-1)).await);
+    assert_eq!(this_week, [("Alpha".to_owned(), 2), ("Beta".to_owned(), 2)]);
+    assert_eq!(last_week, [("Alpha".to_owned(), 2)]);
+
+    // Rolling the tallies migration back and forward rebuilds them from the votes alone.
+    let db = store.connection();
+    db.execute_unprepared("DELETE FROM vote_tallies").await.unwrap();
+    assert!(before(week).await.is_empty());
+    Migrator::down(db, Some(1)).await.unwrap();
+    Migrator::up(db, None).await.unwrap();
+    assert_eq!(before(week).await, this_week);
+    assert_eq!(before(week.plus_weeks(-1)).await, last_week);
 });

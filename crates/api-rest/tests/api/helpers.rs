@@ -48,15 +48,26 @@ pub async fn spawn_app_on(db: TestDatabase, demo_data: bool) -> TestApp {
 
 /// Starts the server in this process, optionally without the MCP endpoint.
 pub async fn spawn_app_with(db: TestDatabase, demo_data: bool, no_mcp: bool) -> TestApp {
+    spawn_app_configured(db, demo_data, |a| a.no_mcp = no_mcp).await
+}
+
+/// Starts the server in this process with the default flags changed by `configure`.
+pub async fn spawn_app_configured(
+    db: TestDatabase,
+    demo_data: bool,
+    configure: impl FnOnce(&mut bootstrap::ServeArgs),
+) -> TestApp {
     bootstrap::telemetry::init();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let args = bootstrap::ServeArgs {
+    let mut args = bootstrap::ServeArgs {
         bind: listener.local_addr().unwrap().to_string(),
         db: bootstrap::DatabaseArgs { database_url: db.url.clone() },
         public_url: None,
         demo_data,
-        no_mcp,
+        no_mcp: false,
+        read_cache_secs: 5,
     };
+    configure(&mut args);
     let app = Application::build(&args, listener).await.expect("build");
     let base = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());

@@ -1,7 +1,7 @@
 //! The public read operations over REST, against demo data: shapes, defaults and every bound at its
 //! edge (the largest valid value and one past it).
 
-use crate::helpers::{TestApp, spawn_app};
+use crate::helpers::{TestApp, spawn_app, spawn_app_configured};
 use serde_json::Value;
 
 async fn demo() -> TestApp {
@@ -122,7 +122,9 @@ async fn categories_tree_and_counts() {
 
 #[tokio::test]
 async fn products_and_questions_come_from_the_database() {
-    let app = demo().await;
+    // A one-second read cache: another instance's change shows once the cached answer has expired.
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 1).await;
+    app.wait_ready().await;
     let products = accepted(&app, "/products").await;
     let launch = products["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap();
     assert_eq!((launch["price_cents"].as_i64(), launch["currency"].as_str()), (Some(4900), Some("USD")));
@@ -134,6 +136,10 @@ async fn products_and_questions_come_from_the_database() {
         .set_price(&domain::product::ProductCode::parse("launch").unwrap(), domain::money::Cents::new(5900))
         .await
         .unwrap();
+    let cached = accepted(&app, "/products").await;
+    let launch = cached["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap();
+    assert_eq!(launch["price_cents"], 4900, "within the TTL the cached answer stands");
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     let again = accepted(&app, "/products").await;
     let launch = again["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap();
     assert_eq!(launch["price_cents"], 5900, "prices are read from the database, never hard-coded");

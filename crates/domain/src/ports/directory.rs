@@ -32,8 +32,9 @@ pub trait ListingRepository: Send + Sync {
 
     async fn count_live_listings(&self) -> RepoResult<u64>;
 
-    /// Founders, updates, milestones, story and awards of a listing (empty parts when it has none).
-    async fn listing_details(&self, id: ListingId) -> RepoResult<ListingDetails>;
+    /// Founders, updates and awards of a listing, and with `paid_sections` its milestones and story
+    /// (empty parts when it has none, or when not asked for).
+    async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails>;
 
     /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
     /// that count; listings without votes in the week are not ranked.

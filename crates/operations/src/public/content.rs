@@ -224,7 +224,7 @@ impl Operation for GetFounder {
             if !l.unlocked.effective(l.lifecycle.plan()).story {
                 continue;
             }
-            if let Some(story) = store.listing_details(c.id).await?.story.filter(|s| !s.is_empty()) {
+            if let Some(story) = store.listing_details(c.id, true).await?.story.filter(|s| !s.is_empty()) {
                 stories.push(FounderStory {
                     listing: c.slug.to_string(),
                     sections: story.sections().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),

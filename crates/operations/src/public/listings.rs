@@ -341,12 +341,12 @@ impl Operation for GetListing {
             .await?
             .filter(|l| l.lifecycle.is_public())
             .ok_or(OpError::NotFound("listing"))?;
-        let details = store.listing_details(l.id).await?;
+        let unlocked = l.unlocked.effective(l.lifecycle.plan());
+        let details = store.listing_details(l.id, unlocked.story || unlocked.milestones).await?;
         let cats = store.all_categories().await?;
         let cref = |id: domain::ids::CategoryId| {
             cats.iter().find(|c| c.id == id).map(|c| CategoryRef { slug: c.slug.to_string(), name: c.name.clone() })
         };
-        let unlocked = l.unlocked.effective(l.lifecycle.plan());
         let p = l.profile;
         let page = format!("{}/listings/{}", ctx.public_url, l.slug);
         let api = format!("{}/api/v1/listings/{}", ctx.public_url, l.slug);

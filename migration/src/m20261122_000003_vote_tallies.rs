@@ -1,0 +1,73 @@
+//! Votes per listing per launch week, kept beside the votes themselves so the community-weekly board
+//! and a week's launches read one indexed range instead of counting every vote of the week (about half
+//! a million rows in the current week of the 100k-listing benchmark). Whatever records a vote adds 1 to
+//! its week's tally in the same transaction; this migration fills the table from the votes already there.
+
+use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::DbBackend;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .create_table(
+                Table::create()
+                    .table(Alias::new("vote_tallies"))
+                    .if_not_exists()
+                    .col(ColumnDef::new(Alias::new("week_start")).date().not_null())
+                    .col(ColumnDef::new(Alias::new("listing_id")).big_integer().not_null())
+                    .col(ColumnDef::new(Alias::new("votes")).big_integer().not_null().default(0))
+                    .primary_key(Index::create().col(Alias::new("week_start")).col(Alias::new("listing_id")))
+                    .foreign_key(
+                        ForeignKey::create()
+                            .name("fk_vote_tallies_listing_id")
+                            .from(Alias::new("vote_tallies"), Alias::new("listing_id"))
+                            .to(Alias::new("listings"), Alias::new("id"))
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("ix_vote_tallies_week_votes")
+                    .table(Alias::new("vote_tallies"))
+                    .col(Alias::new("week_start"))
+                    .col(Alias::new("votes"))
+                    .if_not_exists()
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_index(
+                Index::create()
+                    .name("ix_vote_tallies_listing")
+                    .table(Alias::new("vote_tallies"))
+                    .col(Alias::new("listing_id"))
+                    .if_not_exists()
+                    .to_owned(),
+            )
+            .await?;
+        // The Monday (UTC) on or before each vote.
+        let monday = match manager.get_database_backend() {
+            DbBackend::Postgres => "(date_trunc('week', created_at AT TIME ZONE 'UTC'))::date",
+            _ => "date(created_at, '-6 days', 'weekday 1')",
+        };
+        manager
+            .get_connection()
+            .execute_unprepared(&format!(
+                "INSERT INTO vote_tallies (week_start, listing_id, votes) \
+                 SELECT {monday}, listing_id, COUNT(*) FROM votes GROUP BY 1, 2"
+            ))
+            .await?;
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.drop_table(Table::drop().table(Alias::new("vote_tallies")).if_exists().to_owned()).await
+    }
+}
