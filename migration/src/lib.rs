@@ -7,6 +7,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
 mod m20261122_000003_vote_tallies;
+mod m20261122_000004_search_status;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000001_initial::Migration),
             Box::new(m20261122_000002_search::Migration),
             Box::new(m20261122_000003_vote_tallies::Migration),
+            Box::new(m20261122_000004_search_status::Migration),
         ]
     }
 }

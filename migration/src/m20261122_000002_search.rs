@@ -9,31 +9,43 @@ use sea_orm_migration::sea_orm::DbBackend;
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-const COLS: &str = "name, tagline, short_description, description, features, keywords, tags";
+pub(crate) const COLS: &str = "name, tagline, short_description, description, features, keywords, tags";
 
-fn sqlite_up() -> Vec<String> {
-    let new_vals =
-        "new.name, new.tagline, new.short_description, new.description, new.features, new.keywords, new.tags";
-    let old_vals =
-        "old.name, old.tagline, old.short_description, old.description, old.features, old.keywords, old.tags";
+/// The FTS5 table over `cols` of listings and the triggers that keep it in step (shared with the
+/// migration that adds the status column).
+pub(crate) fn sqlite_fts(cols: &str) -> Vec<String> {
+    let vals = |prefix: &str| cols.split(", ").map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
+    let (new_vals, old_vals) = (vals("new"), vals("old"));
     vec![
         format!(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({COLS}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({cols}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); END"
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {COLS} ON listings BEGIN \
-             INSERT INTO listings_fts(listings_fts, rowid, {COLS}) VALUES ('delete', old.id, {old_vals}); \
-             INSERT INTO listings_fts(rowid, {COLS}) VALUES (new.id, {new_vals}); END"
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {cols} ON listings BEGIN \
+             INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); \
+             INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
         ),
-        // Index any rows that existed before this migration.
+        // Index any rows that existed before.
         "INSERT INTO listings_fts(listings_fts) VALUES ('rebuild')".to_owned(),
     ]
+}
+
+/// Drops the FTS5 table and its triggers.
+pub(crate) const SQLITE_FTS_DOWN: [&str; 4] = [
+    "DROP TRIGGER IF EXISTS listings_fts_ai",
+    "DROP TRIGGER IF EXISTS listings_fts_ad",
+    "DROP TRIGGER IF EXISTS listings_fts_au",
+    "DROP TABLE IF EXISTS listings_fts",
+];
+
+fn sqlite_up() -> Vec<String> {
+    sqlite_fts(COLS)
 }
 
 fn postgres_up() -> Vec<String> {
@@ -70,12 +82,7 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let stmts: &[&str] = match manager.get_database_backend() {
-            DbBackend::Sqlite => &[
-                "DROP TRIGGER IF EXISTS listings_fts_ai",
-                "DROP TRIGGER IF EXISTS listings_fts_ad",
-                "DROP TRIGGER IF EXISTS listings_fts_au",
-                "DROP TABLE IF EXISTS listings_fts",
-            ],
+            DbBackend::Sqlite => &SQLITE_FTS_DOWN,
             _ => &[
                 "DROP TRIGGER IF EXISTS listings_search_vector_trg ON listings",
                 "DROP FUNCTION IF EXISTS listings_search_vector()",

@@ -16,6 +16,11 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
                 .foreign_keys(true)
+                // Reads map the file instead of copying pages through read(2), and each connection
+                // keeps 32 MiB of pages (the default 2 MiB makes every pooled connection re-read the
+                // hot pages of a large directory). Measured on the 100k benchmark: see issue 3's note.
+                .pragma("mmap_size", "1073741824")
+                .pragma("cache_size", "-32768")
         });
     } else {
         opts.max_connections(16).min_connections(1);
