@@ -8,6 +8,7 @@ mod m20261122_000001_initial;
 mod m20261122_000002_search;
 mod m20261122_000003_vote_tallies;
 mod m20261122_000004_search_status;
+mod m20261122_000005_accounts;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000002_search::Migration),
             Box::new(m20261122_000003_vote_tallies::Migration),
             Box::new(m20261122_000004_search_status::Migration),
+            Box::new(m20261122_000005_accounts::Migration),
         ]
     }
 }

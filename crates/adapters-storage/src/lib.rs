@@ -3,6 +3,7 @@
 //! Architecture invariant: the only crate that knows SQL, sea-orm and the schema's table layout.
 //! It hands the domain's own types across the port boundary, never entity models.
 
+mod accounts;
 mod categories;
 mod content;
 pub mod db;

@@ -7,10 +7,11 @@
 pub mod config;
 pub mod telemetry;
 
+use adapters_auth::OsSecrets;
 use adapters_storage::{SeaOrmStore, db};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use domain::ports::{Clock, SystemClock};
+use domain::ports::{Clock, Secrets, SystemClock};
 use std::sync::Arc;
 
 pub use config::{DatabaseArgs, ServeArgs};
@@ -20,6 +21,8 @@ pub use config::{DatabaseArgs, ServeArgs};
 pub struct App {
     pub store: Arc<SeaOrmStore>,
     pub clock: Arc<dyn Clock>,
+    /// Randomness and hashing (argon2id passwords, API-key hashes).
+    pub secrets: Arc<dyn Secrets>,
 }
 
 impl App {
@@ -35,7 +38,7 @@ impl App {
             .await
             .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
         let store = SeaOrmStore::new(conn).with_count_cache(count_ttl);
-        Ok(Self { store: Arc::new(store), clock: Arc::new(SystemClock) })
+        Ok(Self { store: Arc::new(store), clock: Arc::new(SystemClock), secrets: Arc::new(OsSecrets::default()) })
     }
 
     /// Applies pending migrations.

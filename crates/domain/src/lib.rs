@@ -5,6 +5,7 @@
 //! actix, reqwest, rmcp, hyper). Adapters implement [`ports`]; API crates call them. Every bound the
 //! spec states lives here, once.
 
+pub mod auth;
 pub mod award;
 pub mod badge;
 pub mod blog;

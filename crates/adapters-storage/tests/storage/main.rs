@@ -1,6 +1,7 @@
 //! Repository tests, each run against a fresh SQLite file and a fresh PostgreSQL database.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod accounts;
 mod harness;
 
 use adapters_storage::db;

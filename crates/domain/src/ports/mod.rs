@@ -1,11 +1,13 @@
 //! Port traits: how the domain reaches storage and the clock. Named by role; adapters (named by
 //! technology) implement them in `adapters-*` crates. Each method's doc says what it must return when.
 
+mod accounts;
 mod clock;
 mod content;
 mod directory;
 mod reference;
 
+pub use accounts::{ApiKeyRepository, NewUser, Secrets, UserRepository};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};

@@ -1,0 +1,164 @@
+//! Users and API keys. Keys are stored as their shown part (`ldk_` + 8, unique, the lookup key) and a
+//! hash; never the key.
+
+use crate::entity::{api_keys, users};
+use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use domain::auth::ApiKey;
+use domain::ids::{ApiKeyId, UserId};
+use domain::ports::{ApiKeyRepository, NewUser, RepoError, RepoResult, UserRepository};
+use domain::user::{Email, Scope, User};
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+fn to_user(m: users::Model) -> Option<User> {
+    Some(User {
+        id: UserId::from_db(m.id),
+        email: Email::parse(&m.email).ok()?,
+        display_name: m.display_name,
+        is_admin: m.is_admin,
+        created_at: m.created_at.with_timezone(&Utc),
+    })
+}
+
+fn scopes_to_text(scopes: &[Scope]) -> String {
+    scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(",")
+}
+
+fn to_key(m: api_keys::Model) -> ApiKey {
+    ApiKey {
+        id: ApiKeyId::from_db(m.id),
+        user_id: UserId::from_db(m.user_id),
+        name: m.name,
+        shown: m.prefix,
+        // A stored list we wrote ourselves; an unknown name (from a newer version) is dropped, never granted.
+        scopes: m.scopes.split(',').filter_map(|s| Scope::parse(s).ok()).collect(),
+        created_at: m.created_at.with_timezone(&Utc),
+        last_used_at: m.last_used_at.map(|t| t.with_timezone(&Utc)),
+        revoked_at: m.revoked_at.map(|t| t.with_timezone(&Utc)),
+    }
+}
+
+#[async_trait]
+impl UserRepository for SeaOrmStore {
+    async fn create_user(&self, new: NewUser, now: DateTime<Utc>) -> RepoResult<User> {
+        let m = users::ActiveModel {
+            email: Set(new.email.as_str().to_owned()),
+            password_hash: Set(Some(new.password_hash)),
+            display_name: Set(new.display_name),
+            is_admin: Set(new.is_admin),
+            is_demo: Set(false),
+            created_at: Set(now.into()),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                RepoError::Conflict("an account with this email exists".into())
+            } else {
+                repo_err(e)
+            }
+        })?;
+        to_user(m).ok_or(RepoError::NotFound)
+    }
+
+    async fn user_by_email(&self, email: &Email) -> RepoResult<Option<(User, Option<String>)>> {
+        let m = users::Entity::find()
+            .filter(Expr::expr(Func::lower(Expr::col(users::Column::Email))).eq(email.as_str().to_lowercase()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(m.and_then(|m| {
+            let hash = m.password_hash.clone();
+            to_user(m).map(|u| (u, hash))
+        }))
+    }
+
+    async fn get_user(&self, id: UserId) -> RepoResult<Option<User>> {
+        Ok(users::Entity::find_by_id(id.get()).one(&self.db).await.map_err(repo_err)?.and_then(to_user))
+    }
+}
+
+#[async_trait]
+impl ApiKeyRepository for SeaOrmStore {
+    async fn create_api_key(
+        &self,
+        user: UserId,
+        name: &str,
+        shown: &str,
+        hash: &str,
+        scopes: &[Scope],
+        now: DateTime<Utc>,
+    ) -> RepoResult<ApiKey> {
+        let m = api_keys::ActiveModel {
+            user_id: Set(user.get()),
+            name: Set(name.to_owned()),
+            prefix: Set(shown.to_owned()),
+            key_hash: Set(hash.to_owned()),
+            scopes: Set(scopes_to_text(scopes)),
+            created_at: Set(now.into()),
+            last_used_at: Set(None),
+            revoked_at: Set(None),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await
+        .map_err(repo_err)?;
+        Ok(to_key(m))
+    }
+
+    async fn api_key_by_shown(&self, shown: &str) -> RepoResult<Option<(ApiKey, String)>> {
+        let m = api_keys::Entity::find()
+            .filter(api_keys::Column::Prefix.eq(shown))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(m.map(|m| {
+            let hash = m.key_hash.clone();
+            (to_key(m), hash)
+        }))
+    }
+
+    async fn list_api_keys(&self, user: UserId) -> RepoResult<Vec<ApiKey>> {
+        Ok(api_keys::Entity::find()
+            .filter(api_keys::Column::UserId.eq(user.get()))
+            .order_by_desc(api_keys::Column::CreatedAt)
+            .order_by_desc(api_keys::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?
+            .into_iter()
+            .map(to_key)
+            .collect())
+    }
+
+    async fn revoke_api_key(&self, user: UserId, id: ApiKeyId, now: DateTime<Utc>) -> RepoResult<ApiKey> {
+        let m = api_keys::Entity::find_by_id(id.get())
+            .filter(api_keys::Column::UserId.eq(user.get()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?
+            .ok_or(RepoError::NotFound)?;
+        if m.revoked_at.is_some() {
+            return Ok(to_key(m));
+        }
+        let mut am: api_keys::ActiveModel = m.into();
+        am.revoked_at = Set(Some(now.into()));
+        Ok(to_key(am.update(&self.db).await.map_err(repo_err)?))
+    }
+
+    async fn touch_api_key(&self, id: ApiKeyId, now: DateTime<Utc>) -> RepoResult<()> {
+        // At most one write a minute per key: busy keys do not turn every read into a write.
+        let stale: DateTime<chrono::FixedOffset> = (now - chrono::Duration::minutes(1)).into();
+        api_keys::Entity::update_many()
+            .col_expr(api_keys::Column::LastUsedAt, Expr::value(DateTime::<chrono::FixedOffset>::from(now)))
+            .filter(api_keys::Column::Id.eq(id.get()))
+            .filter(api_keys::Column::LastUsedAt.is_null().or(api_keys::Column::LastUsedAt.lt(stale)))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(())
+    }
+}

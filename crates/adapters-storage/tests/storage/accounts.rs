@@ -1,0 +1,66 @@
+//! Users and API keys on both databases.
+
+use crate::on_both;
+use chrono::{Duration, TimeZone, Utc};
+use domain::ids::ApiKeyId;
+use domain::ports::{ApiKeyRepository, NewUser, RepoError, UserRepository};
+use domain::user::{Email, Scope};
+
+fn user(email: &str) -> NewUser {
+    NewUser {
+        email: Email::parse(email).unwrap(),
+        password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),
+        display_name: "Ann".into(),
+        is_admin: false,
+    }
+}
+
+on_both!(users_are_unique_by_email_whatever_the_case, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("Ann@Acme.example"), now).await.unwrap();
+    assert_eq!(ann.email.as_str(), "Ann@acme.example");
+    let again = store.create_user(user("ann@ACME.example"), now).await;
+    assert!(matches!(again, Err(RepoError::Conflict(_))), "{again:?}");
+    let (found, hash) = store.user_by_email(&Email::parse("ANN@acme.example").unwrap()).await.unwrap().unwrap();
+    assert_eq!((found.id, hash.unwrap().starts_with("$argon2id$")), (ann.id, true));
+    assert!(store.user_by_email(&Email::parse("bob@acme.example").unwrap()).await.unwrap().is_none());
+    assert_eq!(store.get_user(ann.id).await.unwrap().unwrap().email, ann.email);
+});
+
+on_both!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now).await.unwrap();
+    let bob = store.create_user(user("bob@acme.example"), now).await.unwrap();
+    let scopes = [Scope::AccountRead, Scope::ListingsWrite];
+    let k1 = store.create_api_key(ann.id, "CI", "ldk_AAAAAAAA", &"a".repeat(64), &scopes, now).await.unwrap();
+    let later = now + Duration::minutes(5);
+    let k2 =
+        store.create_api_key(ann.id, "laptop", "ldk_BBBBBBBB", &"b".repeat(64), &scopes[..1], later).await.unwrap();
+    let dup = store.create_api_key(bob.id, "x", "ldk_AAAAAAAA", &"c".repeat(64), &scopes, now).await;
+    assert!(matches!(dup, Err(RepoError::Conflict(_))), "shown parts are unique: {dup:?}");
+
+    let (found, hash) = store.api_key_by_shown("ldk_AAAAAAAA").await.unwrap().unwrap();
+    assert_eq!((found.id, found.scopes.clone(), hash), (k1.id, scopes.to_vec(), "a".repeat(64)));
+    assert!(store.api_key_by_shown("ldk_CCCCCCCC").await.unwrap().is_none());
+    let listed: Vec<_> = store.list_api_keys(ann.id).await.unwrap().into_iter().map(|k| k.name).collect();
+    assert_eq!(listed, ["laptop", "CI"], "newest first");
+    assert!(store.list_api_keys(bob.id).await.unwrap().is_empty());
+
+    // Another user's key and a missing key give the same answer.
+    assert!(matches!(store.revoke_api_key(bob.id, k1.id, later).await, Err(RepoError::NotFound)));
+    assert!(matches!(store.revoke_api_key(ann.id, ApiKeyId::from_db(999_999), later).await, Err(RepoError::NotFound)));
+    let revoked = store.revoke_api_key(ann.id, k1.id, later).await.unwrap();
+    assert_eq!(revoked.revoked_at, Some(later));
+    let twice = store.revoke_api_key(ann.id, k1.id, later + Duration::hours(1)).await.unwrap();
+    assert_eq!(twice.revoked_at, Some(later), "revoking twice keeps the first time");
+    assert!(store.api_key_by_shown("ldk_BBBBBBBB").await.unwrap().unwrap().0.revoked_at.is_none());
+
+    // Use is recorded at most once a minute.
+    store.touch_api_key(k2.id, later).await.unwrap();
+    store.touch_api_key(k2.id, later + Duration::seconds(30)).await.unwrap();
+    let seen = store.api_key_by_shown("ldk_BBBBBBBB").await.unwrap().unwrap().0.last_used_at;
+    assert_eq!(seen, Some(later));
+    store.touch_api_key(k2.id, later + Duration::seconds(90)).await.unwrap();
+    let seen = store.api_key_by_shown("ldk_BBBBBBBB").await.unwrap().unwrap().0.last_used_at;
+    assert_eq!(seen, Some(later + Duration::seconds(90)));
+});

@@ -1,0 +1,71 @@
+//! Ports for accounts: users, API keys, and the secrets adapter (randomness and hashing).
+
+use super::RepoResult;
+use crate::auth::{ApiKey, ApiKeyToken, Password};
+use crate::ids::{ApiKeyId, UserId};
+use crate::user::{Email, Scope, User};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// A user to create; the password arrives already hashed.
+#[derive(Debug, Clone)]
+pub struct NewUser {
+    pub email: Email,
+    pub password_hash: String,
+    pub display_name: String,
+    pub is_admin: bool,
+}
+
+#[async_trait]
+pub trait UserRepository: Send + Sync {
+    /// `Conflict` when the email is taken (emails compare case-insensitively in their domain part,
+    /// as `Email::parse` lower-cases it).
+    async fn create_user(&self, new: NewUser, now: DateTime<Utc>) -> RepoResult<User>;
+
+    /// The user and their password hash (`None` for accounts without a password, e.g. demo voters).
+    async fn user_by_email(&self, email: &Email) -> RepoResult<Option<(User, Option<String>)>>;
+
+    async fn get_user(&self, id: UserId) -> RepoResult<Option<User>>;
+}
+
+#[async_trait]
+pub trait ApiKeyRepository: Send + Sync {
+    /// Stores a key by its shown part and hash. `Conflict` if the shown part is taken (then the caller
+    /// draws a new key).
+    async fn create_api_key(
+        &self,
+        user: UserId,
+        name: &str,
+        shown: &str,
+        hash: &str,
+        scopes: &[Scope],
+        now: DateTime<Utc>,
+    ) -> RepoResult<ApiKey>;
+
+    /// The key whose shown part is `shown`, with its stored hash; revoked keys too (the caller decides).
+    async fn api_key_by_shown(&self, shown: &str) -> RepoResult<Option<(ApiKey, String)>>;
+
+    /// The user's keys, newest first, revoked ones included.
+    async fn list_api_keys(&self, user: UserId) -> RepoResult<Vec<ApiKey>>;
+
+    /// Revokes the user's key. `NotFound` when the key does not exist or is another user's (the same
+    /// answer, so ids of other people's keys cannot be probed). Revoking twice is not an error.
+    async fn revoke_api_key(&self, user: UserId, id: ApiKeyId, now: DateTime<Utc>) -> RepoResult<ApiKey>;
+
+    /// Records a use (at most once a minute is enough; the adapter may skip writes).
+    async fn touch_api_key(&self, id: ApiKeyId, now: DateTime<Utc>) -> RepoResult<()>;
+}
+
+/// Randomness and hashing. Password hashes are slow on purpose (argon2id); key hashes are fast (a key
+/// carries 190 random bits, so a fast hash cannot be brute-forced) and compared in constant time.
+pub trait Secrets: Send + Sync + std::fmt::Debug {
+    fn new_api_key(&self) -> ApiKeyToken;
+    fn hash_password(&self, password: &Password) -> String;
+    /// False for a wrong password and for a malformed hash.
+    fn verify_password(&self, password: &str, hash: &str) -> bool;
+    fn hash_api_key(&self, key: &ApiKeyToken) -> String;
+    /// Constant-time comparison of two hashes.
+    fn same_hash(&self, a: &str, b: &str) -> bool;
+    /// Random bytes for session ids and CSRF tokens.
+    fn random_token(&self) -> String;
+}
