@@ -130,6 +130,15 @@ impl ServerHandler for LaunchdirMcp {
                 "message": format!("{what} not found"),
                 "details": [],
             }})),
+            Err(e @ (OpError::Unauthenticated | OpError::InvalidToken | OpError::Forbidden(_))) => {
+                // MCP sign-in (OAuth and API keys on /mcp) comes with the MCP issue; until then a tool
+                // that needs sign-in says so instead of pretending.
+                CallToolResult::structured_error(json!({"error": {
+                    "code": "sign_in_required",
+                    "message": format!("{e}; this tool needs a signed-in caller, which /mcp does not accept yet"),
+                    "details": [],
+                }}))
+            }
             Err(OpError::Repo(e)) => {
                 tracing::error!(error = %e, tool = op.id, "tool failed in storage");
                 return Err(McpError::internal_error("storage failed; it has been logged", None));

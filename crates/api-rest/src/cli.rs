@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use bootstrap::{App, DatabaseArgs, ServeArgs};
 use clap::{Parser, Subcommand};
 use domain::money::Cents;
-use domain::ports::{ProductRepository, RepoError, SettingsRepository};
+use domain::ports::{ProductRepository, RepoError, SettingsRepository, UserRepository};
 use domain::product::ProductCode;
 use std::net::TcpListener;
 
@@ -42,6 +42,29 @@ pub enum Admin {
         /// Seed of the generator: the same seed gives the same content.
         #[arg(long, default_value_t = 20_261_122)]
         seed: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Create an account (email + password; --admin for an operator).
+    CreateUser {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        password: String,
+        #[arg(long)]
+        admin: bool,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Create an API key for an account; prints the key alone on the last line (it is stored only as a hash).
+    CreateApiKey {
+        #[arg(long)]
+        email: String,
+        /// Comma list of account:read, listings:write, orders:write.
+        #[arg(long)]
+        scopes: String,
+        #[arg(long, default_value = "admin")]
+        name: String,
         #[command(flatten)]
         db: DatabaseArgs,
     },
@@ -97,6 +120,37 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => bail!("the directory already has listings; generate demo content into an empty database"),
             }
+        }
+        Command::Admin(Admin::CreateUser { email, password, admin, db }) => {
+            let app = ready_app(&db).await?;
+            match operations::accounts::create_user(&app, &email, &password, "", admin).await {
+                Ok(u) => {
+                    println!("created {}account {} (id {})", if admin { "admin " } else { "" }, u.email, u.id);
+                    Ok(())
+                }
+                Err(operations::OpError::Repo(RepoError::Conflict(_))) => bail!("an account with email {email} exists"),
+                Err(e) => Err(anyhow::anyhow!("{e}")),
+            }
+        }
+        Command::Admin(Admin::CreateApiKey { email, scopes, name, db }) => {
+            let scopes = domain::user::Scope::parse_list(&scopes)?;
+            let parsed = domain::user::Email::parse(&email)?;
+            let app = ready_app(&db).await?;
+            let Some((user, _)) = app.store.user_by_email(&parsed).await? else {
+                bail!("no account with email {email}; create it with `admin create-user`")
+            };
+            let (key, token) = operations::accounts::create_api_key(&app, user.id, &name, &scopes)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let scopes: Vec<&str> = key.scopes.iter().map(|s| s.as_str()).collect();
+            println!(
+                "API key {:?} for {} with scopes {} (shown once; stored only as a hash):",
+                key.name,
+                user.email,
+                scopes.join(",")
+            );
+            println!("{}", token.as_str());
+            Ok(())
         }
         Command::Admin(Admin::SetPrice { product, cents, db }) => {
             let code = ProductCode::parse(&product)?;

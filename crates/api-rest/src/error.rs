@@ -21,6 +21,8 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub details: Vec<Detail>,
+    /// The `WWW-Authenticate` challenge of a 401 or 403 (RFC 6750).
+    pub challenge: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -37,7 +39,36 @@ struct Inner<'a> {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into(), details: Vec::new() }
+        Self { status, code, message: message.into(), details: Vec::new(), challenge: None }
+    }
+
+    /// 401 for a request without a credential.
+    pub fn unauthenticated() -> Self {
+        let mut e = Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "sign in: send Authorization: Bearer <API key> (create one under API keys in your account)",
+        );
+        e.challenge = Some("Bearer".into());
+        e
+    }
+
+    /// 401 for a malformed, unknown or revoked credential.
+    pub fn invalid_token() -> Self {
+        let mut e =
+            Self::new(StatusCode::UNAUTHORIZED, "invalid_token", "the credential is malformed, unknown or revoked");
+        e.challenge = Some(
+            r#"Bearer error="invalid_token", error_description="the credential is malformed, unknown or revoked""#
+                .into(),
+        );
+        e
+    }
+
+    /// 403 for access without the operation's scope.
+    pub fn insufficient_scope(scope: &str) -> Self {
+        let mut e = Self::new(StatusCode::FORBIDDEN, "insufficient_scope", format!("this needs the {scope} scope"));
+        e.challenge = Some(format!(r#"Bearer error="insufficient_scope", scope="{scope}""#));
+        e
     }
 
     pub fn not_found(what: &str) -> Self {
@@ -77,7 +108,7 @@ impl From<ValidationErrors> for ApiError {
             [one] => format!("{}: {}", one.field, one.problem),
             _ => format!("{} fields are invalid", details.len()),
         };
-        Self { status: StatusCode::BAD_REQUEST, code: "invalid_request", message, details }
+        Self { status: StatusCode::BAD_REQUEST, code: "invalid_request", message, details, challenge: None }
     }
 }
 
@@ -108,6 +139,9 @@ impl From<operations::OpError> for ApiError {
         match e {
             operations::OpError::Invalid(v) => v.into(),
             operations::OpError::NotFound(what) => Self::not_found(what),
+            operations::OpError::Unauthenticated => Self::unauthenticated(),
+            operations::OpError::InvalidToken => Self::invalid_token(),
+            operations::OpError::Forbidden(scope) => Self::insufficient_scope(scope.as_str()),
             operations::OpError::Repo(r) => r.into(),
         }
     }
@@ -125,7 +159,11 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status).json(self.body_json())
+        let mut r = HttpResponse::build(self.status);
+        if let Some(c) = &self.challenge {
+            r.insert_header(("WWW-Authenticate", c.as_str()));
+        }
+        r.json(self.body_json())
     }
 }
 

@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::server::State;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use operations::{Descriptor, Method, coerce_strings};
+use operations::{Caller, Descriptor, Method, coerce_strings};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -53,6 +53,19 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
     Ok(input)
 }
 
+/// The credential of a request: `Authorization: Bearer <credential>`; any other `Authorization` value
+/// is malformed (401), never ignored.
+pub(crate) fn caller_of(req: &HttpRequest) -> Caller {
+    let Some(value) = req.headers().get(actix_web::http::header::AUTHORIZATION) else { return Caller::Anonymous };
+    let Ok(value) = value.to_str() else { return Caller::Malformed };
+    match value.split_once(' ') {
+        Some((scheme, credential)) if scheme.eq_ignore_ascii_case("bearer") && !credential.trim().is_empty() => {
+            Caller::Bearer(credential.trim().to_owned())
+        }
+        _ => Caller::Malformed,
+    }
+}
+
 async fn handle(
     op: Arc<Descriptor>,
     state: web::Data<State>,
@@ -60,7 +73,7 @@ async fn handle(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let input = gather(&op, &req, &body)?;
-    let ctx = state.ctx.clone();
+    let ctx = state.ctx.with_caller(caller_of(&req));
     let out = op.call(ctx, input).await?;
     Ok(HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK)).json(out))
 }

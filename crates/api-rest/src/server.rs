@@ -92,7 +92,12 @@ impl Application {
         let bound = listener.local_addr()?.to_string();
         let public_url = args.public_url(&bound);
         let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
-        let ctx = operations::Ctx { app: app.clone(), public_url: public_url.clone(), reads };
+        let ctx = operations::Ctx {
+            app: app.clone(),
+            public_url: public_url.clone(),
+            reads,
+            caller: operations::Caller::Anonymous,
+        };
         let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share

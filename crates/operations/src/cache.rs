@@ -116,6 +116,9 @@ fn unshare(e: Arc<OpError>) -> OpError {
         Err(shared) => match shared.as_ref() {
             OpError::Invalid(v) => OpError::Invalid(v.clone()),
             OpError::NotFound(what) => OpError::NotFound(what),
+            OpError::Unauthenticated => OpError::Unauthenticated,
+            OpError::InvalidToken => OpError::InvalidToken,
+            OpError::Forbidden(scope) => OpError::Forbidden(*scope),
             OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
             OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
             OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),

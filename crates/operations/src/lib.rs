@@ -6,6 +6,8 @@
 //! Architecture invariant: knows neither HTTP nor MCP. It receives inputs as JSON values (REST builds
 //! them from path, query and body; MCP from tool arguments) and returns JSON values or an [`OpError`].
 
+mod account;
+pub mod accounts;
 pub mod badges;
 pub mod cache;
 mod input;
@@ -60,6 +62,36 @@ pub struct Ctx {
     pub public_url: String,
     /// Results of public reads, shared by REST and MCP.
     pub reads: ReadCache,
+    /// Who is calling: set per request, before the operation runs.
+    pub caller: Caller,
+}
+
+/// The credential a request came with, and after [`Descriptor::call`] checked it, who it belongs to.
+#[derive(Debug, Clone, Default)]
+pub enum Caller {
+    #[default]
+    Anonymous,
+    /// `Authorization: Bearer …` as received, not yet checked.
+    Bearer(String),
+    /// An `Authorization` header that is not a bearer credential.
+    Malformed,
+    /// Signed in (checked by `call`, or a session on the service's own pages).
+    Principal(domain::auth::Principal),
+}
+
+impl Ctx {
+    /// The signed-in caller; operations with a scope always have one (`call` checked it).
+    pub fn principal(&self) -> OpResult<&domain::auth::Principal> {
+        match &self.caller {
+            Caller::Principal(p) => Ok(p),
+            _ => Err(OpError::Unauthenticated),
+        }
+    }
+
+    /// This context for another caller.
+    pub fn with_caller(&self, caller: Caller) -> Self {
+        Self { caller, ..self.clone() }
+    }
 }
 
 /// Why an operation failed. The API crates map these to statuses and tool errors.
@@ -71,6 +103,15 @@ pub enum OpError {
     /// 404: the named thing (a listing, a week, a board …) does not exist or is not the caller's.
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// 401: the operation needs sign-in and the request carried no credential.
+    #[error("sign-in required")]
+    Unauthenticated,
+    /// 401: the credential is malformed, unknown, revoked or expired.
+    #[error("the credential is not valid")]
+    InvalidToken,
+    /// 403: signed in, but the access lacks this scope.
+    #[error("the access lacks the scope {}", .0.as_str())]
+    Forbidden(Scope),
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -170,6 +211,7 @@ impl Descriptor {
     /// Runs the operation on a JSON object of inputs. Public reads go through the read cache (keyed by
     /// operation and input); a successful write empties it.
     pub async fn call(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
+        let ctx = self.authorize(ctx).await?;
         if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
             let key = format!("{}\u{0}{input}", self.id);
             let reads = ctx.reads.clone();
@@ -181,6 +223,26 @@ impl Descriptor {
             reads.clear();
         }
         out
+    }
+
+    /// The one authorization check, driven by the declared scope: a credential, when present, must be
+    /// valid (also on public operations); a scoped operation needs a caller holding its scope.
+    async fn authorize(&self, ctx: Ctx) -> OpResult<Ctx> {
+        let caller = match &ctx.caller {
+            Caller::Anonymous => None,
+            Caller::Malformed => return Err(OpError::InvalidToken),
+            Caller::Bearer(raw) => Some(accounts::authenticate_bearer(&ctx.app, raw).await?),
+            Caller::Principal(p) => Some(p.clone()),
+        };
+        match (self.scope, &caller) {
+            (Some(_), None) => return Err(OpError::Unauthenticated),
+            (Some(scope), Some(p)) if !p.allows(scope) => return Err(OpError::Forbidden(scope)),
+            _ => {}
+        }
+        Ok(match caller {
+            Some(p) => ctx.with_caller(Caller::Principal(p)),
+            None => ctx,
+        })
     }
 
     /// Names of the `{parameters}` in the path.
@@ -196,5 +258,7 @@ fn to_json<T: Serialize>(schema: &T) -> serde_json::Value {
 
 /// Every operation implemented so far, in the spec's order.
 pub fn registry() -> Vec<Descriptor> {
-    public::descriptors()
+    let mut all = public::descriptors();
+    all.extend(account::descriptors());
+    all
 }

@@ -96,6 +96,8 @@ fn operation(op: &Descriptor) -> Value {
     if op.scope.is_some() {
         responses.insert("401".into(), error_response("not signed in, or the credential is invalid"));
         responses.insert("403".into(), error_response("the credential lacks the operation's scope"));
+    } else {
+        responses.insert("401".into(), error_response("the credential sent is invalid (anonymous calls are welcome)"));
     }
     if !path_params.is_empty() {
         responses.insert("404".into(), error_response("not found, or not the caller's"));

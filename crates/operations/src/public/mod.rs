@@ -8,6 +8,7 @@ mod launches;
 mod listings;
 
 use crate::Descriptor;
+pub(crate) use catalog::NoInput;
 use serde::Serialize;
 use utoipa::ToSchema;
 
