@@ -5,6 +5,7 @@
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
 # Two passes over the same endpoints: the service as configured by default (public reads cached for
 # 5 s, LAUNCHDIR_READ_CACHE_SECS) and with the read cache off, so the database path is measured too.
+# The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,7 +69,7 @@ BASE="http://127.0.0.1:$PORT"
 pass() {
   local cache="$1" label="$2"
   RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp \
-    --read-cache-secs "$cache" &
+    --read-cache-secs "$cache" --rate-limit 1000000 &
   SERVER=$!
   for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
   rm -f "$OUT/results"

@@ -29,7 +29,13 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
-    let ctx = operations::Ctx { app, public_url: public_url.clone(), reads, caller: operations::Caller::Anonymous };
+    let ctx = operations::Ctx {
+        app,
+        public_url: public_url.clone(),
+        reads,
+        caller: operations::Caller::Anonymous,
+        rate_limit_per_minute: args.rate_limit,
+    };
     let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     tracing::info!(bind = %bound, "serving MCP at /mcp");
     HttpServer::new(move || App::new().service(mcp.clone().scope_with_path("/mcp"))).listen(listener)?.run().await?;

@@ -64,6 +64,15 @@ impl ApiError {
         e
     }
 
+    /// 429 past the rate limit.
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            format!("too many requests; try again in {retry_after_secs} s"),
+        )
+    }
+
     /// 403 for access without the operation's scope.
     pub fn insufficient_scope(scope: &str) -> Self {
         let mut e = Self::new(StatusCode::FORBIDDEN, "insufficient_scope", format!("this needs the {scope} scope"));

@@ -41,3 +41,78 @@ pub async fn limit_body(
     }
     next.call(req).await.map(ServiceResponse::map_into_boxed_body)
 }
+
+/// Who a request counts against: its API key (by the key's shown part, when the key is well-formed;
+/// no lookup), else the connecting IP. A malformed credential counts against the IP, so inventing keys
+/// does not escape the limit. Behind a load balancer the peer is the balancer: see docs/DECISIONS.md.
+fn client_of(req: &ServiceRequest) -> String {
+    if let crate::rest::Caller::Bearer(raw) = crate::rest::caller_of(req.request())
+        && let Ok(token) = domain::auth::ApiKeyToken::parse(&raw)
+    {
+        return format!("key:{}", token.shown());
+    }
+    let Some(peer) = req.peer_addr().map(|a| a.ip()) else { return "ip:unknown".to_owned() };
+    format!("ip:{}", forwarded_for(req, peer).unwrap_or(peer))
+}
+
+/// The client address a load balancer reports, trusted only when the connection itself comes from a
+/// private or loopback address (the balancer's network): the last `X-Forwarded-For` entry, which the
+/// balancer appended. From a public peer the header is ignored, so a client cannot choose its own IP.
+fn forwarded_for(req: &ServiceRequest, peer: std::net::IpAddr) -> Option<std::net::IpAddr> {
+    let trusted = match peer {
+        std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_loopback(),
+        std::net::IpAddr::V6(v6) => v6.is_loopback() || (v6.segments()[0] & 0xfe00) == 0xfc00,
+    };
+    if !trusted {
+        return None;
+    }
+    let header = req.headers().get("x-forwarded-for")?.to_str().ok()?;
+    header.rsplit(',').next()?.trim().parse().ok()
+}
+
+/// The rate limit of every operation, page and tool (probes are exempt): 429 with `Retry-After` past
+/// it, and `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` on every response.
+pub async fn rate_limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    if matches!(req.path(), "/healthz" | "/readyz") {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
+    let Some(state) = req.app_data::<actix_web::web::Data<crate::server::State>>().cloned() else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let client = client_of(&req);
+    let d = state.limiter.check(&client, state.quota).await;
+    let secs = |d: std::time::Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
+    let headers = [
+        ("RateLimit-Limit", d.limit.to_string()),
+        ("RateLimit-Remaining", d.remaining.to_string()),
+        ("RateLimit-Reset", secs(d.reset).to_string()),
+    ];
+    let mut res = if d.allowed {
+        next.call(req).await?.map_into_boxed_body()
+    } else {
+        let retry = secs(d.retry_after.unwrap_or_default()).max(1);
+        let (http_req, _) = req.into_parts();
+        let mut r = ApiError::rate_limited(retry).error_response();
+        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&retry.to_string()) {
+            r.headers_mut().insert(actix_web::http::header::RETRY_AFTER, v);
+        }
+        ServiceResponse::new(http_req, r)
+    };
+    for (name, value) in headers {
+        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&value) {
+            res.headers_mut().insert(actix_web::http::header::HeaderName::from_static(name_lower(name)), v);
+        }
+    }
+    Ok(res)
+}
+
+fn name_lower(name: &str) -> &'static str {
+    match name {
+        "RateLimit-Limit" => "ratelimit-limit",
+        "RateLimit-Remaining" => "ratelimit-remaining",
+        _ => "ratelimit-reset",
+    }
+}

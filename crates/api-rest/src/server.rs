@@ -22,6 +22,9 @@ pub struct State {
     pub ctx: operations::Ctx,
     /// Set once migrations and seeding finished.
     pub started: AtomicBool,
+    pub limiter: Arc<dyn domain::ports::RateLimiter>,
+    /// Requests per minute per client.
+    pub quota: domain::ratelimit::Quota,
 }
 
 /// A server bound to its port, with start-up (migrate, seed, demo data) still to run.
@@ -97,8 +100,11 @@ impl Application {
             public_url: public_url.clone(),
             reads,
             caller: operations::Caller::Anonymous,
+            rate_limit_per_minute: args.rate_limit,
         };
-        let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
+        let limiter = App::rate_limiter(args).await?;
+        let quota = domain::ratelimit::Quota::per_minute(args.rate_limit);
+        let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false), limiter, quota });
         let data = web::Data::from(state.clone());
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share
         // one read cache.
@@ -109,6 +115,7 @@ impl Application {
             ActixApp::new()
                 .app_data(data.clone())
                 .wrap(from_fn(mw::limit_body))
+                .wrap(from_fn(mw::rate_limit))
                 .wrap(from_fn(mw::log_requests))
                 .configure(extractors)
                 .configure(routes)

@@ -36,6 +36,16 @@ pub struct ServeArgs {
     #[arg(long, env = "LAUNCHDIR_READ_CACHE_SECS", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub read_cache_secs: u64,
+
+    /// Requests per minute per client (API key, else client IP), on every operation, page and tool.
+    #[arg(long, env = "LAUNCHDIR_RATE_LIMIT", default_value_t = 600,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub rate_limit: u32,
+
+    /// Redis holding the rate-limit state of every instance (`redis://host:port`); unset: each instance
+    /// counts in its own memory.
+    #[arg(long, env = "LAUNCHDIR_REDIS_URL")]
+    pub redis_url: Option<String>,
 }
 
 impl ServeArgs {
@@ -62,6 +72,8 @@ mod tests {
         assert_eq!(c.serve.bind, "0.0.0.0:9");
         assert!(c.serve.demo_data && !c.serve.no_mcp);
         assert_eq!(c.serve.read_cache_secs, 5);
+        assert_eq!((c.serve.rate_limit, c.serve.redis_url.as_deref()), (600, None));
+        assert!(Cli::try_parse_from(["x", "--rate-limit", "0"]).is_err());
         assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());
         assert_eq!(Cli::try_parse_from(["x", "--read-cache-secs", "0"]).unwrap().serve.read_cache_secs, 0);
         assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");

@@ -11,7 +11,7 @@ use adapters_auth::OsSecrets;
 use adapters_storage::{SeaOrmStore, db};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use domain::ports::{Clock, Secrets, SystemClock};
+use domain::ports::{Clock, RateLimiter, Secrets, SystemClock};
 use std::sync::Arc;
 
 pub use config::{DatabaseArgs, ServeArgs};
@@ -39,6 +39,19 @@ impl App {
             .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
         let store = SeaOrmStore::new(conn).with_count_cache(count_ttl);
         Ok(Self { store: Arc::new(store), clock: Arc::new(SystemClock), secrets: Arc::new(OsSecrets::default()) })
+    }
+
+    /// The rate limiter `args` ask for: shared through Redis when `redis_url` is set (an unreachable Redis
+    /// at start is an error, not a silent downgrade), else in this process.
+    pub async fn rate_limiter(args: &ServeArgs) -> anyhow::Result<Arc<dyn RateLimiter>> {
+        Ok(match &args.redis_url {
+            Some(url) => Arc::new(
+                adapters_ratelimit::RedisLimiter::connect(url, "launchdir:ratelimit:")
+                    .await
+                    .with_context(|| format!("cannot reach Redis at {}", redact(url)))?,
+            ),
+            None => Arc::new(adapters_ratelimit::MemoryLimiter::default()),
+        })
     }
 
     /// Applies pending migrations.

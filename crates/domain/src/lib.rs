@@ -23,6 +23,7 @@ pub mod order;
 pub mod paging;
 pub mod ports;
 pub mod product;
+pub mod ratelimit;
 pub mod sections;
 pub mod settings;
 pub mod slug;

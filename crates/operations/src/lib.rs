@@ -64,6 +64,8 @@ pub struct Ctx {
     pub reads: ReadCache,
     /// Who is calling: set per request, before the operation runs.
     pub caller: Caller,
+    /// Requests per minute per client (LAUNCHDIR_RATE_LIMIT), as get_account reports it.
+    pub rate_limit_per_minute: u32,
 }
 
 /// The credential a request came with, and after [`Descriptor::call`] checked it, who it belongs to.

@@ -107,6 +107,7 @@ async fn the_sign_in_matrix_on_get_account() {
     assert_eq!(me["access"]["via"], "api_key");
     assert_eq!(me["access"]["scopes"], serde_json::json!(["account:read", "listings:write", "orders:write"]));
     assert_eq!(me["access"]["api_key"]["prefix"], &k.full[..12]);
+    assert_eq!(me["limits"]["requests_per_minute"], 600);
     assert!(!me.to_string().contains(&k.full[12..]), "the secret part is never returned");
 
     // Public operations: anonymous and valid credentials alike; an invalid credential is still a 401.

@@ -66,6 +66,8 @@ pub async fn spawn_app_configured(
         demo_data,
         no_mcp: false,
         read_cache_secs: 5,
+        rate_limit: 600,
+        redis_url: None,
     };
     configure(&mut args);
     let app = Application::build(&args, listener).await.expect("build");

@@ -5,5 +5,6 @@ mod auth;
 mod binary;
 mod helpers;
 mod http;
+mod limits;
 mod mcp;
 mod public;

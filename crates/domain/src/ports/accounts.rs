@@ -69,3 +69,11 @@ pub trait Secrets: Send + Sync + std::fmt::Debug {
     /// Random bytes for session ids and CSRF tokens.
     fn random_token(&self) -> String;
 }
+
+/// Counts requests per client against a quota. Infallible by contract: an adapter whose shared store
+/// is unreachable falls back to counting in process (and logs it) rather than refusing or waving
+/// everything through.
+#[async_trait]
+pub trait RateLimiter: Send + Sync + std::fmt::Debug {
+    async fn check(&self, client: &str, quota: crate::ratelimit::Quota) -> crate::ratelimit::Decision;
+}

@@ -7,7 +7,7 @@ mod content;
 mod directory;
 mod reference;
 
-pub use accounts::{ApiKeyRepository, NewUser, Secrets, UserRepository};
+pub use accounts::{ApiKeyRepository, NewUser, RateLimiter, Secrets, UserRepository};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};

@@ -43,9 +43,17 @@ pub struct Access {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+pub struct Limits {
+    /// Requests a minute, counted per API key (per client IP for anonymous calls); a burst of the
+    /// whole minute's allowance is allowed, then one request every 60/N seconds.
+    pub requests_per_minute: u32,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
 pub struct Account {
     pub user: AccountUser,
     pub access: Access,
+    pub limits: Limits,
 }
 
 pub struct GetAccount;
@@ -58,8 +66,8 @@ impl Operation for GetAccount {
     const SCOPE: Option<Scope> = Some(Scope::AccountRead);
     const SUMMARY: &'static str = "Who the caller is and what the access allows";
     const DESCRIPTION: &'static str = "Returns the signed-in account (id, email, display name) and the access this \
-        request used: how it signed in (an API key, with its name and prefix), and its scopes (account:read, \
-        listings:write, orders:write). Call it first to learn which other operations this credential may use. \
+        request used: how it signed in (an API key, with its name and prefix), its scopes (account:read, \
+        listings:write, orders:write) and its rate limit. Call it first to learn which other operations this credential may use. \
         Read-only; needs account:read.";
     type Input = NoInput;
     type Output = Account;
@@ -89,6 +97,7 @@ impl Operation for GetAccount {
                 scopes: p.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
                 api_key,
             },
+            limits: Limits { requests_per_minute: ctx.rate_limit_per_minute },
         })
     }
 }

@@ -1,0 +1,90 @@
+//! Rate limits: per API key, else per client IP; 429 with Retry-After; RateLimit-* on every response;
+//! one limit across instances sharing Redis.
+
+use crate::helpers::{TestApp, spawn_app_configured};
+
+fn header(r: &reqwest::Response, name: &str) -> Option<u64> {
+    r.headers().get(name).and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok())
+}
+
+async fn hit(app: &TestApp, key: Option<&str>) -> reqwest::Response {
+    let mut req = app.client.get(format!("{}/api/v1/categories", app.base));
+    if let Some(k) = key {
+        req = req.header("Authorization", format!("Bearer {k}"));
+    }
+    req.send().await.unwrap()
+}
+
+fn random_key() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos();
+    let mut bytes = [0u8; 32];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = (nanos >> (i % 16 * 8)) as u8 ^ (i as u8).wrapping_mul(37) ^ (std::process::id() as u8);
+    }
+    domain::auth::ApiKeyToken::from_random(&bytes).as_str().to_owned()
+}
+
+#[tokio::test]
+async fn a_burst_past_the_limit_gets_429_with_the_headers() {
+    let app = spawn_app_configured(test_support::sqlite(), false, |a| a.rate_limit = 5).await;
+    app.wait_ready().await;
+    for i in 0..5u64 {
+        let r = hit(&app, None).await;
+        assert_eq!(r.status(), 200, "request {i}");
+        assert_eq!(header(&r, "ratelimit-limit"), Some(5));
+        assert_eq!(header(&r, "ratelimit-remaining"), Some(4 - i));
+        assert!(header(&r, "ratelimit-reset").is_some_and(|s| s > 0 && s <= 60));
+    }
+    let r = hit(&app, None).await;
+    assert_eq!(r.status(), 429);
+    let retry = header(&r, "retry-after").unwrap();
+    assert!((11..=12).contains(&retry), "one request every 12 s: {retry}");
+    assert_eq!(header(&r, "ratelimit-remaining"), Some(0));
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "rate_limited");
+
+    // Another client (an API key, even one that will be refused) has its own quota; probes are exempt.
+    let r = hit(&app, Some(&random_key())).await;
+    assert_eq!((r.status().as_u16(), header(&r, "ratelimit-remaining")), (401, Some(4)));
+    let probe = app.get("/healthz").await;
+    assert!(probe.status().is_success() && probe.headers().get("ratelimit-limit").is_none());
+    // A malformed credential counts against the IP, which is spent.
+    assert_eq!(hit(&app, Some("not-a-key")).await.status(), 429);
+    // Behind a load balancer on a private or loopback address, the client is the X-Forwarded-For address.
+    let behind = |ip: &'static str| {
+        app.client.get(format!("{}/api/v1/categories", app.base)).header("X-Forwarded-For", ip).send()
+    };
+    assert_eq!(behind("203.0.113.7").await.unwrap().status(), 200);
+    assert_eq!(behind("198.51.100.1, 203.0.113.8").await.unwrap().status(), 200, "the balancer's (last) entry counts");
+}
+
+#[tokio::test]
+async fn two_instances_sharing_redis_enforce_one_limit() {
+    let url = std::env::var("LAUNCHDIR_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    if redis_unreachable(&url) {
+        assert!(std::env::var("CI").map_or(true, |v| v != "true"), "Redis at {url} is required in CI");
+        eprintln!("skipping: Redis at {url} unreachable");
+        return;
+    }
+    let configure = |a: &mut bootstrap::ServeArgs| {
+        a.rate_limit = 5;
+        a.redis_url = Some(url.clone());
+    };
+    let db = test_support::sqlite();
+    let a = spawn_app_configured(db, false, configure).await;
+    let b = spawn_app_configured(test_support::sqlite(), false, configure).await;
+    a.wait_ready().await;
+    b.wait_ready().await;
+    let key = random_key();
+    let mut statuses = Vec::new();
+    for i in 0..6 {
+        let app = if i % 2 == 0 { &a } else { &b };
+        statuses.push(hit(app, Some(&key)).await.status().as_u16());
+    }
+    assert_eq!(statuses, [401, 401, 401, 401, 401, 429], "five across both instances, then 429");
+}
+
+fn redis_unreachable(url: &str) -> bool {
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
+    std::net::TcpStream::connect_timeout(&addr.parse().unwrap(), std::time::Duration::from_secs(1)).is_err()
+}
