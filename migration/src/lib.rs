@@ -9,6 +9,7 @@ mod m20261122_000002_search;
 mod m20261122_000003_vote_tallies;
 mod m20261122_000004_search_status;
 mod m20261122_000005_accounts;
+mod m20261122_000006_idempotency;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000003_vote_tallies::Migration),
             Box::new(m20261122_000004_search_status::Migration),
             Box::new(m20261122_000005_accounts::Migration),
+            Box::new(m20261122_000006_idempotency::Migration),
         ]
     }
 }

@@ -9,6 +9,7 @@ mod content;
 pub mod db;
 pub mod entity;
 mod founders;
+mod idempotency;
 mod import;
 mod json;
 mod listings;

@@ -139,6 +139,13 @@ impl ServerHandler for LaunchdirMcp {
                     "details": [],
                 }}))
             }
+            Err(e @ (OpError::IdempotencyInFlight | OpError::IdempotencyMismatch)) => {
+                CallToolResult::structured_error(json!({"error": {
+                    "code": if matches!(e, OpError::IdempotencyInFlight) { "idempotency_key_in_flight" } else { "idempotency_key_reused" },
+                    "message": e.to_string(),
+                    "details": [],
+                }}))
+            }
             Err(OpError::Repo(e)) => {
                 tracing::error!(error = %e, tool = op.id, "tool failed in storage");
                 return Err(McpError::internal_error("storage failed; it has been logged", None));

@@ -35,6 +35,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         reads,
         caller: operations::Caller::Anonymous,
         rate_limit_per_minute: args.rate_limit,
+        idempotency_key: None,
     };
     let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     tracing::info!(bind = %bound, "serving MCP at /mcp");

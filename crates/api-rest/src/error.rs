@@ -151,6 +151,12 @@ impl From<operations::OpError> for ApiError {
             operations::OpError::Unauthenticated => Self::unauthenticated(),
             operations::OpError::InvalidToken => Self::invalid_token(),
             operations::OpError::Forbidden(scope) => Self::insufficient_scope(scope.as_str()),
+            e @ operations::OpError::IdempotencyInFlight => {
+                Self::new(StatusCode::CONFLICT, "idempotency_key_in_flight", e.to_string())
+            }
+            e @ operations::OpError::IdempotencyMismatch => {
+                Self::new(StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused", e.to_string())
+            }
             operations::OpError::Repo(r) => r.into(),
         }
     }

@@ -74,9 +74,21 @@ async fn handle(
     body: web::Bytes,
 ) -> Result<HttpResponse, ApiError> {
     let input = gather(&op, &req, &body)?;
-    let ctx = state.ctx.with_caller(caller_of(&req));
-    let out = op.call(ctx, input).await?;
-    Ok(HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK)).json(out))
+    let mut ctx = state.ctx.with_caller(caller_of(&req));
+    if op.idempotency_key
+        && let Some(key) = req.headers().get("idempotency-key")
+    {
+        let key = key.to_str().map_err(|_| {
+            domain::ValidationError::new("Idempotency-Key", "must be 1 to 255 visible ASCII characters, e.g. a UUID")
+        })?;
+        ctx.idempotency_key = Some(key.to_owned());
+    }
+    let (out, replayed) = op.call_replayable(ctx, input).await?;
+    let mut res = HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK));
+    if replayed {
+        res.insert_header(("Idempotent-Replayed", "true"));
+    }
+    Ok(res.json(out))
 }
 
 async fn openapi(state: web::Data<State>) -> HttpResponse {

@@ -101,6 +101,7 @@ impl Application {
             reads,
             caller: operations::Caller::Anonymous,
             rate_limit_per_minute: args.rate_limit,
+            idempotency_key: None,
         };
         let limiter = App::rate_limiter(args).await?;
         let quota = domain::ratelimit::Quota::per_minute(args.rate_limit);

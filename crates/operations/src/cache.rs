@@ -119,6 +119,8 @@ fn unshare(e: Arc<OpError>) -> OpError {
             OpError::Unauthenticated => OpError::Unauthenticated,
             OpError::InvalidToken => OpError::InvalidToken,
             OpError::Forbidden(scope) => OpError::Forbidden(*scope),
+            OpError::IdempotencyInFlight => OpError::IdempotencyInFlight,
+            OpError::IdempotencyMismatch => OpError::IdempotencyMismatch,
             OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
             OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
             OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),

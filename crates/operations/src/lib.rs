@@ -10,6 +10,7 @@ mod account;
 pub mod accounts;
 pub mod badges;
 pub mod cache;
+pub mod idempotency;
 mod input;
 pub mod openapi;
 mod public;
@@ -66,6 +67,8 @@ pub struct Ctx {
     pub caller: Caller,
     /// Requests per minute per client (LAUNCHDIR_RATE_LIMIT), as get_account reports it.
     pub rate_limit_per_minute: u32,
+    /// The request's Idempotency-Key header, if any (used by the operations that accept one).
+    pub idempotency_key: Option<String>,
 }
 
 /// The credential a request came with, and after [`Descriptor::call`] checked it, who it belongs to.
@@ -114,6 +117,12 @@ pub enum OpError {
     /// 403: signed in, but the access lacks this scope.
     #[error("the access lacks the scope {}", .0.as_str())]
     Forbidden(Scope),
+    /// 409: the first request with this Idempotency-Key is still running.
+    #[error("a request with this Idempotency-Key is still running; retry in a moment")]
+    IdempotencyInFlight,
+    /// 422: this Idempotency-Key was used with a different request.
+    #[error("this Idempotency-Key was used with a different request")]
+    IdempotencyMismatch,
     #[error(transparent)]
     Repo(#[from] RepoError),
 }
@@ -146,6 +155,8 @@ pub trait Operation: Send + Sync + 'static {
     const STATUS: u16 = 200;
     /// Reads only (MCP read-only hint; safe to retry).
     const READ_ONLY: bool = true;
+    /// Accepts the Idempotency-Key header (the spec lists which operations do).
+    const IDEMPOTENCY_KEY: bool = false;
     const SUMMARY: &'static str;
     /// Written for a person and a model: what it does, what it never does, what comes next.
     const DESCRIPTION: &'static str;
@@ -168,6 +179,7 @@ pub struct Descriptor {
     pub scope: Option<Scope>,
     pub status: u16,
     pub read_only: bool,
+    pub idempotency_key: bool,
     pub summary: &'static str,
     pub description: &'static str,
     /// JSON Schema of the whole input object (inline, no references).
@@ -195,6 +207,7 @@ impl Descriptor {
             scope: O::SCOPE,
             status: O::STATUS,
             read_only: O::READ_ONLY,
+            idempotency_key: O::IDEMPOTENCY_KEY,
             summary: O::SUMMARY,
             description: O::DESCRIPTION,
             input_schema: to_json(&O::Input::schema()),
@@ -213,7 +226,30 @@ impl Descriptor {
     /// Runs the operation on a JSON object of inputs. Public reads go through the read cache (keyed by
     /// operation and input); a successful write empties it.
     pub async fn call(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
+        self.call_replayable(ctx, input).await.map(|(v, _)| v)
+    }
+
+    /// As [`Descriptor::call`], also saying whether the response is the replay of an earlier request
+    /// with the same Idempotency-Key.
+    pub async fn call_replayable(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<(serde_json::Value, bool)> {
         let ctx = self.authorize(ctx).await?;
+        if let (true, Some(key)) = (self.idempotency_key, ctx.idempotency_key.clone()) {
+            let reads = ctx.reads.clone();
+            let out = idempotency::run_once(self, ctx, key, input).await;
+            if matches!(out, Ok((_, false))) {
+                reads.clear();
+            }
+            return out;
+        }
+        self.run(ctx, input).await.map(|v| (v, false))
+    }
+
+    /// The erased operation itself, for the idempotency wrapper.
+    pub(crate) fn call_fn(&self) -> Call {
+        self.call.clone()
+    }
+
+    async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
         if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
             let key = format!("{}\u{0}{input}", self.id);
             let reads = ctx.reads.clone();

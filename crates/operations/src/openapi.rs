@@ -87,6 +87,16 @@ fn operation(op: &Descriptor) -> Value {
             }
         }
     }
+    if op.idempotency_key {
+        parameters.push(json!({
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": false,
+            "description": "Makes a retry safe: the first response to this key is replayed (with Idempotent-Replayed: true) \
+                for 24 hours; the key with a different request is a 422, a retry while the first runs a 409.",
+            "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x21-\\x7E]+$"},
+        }));
+    }
     let mut responses = Map::new();
     responses.insert(
         op.status.to_string(),
@@ -101,6 +111,10 @@ fn operation(op: &Descriptor) -> Value {
     }
     if !path_params.is_empty() {
         responses.insert("404".into(), error_response("not found, or not the caller's"));
+    }
+    if op.idempotency_key {
+        responses.insert("409".into(), error_response("a request with this Idempotency-Key is still running"));
+        responses.insert("422".into(), error_response("this Idempotency-Key was used with a different request"));
     }
     responses.insert("429".into(), error_response("rate limited; see Retry-After"));
     let security = match op.scope {

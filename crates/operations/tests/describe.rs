@@ -22,6 +22,7 @@ fn every_operation_matches_the_spec() {
         assert_eq!(s["method"].as_str().unwrap().to_lowercase(), op.method.as_str(), "{}", op.id);
         assert_eq!(s["path"].as_str().unwrap(), format!("/api/v1{}", op.path), "{}", op.id);
         assert_eq!(s["scope"].as_str(), op.scope.map(|sc| sc.as_str()), "{}", op.id);
+        assert_eq!(s["idempotency_key"].as_bool(), Some(op.idempotency_key), "{}: Idempotency-Key", op.id);
     }
     let mut ids: Vec<&str> = ops.iter().map(|o| o.id).collect();
     ids.sort_unstable();

@@ -14,6 +14,7 @@ pub mod draft_invites;
 pub mod drafts;
 pub mod follows;
 pub mod founders;
+pub mod idempotency_keys;
 pub mod interview_answers;
 pub mod interview_questions;
 pub mod jobs;

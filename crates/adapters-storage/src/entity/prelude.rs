@@ -12,6 +12,7 @@ pub use super::draft_invites::Entity as DraftInvites;
 pub use super::drafts::Entity as Drafts;
 pub use super::follows::Entity as Follows;
 pub use super::founders::Entity as Founders;
+pub use super::idempotency_keys::Entity as IdempotencyKeys;
 pub use super::interview_answers::Entity as InterviewAnswers;
 pub use super::interview_questions::Entity as InterviewQuestions;
 pub use super::jobs::Entity as Jobs;

@@ -64,3 +64,27 @@ on_both!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only,
     let seen = store.api_key_by_shown("ldk_BBBBBBBB").await.unwrap().unwrap().0.last_used_at;
     assert_eq!(seen, Some(later + Duration::seconds(90)));
 });
+
+on_both!(idempotency_records_claim_replay_take_over_and_prune, |store| {
+    use domain::ports::{IdempotencyBegin as B, IdempotencyStore};
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let stale = Duration::minutes(5);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f1", now, stale).await.unwrap(), B::Started);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f1", now, stale).await.unwrap(), B::InFlight);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f2", now, stale).await.unwrap(), B::Mismatch);
+    // The first request died: after the stale period one retry takes the key over, once.
+    let later = now + Duration::minutes(6);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f1", later, stale).await.unwrap(), B::Started);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f1", later, stale).await.unwrap(), B::InFlight);
+    store.finish_idempotent("user:1:op", "k", r#"{"ok":true}"#).await.unwrap();
+    let replay = store.begin_idempotent("user:1:op", "k", "f1", later, stale).await.unwrap();
+    assert_eq!(replay, B::Replay(r#"{"ok":true}"#.into()));
+    // Abandoned keys are free again; other scopes are separate.
+    assert_eq!(store.begin_idempotent("user:2:op", "k", "f9", now, stale).await.unwrap(), B::Started);
+    store.abandon_idempotent("user:2:op", "k").await.unwrap();
+    assert_eq!(store.begin_idempotent("user:2:op", "k", "f8", now, stale).await.unwrap(), B::Started);
+    // Pruning removes records created before the cut only.
+    assert_eq!(store.prune_idempotent(now).await.unwrap(), 0);
+    assert_eq!(store.prune_idempotent(now + Duration::hours(25)).await.unwrap(), 2);
+    assert_eq!(store.begin_idempotent("user:1:op", "k", "f2", later, stale).await.unwrap(), B::Started);
+});

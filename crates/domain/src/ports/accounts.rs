@@ -77,3 +77,40 @@ pub trait Secrets: Send + Sync + std::fmt::Debug {
 pub trait RateLimiter: Send + Sync + std::fmt::Debug {
     async fn check(&self, client: &str, quota: crate::ratelimit::Quota) -> crate::ratelimit::Decision;
 }
+
+/// What a request with an Idempotency-Key finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyBegin {
+    /// First time (or the first attempt was abandoned): run the operation, then `finish` or `abandon`.
+    Started,
+    /// Done before: answer with this response (JSON text) again.
+    Replay(String),
+    /// The first request with this key is still running.
+    InFlight,
+    /// The key was used with a different request.
+    Mismatch,
+}
+
+/// Idempotency records, keyed by (scope = caller and operation, key).
+#[async_trait]
+pub trait IdempotencyStore: Send + Sync {
+    /// Claims the key for a request with `fingerprint`. A record still running after `stale_after` is
+    /// taken over (its request died mid-way, and the operation's own transaction did not commit).
+    async fn begin_idempotent(
+        &self,
+        scope: &str,
+        key: &str,
+        fingerprint: &str,
+        now: DateTime<Utc>,
+        stale_after: chrono::Duration,
+    ) -> RepoResult<IdempotencyBegin>;
+
+    /// Stores the response of a started request.
+    async fn finish_idempotent(&self, scope: &str, key: &str, response: &str) -> RepoResult<()>;
+
+    /// Forgets a started request that failed, so the key may be retried.
+    async fn abandon_idempotent(&self, scope: &str, key: &str) -> RepoResult<()>;
+
+    /// Deletes records created before `before`; returns how many.
+    async fn prune_idempotent(&self, before: DateTime<Utc>) -> RepoResult<u64>;
+}

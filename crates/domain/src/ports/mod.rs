@@ -7,7 +7,9 @@ mod content;
 mod directory;
 mod reference;
 
-pub use accounts::{ApiKeyRepository, NewUser, RateLimiter, Secrets, UserRepository};
+pub use accounts::{
+    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, UserRepository,
+};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
