@@ -10,6 +10,7 @@ mod m20261122_000003_vote_tallies;
 mod m20261122_000004_search_status;
 mod m20261122_000005_accounts;
 mod m20261122_000006_idempotency;
+mod m20261122_000007_sessions;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000004_search_status::Migration),
             Box::new(m20261122_000005_accounts::Migration),
             Box::new(m20261122_000006_idempotency::Migration),
+            Box::new(m20261122_000007_sessions::Migration),
         ]
     }
 }

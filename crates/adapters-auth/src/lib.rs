@@ -76,6 +76,10 @@ impl Secrets for OsSecrets {
     fn random_token(&self) -> String {
         hex(&random::<32>())
     }
+
+    fn hash_token(&self, token: &str) -> String {
+        hex(&Sha256::digest(token.as_bytes()))
+    }
 }
 
 #[cfg(test)]

@@ -162,3 +162,53 @@ impl ApiKeyRepository for SeaOrmStore {
         Ok(())
     }
 }
+
+#[async_trait]
+impl domain::ports::SessionStore for SeaOrmStore {
+    async fn create_session(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        csrf: &str,
+        now: DateTime<Utc>,
+        expires: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        use crate::entity::sessions;
+        sessions::ActiveModel {
+            token_hash: Set(token_hash.to_owned()),
+            user_id: Set(user.get()),
+            csrf: Set(csrf.to_owned()),
+            created_at: Set(now.into()),
+            expires_at: Set(expires.into()),
+        }
+        .insert(&self.db)
+        .await
+        .map_err(repo_err)?;
+        // Expired sessions of this user go with each new sign-in.
+        let cut: DateTime<chrono::FixedOffset> = now.into();
+        sessions::Entity::delete_many()
+            .filter(sessions::Column::UserId.eq(user.get()))
+            .filter(sessions::Column::ExpiresAt.lt(cut))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(())
+    }
+
+    async fn session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<(User, String)>> {
+        use crate::entity::sessions;
+        let Some(s) = sessions::Entity::find_by_id(token_hash.to_owned()).one(&self.db).await.map_err(repo_err)? else {
+            return Ok(None);
+        };
+        if s.expires_at.with_timezone(&Utc) <= now {
+            return Ok(None);
+        }
+        Ok(self.get_user(UserId::from_db(s.user_id)).await?.map(|u| (u, s.csrf)))
+    }
+
+    async fn delete_session(&self, token_hash: &str) -> RepoResult<()> {
+        use crate::entity::sessions;
+        sessions::Entity::delete_by_id(token_hash.to_owned()).exec(&self.db).await.map_err(repo_err)?;
+        Ok(())
+    }
+}

@@ -11,3 +11,4 @@ pub mod middleware;
 pub mod probes;
 pub mod rest;
 pub mod server;
+pub mod web;

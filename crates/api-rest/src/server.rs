@@ -122,6 +122,7 @@ impl Application {
                 .configure(routes)
                 .configure(crate::rest::routes)
                 .configure(crate::badges::routes)
+                .configure(crate::web::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {
                         cfg.service(m.scope_with_path("/mcp"));

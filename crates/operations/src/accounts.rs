@@ -6,7 +6,7 @@ use bootstrap::App;
 use domain::ValidationErrors;
 use domain::auth::{ApiKey, ApiKeyToken, Password, Principal, Via, key_name};
 use domain::ids::UserId;
-use domain::ports::{ApiKeyRepository, NewUser, RepoError, UserRepository};
+use domain::ports::{ApiKeyRepository, NewUser, RepoError, SessionStore, UserRepository};
 use domain::user::{Email, Scope, User};
 
 /// Creates an account. 409-style `Repo(Conflict)` when the email is taken.
@@ -80,4 +80,36 @@ pub async fn authenticate_bearer(app: &App, credential: &str) -> OpResult<Princi
         scopes: key.scopes,
         via: Via::ApiKey(key.id),
     })
+}
+
+/// How long a browser session lasts.
+pub const SESSION_DAYS: i64 = 30;
+
+/// Starts a browser session for `user`; returns the cookie's token and the session's CSRF token.
+pub async fn start_session(app: &App, user: UserId) -> OpResult<(String, String)> {
+    let (token, csrf) = (app.secrets.random_token(), app.secrets.random_token());
+    let now = app.now();
+    let expires = now + chrono::Duration::days(SESSION_DAYS);
+    app.store.create_session(user, &app.secrets.hash_token(&token), &csrf, now, expires).await?;
+    Ok((token, csrf))
+}
+
+/// The person behind a session cookie (all scopes: it is the account holder on our own pages) and
+/// the session's CSRF token.
+pub async fn session(app: &App, token: &str) -> OpResult<Option<(Principal, String)>> {
+    let found = app.store.session(&app.secrets.hash_token(token), app.now()).await?;
+    Ok(found.map(|(user, csrf)| {
+        let p = Principal {
+            user_id: user.id,
+            email: user.email,
+            is_admin: user.is_admin,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::Session,
+        };
+        (p, csrf)
+    }))
+}
+
+pub async fn end_session(app: &App, token: &str) -> OpResult<()> {
+    Ok(app.store.delete_session(&app.secrets.hash_token(token)).await?)
 }

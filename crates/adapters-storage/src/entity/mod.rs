@@ -32,6 +32,7 @@ pub mod orders;
 pub mod outbox;
 pub mod products;
 pub mod reviews;
+pub mod sessions;
 pub mod site_settings;
 pub mod stories;
 pub mod users;

@@ -30,6 +30,7 @@ pub use super::orders::Entity as Orders;
 pub use super::outbox::Entity as Outbox;
 pub use super::products::Entity as Products;
 pub use super::reviews::Entity as Reviews;
+pub use super::sessions::Entity as Sessions;
 pub use super::site_settings::Entity as SiteSettings;
 pub use super::stories::Entity as Stories;
 pub use super::users::Entity as Users;

@@ -7,4 +7,5 @@ mod helpers;
 mod http;
 mod limits;
 mod mcp;
+mod pages;
 mod public;

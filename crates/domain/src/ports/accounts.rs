@@ -68,6 +68,8 @@ pub trait Secrets: Send + Sync + std::fmt::Debug {
     fn same_hash(&self, a: &str, b: &str) -> bool;
     /// Random bytes for session ids and CSRF tokens.
     fn random_token(&self) -> String;
+    /// A fast hash of a random token (a session cookie's), for storage.
+    fn hash_token(&self, token: &str) -> String;
 }
 
 /// Counts requests per client against a quota. Infallible by contract: an adapter whose shared store
@@ -113,4 +115,22 @@ pub trait IdempotencyStore: Send + Sync {
 
     /// Deletes records created before `before`; returns how many.
     async fn prune_idempotent(&self, before: DateTime<Utc>) -> RepoResult<u64>;
+}
+
+/// Browser sessions of the service's own pages, found by the hash of the cookie's token.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    async fn create_session(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        csrf: &str,
+        now: DateTime<Utc>,
+        expires: DateTime<Utc>,
+    ) -> RepoResult<()>;
+
+    /// The signed-in user and the session's CSRF token; `None` when unknown or expired at `now`.
+    async fn session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<(User, String)>>;
+
+    async fn delete_session(&self, token_hash: &str) -> RepoResult<()>;
 }

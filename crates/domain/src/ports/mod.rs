@@ -8,7 +8,7 @@ mod directory;
 mod reference;
 
 pub use accounts::{
-    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, UserRepository,
+    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, UserRepository,
 };
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};

@@ -1,0 +1,386 @@
+//! The pages a person uses to get into the API: sign up, sign in, sign out, and the account's API keys
+//! (create one and see it once, list them, revoke one). Server-rendered HTML with one stylesheet,
+//! working without JavaScript.
+//!
+//! Sessions: a random token in an HttpOnly, SameSite=Lax cookie (Secure when the public URL is https),
+//! stored only as a hash. CSRF: signed-in forms carry the session's own token; the sign-up and sign-in
+//! forms a double-submit token (a SameSite=Strict cookie and a hidden field that must match).
+
+use crate::server::State;
+use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::auth::Principal;
+use domain::ids::ApiKeyId;
+use domain::ports::{ApiKeyRepository, RepoError};
+use domain::user::Scope;
+use operations::accounts;
+use operations::badges::escape;
+use serde::Deserialize;
+
+const SESSION: &str = "ld_session";
+const FORM_CSRF: &str = "ld_form";
+
+pub const STYLESHEET: &str = include_str!("site.css");
+
+fn secure(state: &State) -> bool {
+    state.public_url.starts_with("https://")
+}
+
+fn cookie(state: &State, name: &'static str, value: String, same_site: SameSite, days: i64) -> Cookie<'static> {
+    Cookie::build(name, value)
+        .path("/")
+        .http_only(true)
+        .same_site(same_site)
+        .secure(secure(state))
+        .max_age(CookieDuration::days(days))
+        .finish()
+}
+
+fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
+    let nav = match signed_in {
+        Some(p) => format!(
+            r#"<span class="who">{}</span><a href="/account/api-keys">API keys</a><form method="post" action="/signout" class="inline"><button class="link">Sign out</button></form>"#,
+            escape(p.email.as_str())
+        ),
+        None => r#"<a href="/signin">Sign in</a><a class="button" href="/signup">Sign up</a>"#.to_owned(),
+    };
+    format!(
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="/static/site.css"></head><body><header><a class="brand" href="/">launchdir</a><nav><a href="/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
+        escape(title)
+    )
+}
+
+fn html(status: StatusCode, body: String) -> HttpResponse {
+    HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .body(body)
+}
+
+fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header((header::LOCATION, to)).finish()
+}
+
+/// The signed-in person and the session's CSRF token, from the session cookie.
+async fn signed_in(state: &State, req: &HttpRequest) -> Option<(Principal, String)> {
+    let token = req.cookie(SESSION)?.value().to_owned();
+    accounts::session(&state.app, &token).await.ok().flatten()
+}
+
+fn same(state: &State, a: &str, b: &str) -> bool {
+    !a.is_empty() && state.app.secrets.same_hash(a, b)
+}
+
+// ---- sign up and sign in -------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+pub struct Credentials {
+    email: String,
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+fn credentials_form(action: &str, title: &str, csrf: &str, email: &str, error: Option<&str>) -> String {
+    let error = error.map(|e| format!(r#"<p class="error" role="alert">{}</p>"#, escape(e))).unwrap_or_default();
+    let (button, other) = if action == "/signup" {
+        ("Create account", r#"Have an account? <a href="/signin">Sign in</a>"#)
+    } else {
+        ("Sign in", r#"New here? <a href="/signup">Create an account</a>"#)
+    };
+    format!(
+        r#"<section class="card narrow"><h1>{title}</h1>{error}<form method="post" action="{action}">
+<input type="hidden" name="csrf" value="{csrf}">
+<label>Email <input type="email" name="email" value="{email}" required maxlength="254" autocomplete="email"></label>
+<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="{ac}"></label>
+<button type="submit">{button}</button></form><p class="muted">{other}</p></section>"#,
+        email = escape(email),
+        ac = if action == "/signup" { "new-password" } else { "current-password" },
+    )
+}
+
+/// Shows a credentials form with a fresh double-submit token.
+fn credentials_page(
+    state: &State,
+    action: &str,
+    title: &str,
+    email: &str,
+    error: Option<&str>,
+    status: StatusCode,
+) -> HttpResponse {
+    let csrf = state.app.secrets.random_token();
+    let mut r = html(status, page(title, None, &credentials_form(action, title, &csrf, email, error)));
+    let _ = r.add_cookie(&cookie(state, FORM_CSRF, csrf, SameSite::Strict, 1));
+    r
+}
+
+pub async fn signup_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    if signed_in(&state, &req).await.is_some() {
+        return see_other("/account/api-keys");
+    }
+    credentials_page(&state, "/signup", "Create your account", "", None, StatusCode::OK)
+}
+
+pub async fn signin_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    if signed_in(&state, &req).await.is_some() {
+        return see_other("/account/api-keys");
+    }
+    credentials_page(&state, "/signin", "Sign in", "", None, StatusCode::OK)
+}
+
+fn form_csrf_ok(state: &State, req: &HttpRequest, sent: &str) -> bool {
+    req.cookie(FORM_CSRF).is_some_and(|c| same(state, sent, c.value()))
+}
+
+async fn start(state: &State, user: domain::ids::UserId) -> HttpResponse {
+    match accounts::start_session(&state.app, user).await {
+        Ok((token, _)) => {
+            let mut r = see_other("/account/api-keys");
+            let _ = r.add_cookie(&cookie(state, SESSION, token, SameSite::Lax, accounts::SESSION_DAYS));
+            let mut gone = Cookie::new(FORM_CSRF, "");
+            gone.set_path("/");
+            gone.make_removal();
+            let _ = r.add_cookie(&gone);
+            r
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "could not start a session");
+            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+        }
+    }
+}
+
+pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
+    let f = form.into_inner();
+    if !form_csrf_ok(&state, &req, &f.csrf) {
+        let msg = "This form expired. Please try again.";
+        return credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::FORBIDDEN);
+    }
+    match accounts::create_user(&state.app, &f.email, &f.password, "", false).await {
+        Ok(user) => start(&state, user.id).await,
+        Err(operations::OpError::Invalid(errs)) => {
+            let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
+            credentials_page(&state, "/signup", "Create your account", &f.email, Some(&msg), StatusCode::BAD_REQUEST)
+        }
+        Err(operations::OpError::Repo(RepoError::Conflict(_))) => {
+            let msg = "An account with this email exists. Sign in instead.";
+            credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::CONFLICT)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "sign-up failed");
+            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+        }
+    }
+}
+
+pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<Credentials>) -> HttpResponse {
+    let f = form.into_inner();
+    if !form_csrf_ok(&state, &req, &f.csrf) {
+        let msg = "This form expired. Please try again.";
+        return credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::FORBIDDEN);
+    }
+    match accounts::sign_in(&state.app, &f.email, &f.password).await {
+        Ok(Some(user)) => start(&state, user.id).await,
+        Ok(None) => {
+            let msg = "That email and password do not match an account.";
+            credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::UNAUTHORIZED)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "sign-in failed");
+            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CsrfOnly {
+    #[serde(default)]
+    csrf: String,
+}
+
+pub async fn signout(state: web::Data<State>, req: HttpRequest, form: web::Form<CsrfOnly>) -> HttpResponse {
+    if let Some((_, csrf)) = signed_in(&state, &req).await {
+        if !same(&state, &form.csrf, &csrf) {
+            return html(StatusCode::FORBIDDEN, page("Sign out", None, "<p>This form expired. Please try again.</p>"));
+        }
+        if let Some(c) = req.cookie(SESSION)
+            && let Err(e) = accounts::end_session(&state.app, c.value()).await
+        {
+            tracing::error!(error = %e, "could not end a session");
+        }
+    }
+    let mut r = see_other("/signin");
+    let mut gone = Cookie::new(SESSION, "");
+    gone.set_path("/");
+    gone.make_removal();
+    let _ = r.add_cookie(&gone);
+    r
+}
+
+// ---- API keys ------------------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+pub struct NewKey {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    csrf: String,
+    scope_account_read: Option<String>,
+    scope_listings_write: Option<String>,
+    scope_orders_write: Option<String>,
+}
+
+async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, status: StatusCode) -> HttpResponse {
+    let keys = match state.app.store.list_api_keys(p.user_id).await {
+        Ok(k) => k,
+        Err(e) => {
+            tracing::error!(error = %e, "could not list API keys");
+            return html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                page("Error", Some(p), "<p>Something went wrong on our side.</p>"),
+            );
+        }
+    };
+    let rows: String = keys
+        .iter()
+        .map(|k| {
+            let scopes = k.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            let used = k.last_used_at.map_or("never".to_owned(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string());
+            let action = match k.revoked_at {
+                Some(t) => format!(r#"<span class="muted">revoked {}</span>"#, t.format("%Y-%m-%d")),
+                None => format!(
+                    r#"<form method="post" action="/account/api-keys/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{csrf}"><button class="danger">Revoke</button></form>"#,
+                    k.id
+                ),
+            };
+            format!(
+                "<tr><td>{}</td><td><code>{}…</code></td><td>{}</td><td>{}</td><td>{}</td><td>{action}</td></tr>",
+                escape(&k.name),
+                escape(&k.shown),
+                escape(&scopes),
+                k.created_at.format("%Y-%m-%d"),
+                used
+            )
+        })
+        .collect();
+    let table = if keys.is_empty() {
+        r#"<p class="muted">No keys yet.</p>"#.to_owned()
+    } else {
+        format!(
+            "<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    };
+    let body = format!(
+        r#"{notice}<section class="card"><h1>API keys</h1><p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the REST API under <code>/api/v1</code>. A key is shown once, when you create it.</p>{table}</section>
+<section class="card"><h2>Create a key</h2><form method="post" action="/account/api-keys"><input type="hidden" name="csrf" value="{csrf}">
+<label>Name <input name="name" required maxlength="100" placeholder="e.g. CI, my assistant"></label>
+<fieldset><legend>Scopes</legend>
+<label class="check"><input type="checkbox" name="scope_account_read" checked> account:read <span class="muted">read your account, drafts, listings, claims and orders</span></label>
+<label class="check"><input type="checkbox" name="scope_listings_write"> listings:write <span class="muted">submit, edit, claim and publish listings</span></label>
+<label class="check"><input type="checkbox" name="scope_orders_write"> orders:write <span class="muted">quotes and checkout</span></label>
+</fieldset><button type="submit">Create key</button></form></section>"#
+    );
+    html(status, page("API keys", Some(p), &body))
+}
+
+pub async fn keys(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    keys_page(&state, &p, &csrf, "", StatusCode::OK).await
+}
+
+pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Form<NewKey>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let f = form.into_inner();
+    if !same(&state, &f.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return keys_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+    }
+    let scopes: Vec<Scope> = [
+        (f.scope_account_read.is_some(), Scope::AccountRead),
+        (f.scope_listings_write.is_some(), Scope::ListingsWrite),
+        (f.scope_orders_write.is_some(), Scope::OrdersWrite),
+    ]
+    .into_iter()
+    .filter_map(|(on, s)| on.then_some(s))
+    .collect();
+    match accounts::create_api_key(&state.app, p.user_id, &f.name, &scopes).await {
+        Ok((key, token)) => {
+            let notice = format!(
+                r#"<section class="card created" role="status"><h2>Your new key “{}”</h2><p>Copy it now: it is shown this once and stored only as a hash.</p><p><code class="secret" id="new-key">{}</code></p></section>"#,
+                escape(&key.name),
+                escape(token.as_str())
+            );
+            keys_page(&state, &p, &csrf, &notice, StatusCode::CREATED).await
+        }
+        Err(operations::OpError::Invalid(errs)) => {
+            let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
+            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
+            keys_page(&state, &p, &csrf, &notice, StatusCode::BAD_REQUEST).await
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "could not create an API key");
+            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", Some(&p), "<p>Something went wrong on our side.</p>"))
+        }
+    }
+}
+
+pub async fn revoke_key(
+    state: web::Data<State>,
+    req: HttpRequest,
+    path: web::Path<String>,
+    form: web::Form<CsrfOnly>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    if !same(&state, &form.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return keys_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+    }
+    let Ok(id) = ApiKeyId::parse_str(&path) else {
+        return html(StatusCode::NOT_FOUND, page("Not found", Some(&p), "<p>No such key.</p>"));
+    };
+    match state.app.store.revoke_api_key(p.user_id, id, state.app.now()).await {
+        Ok(k) => {
+            let notice =
+                format!(r#"<p class="ok" role="status">Revoked “{}”. It no longer works.</p>"#, escape(&k.name));
+            keys_page(&state, &p, &csrf, &notice, StatusCode::OK).await
+        }
+        // Someone else's key answers exactly like a missing one.
+        Err(RepoError::NotFound) => html(StatusCode::NOT_FOUND, page("Not found", Some(&p), "<p>No such key.</p>")),
+        Err(e) => {
+            tracing::error!(error = %e, "could not revoke an API key");
+            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", Some(&p), "<p>Something went wrong on our side.</p>"))
+        }
+    }
+}
+
+async fn stylesheet() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/css; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=3600"))
+        .body(STYLESHEET)
+}
+
+async fn account() -> HttpResponse {
+    see_other("/account/api-keys")
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let na = || web::to(crate::server::method_not_allowed);
+    cfg.service(
+        web::resource("/signup").route(web::get().to(signup_form)).route(web::post().to(signup)).default_service(na()),
+    )
+    .service(
+        web::resource("/signin").route(web::get().to(signin_form)).route(web::post().to(signin)).default_service(na()),
+    )
+    .service(web::resource("/signout").route(web::post().to(signout)).default_service(na()))
+    .service(web::resource("/account").route(web::get().to(account)).default_service(na()))
+    .service(
+        web::resource("/account/api-keys")
+            .route(web::get().to(keys))
+            .route(web::post().to(create_key))
+            .default_service(na()),
+    )
+    .service(web::resource("/account/api-keys/{id}/revoke").route(web::post().to(revoke_key)).default_service(na()))
+    .service(web::resource("/static/site.css").route(web::get().to(stylesheet)).default_service(na()));
+}

@@ -1,0 +1,176 @@
+//! The account pages over plain HTTP, as a browser without JavaScript uses them: sign up, make a key,
+//! use it, revoke it, sign out; cookies' attributes and CSRF refusals.
+
+use crate::helpers::{TestApp, spawn_app_configured};
+use std::collections::HashMap;
+
+/// A tiny browser: remembers cookies, does not follow redirects (so each step is visible).
+struct Browser<'a> {
+    app: &'a TestApp,
+    client: reqwest::Client,
+    jar: HashMap<String, String>,
+    set_cookie_lines: Vec<String>,
+}
+
+impl<'a> Browser<'a> {
+    fn new(app: &'a TestApp) -> Self {
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        Self { app, client, jar: HashMap::new(), set_cookie_lines: Vec::new() }
+    }
+
+    fn remember(&mut self, r: &reqwest::Response) {
+        for v in r.headers().get_all("set-cookie") {
+            let line = v.to_str().unwrap().to_owned();
+            let (pair, _) = line.split_once(';').unwrap_or((&line, ""));
+            let (name, value) = pair.split_once('=').unwrap();
+            if value.is_empty() || line.contains("Max-Age=0") {
+                self.jar.remove(name);
+            } else {
+                self.jar.insert(name.to_owned(), value.to_owned());
+            }
+            self.set_cookie_lines.push(line);
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.jar.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
+    async fn get(&mut self, path: &str) -> (u16, String, Option<String>) {
+        let r = self
+            .client
+            .get(format!("{}{path}", self.app.base))
+            .header("Cookie", self.cookie_header())
+            .send()
+            .await
+            .unwrap();
+        self.remember(&r);
+        let loc = r.headers().get("location").map(|v| v.to_str().unwrap().to_owned());
+        (r.status().as_u16(), r.text().await.unwrap(), loc)
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String, Option<String>) {
+        let r = self
+            .client
+            .post(format!("{}{path}", self.app.base))
+            .header("Cookie", self.cookie_header())
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        self.remember(&r);
+        let loc = r.headers().get("location").map(|v| v.to_str().unwrap().to_owned());
+        (r.status().as_u16(), r.text().await.unwrap(), loc)
+    }
+}
+
+fn hidden(html: &str, name: &str) -> String {
+    let marker = format!(r#"name="{name}" value=""#);
+    let start = html.find(&marker).unwrap_or_else(|| panic!("no {name} in {html}")) + marker.len();
+    html[start..].split('"').next().unwrap().to_owned()
+}
+
+fn new_key(html: &str) -> String {
+    let start = html.find(r#"id="new-key">"#).expect("the new key is shown") + r#"id="new-key">"#.len();
+    html[start..].split('<').next().unwrap().to_owned()
+}
+
+async fn me(app: &TestApp, key: &str) -> u16 {
+    app.client
+        .get(format!("{}/api/v1/me", app.base))
+        .header("Authorization", format!("Bearer {key}"))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn sign_up_make_a_key_use_it_revoke_it() {
+    let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
+    app.wait_ready().await;
+    let mut b = Browser::new(&app);
+
+    let (s, _, loc) = b.get("/account/api-keys").await;
+    assert_eq!((s, loc.as_deref()), (303, Some("/signin")), "signed out: sent to sign in");
+    let (s, form, _) = b.get("/signup").await;
+    assert_eq!(s, 200);
+    assert!(form.contains(r#"<link rel="stylesheet" href="/static/site.css">"#) && !form.contains("<script"));
+    let csrf = hidden(&form, "csrf");
+
+    // Without the form's token (a cross-site post) the sign-up is refused.
+    let (s, _, _) =
+        b.post("/signup", &[("email", "ann@acme.example"), ("password", "correct horse 1"), ("csrf", "forged")]).await;
+    assert_eq!(s, 403);
+    let (_, form, _) = b.get("/signup").await;
+    let csrf2 = hidden(&form, "csrf");
+    assert_ne!(csrf, csrf2);
+    let (s, page, _) =
+        b.post("/signup", &[("email", "ann@acme.example"), ("password", "short"), ("csrf", &csrf2)]).await;
+    assert!(s == 400 && page.contains("password"), "{s}");
+    let (_, form, _) = b.get("/signup").await;
+    let csrf3 = hidden(&form, "csrf");
+    let (s, _, loc) =
+        b.post("/signup", &[("email", "ann@acme.example"), ("password", "correct horse 1"), ("csrf", &csrf3)]).await;
+    assert_eq!((s, loc.as_deref()), (303, Some("/account/api-keys")));
+    let session = b.set_cookie_lines.iter().find(|l| l.starts_with("ld_session=")).unwrap().clone();
+    assert!(
+        session.contains("HttpOnly") && session.contains("SameSite=Lax") && session.contains("Path=/"),
+        "{session}"
+    );
+    assert!(!session.contains("Secure"), "plain http public URL: not Secure");
+
+    let (s, keys, _) = b.get("/account/api-keys").await;
+    assert!(s == 200 && keys.contains("No keys yet") && keys.contains("ann@acme.example"));
+    let csrf = hidden(&keys, "csrf");
+    let (s, _, _) = b.post("/account/api-keys", &[("name", "CI"), ("scope_account_read", "on"), ("csrf", "x")]).await;
+    assert_eq!(s, 403, "a key is never made without the session's CSRF token");
+    let (s, created, _) =
+        b.post("/account/api-keys", &[("name", "CI"), ("scope_account_read", "on"), ("csrf", &csrf)]).await;
+    assert_eq!(s, 201);
+    let key = new_key(&created);
+    assert!(key.starts_with("ldk_") && key.len() == 42, "{key}");
+    assert_eq!(me(&app, &key).await, 200);
+
+    // The list shows the key's prefix, scopes and last use, never the key again.
+    let (_, listed, _) = b.get("/account/api-keys").await;
+    assert!(listed.contains(&key[..12]) && !listed.contains(&key[12..]) && listed.contains("account:read"));
+    assert!(listed.contains(" UTC</td>") && !listed.contains("<td>never</td>"), "its use is recorded");
+
+    // Another person cannot revoke it (404 like a missing key); its owner can.
+    let mut other = Browser::new(&app);
+    let (_, form, _) = other.get("/signup").await;
+    let c = hidden(&form, "csrf");
+    other.post("/signup", &[("email", "bob@acme.example"), ("password", "correct horse 2"), ("csrf", &c)]).await;
+    let (_, bob_keys, _) = other.get("/account/api-keys").await;
+    let bob_csrf = hidden(&bob_keys, "csrf");
+    let id = listed.split("/account/api-keys/").nth(1).unwrap().split('/').next().unwrap().to_owned();
+    let (s, _, _) = other.post(&format!("/account/api-keys/{id}/revoke"), &[("csrf", &bob_csrf)]).await;
+    assert_eq!(s, 404);
+    assert_eq!(me(&app, &key).await, 200);
+    let (s, page, _) = b.post(&format!("/account/api-keys/{id}/revoke"), &[("csrf", &csrf)]).await;
+    assert!(s == 200 && page.contains("Revoked"));
+    assert_eq!(me(&app, &key).await, 401);
+
+    // Sign out ends the session on the server, not only in the browser.
+    let stolen = b.cookie_header();
+    let (s, _, loc) = b.post("/signout", &[("csrf", &csrf)]).await;
+    assert_eq!((s, loc.as_deref()), (303, Some("/signin")));
+    let r = app.client.get(format!("{}/account/api-keys", app.base)).header("Cookie", stolen).send().await.unwrap();
+    assert_eq!(r.url().path(), "/signin", "the old cookie no longer signs in");
+
+    // Signing in again works with the password, not with a wrong one.
+    let (_, form, _) = b.get("/signin").await;
+    let c = hidden(&form, "csrf");
+    let (s, _, _) =
+        b.post("/signin", &[("email", "ann@acme.example"), ("password", "wrong password"), ("csrf", &c)]).await;
+    assert_eq!(s, 401);
+    let (_, form, _) = b.get("/signin").await;
+    let c = hidden(&form, "csrf");
+    let (s, _, loc) =
+        b.post("/signin", &[("email", "ANN@acme.example"), ("password", "correct horse 1"), ("csrf", &c)]).await;
+    assert_eq!((s, loc.as_deref()), (303, Some("/account/api-keys")));
+    let (s, css, _) = b.get("/static/site.css").await;
+    assert!(s == 200 && css.contains("prefers-color-scheme"));
+}
