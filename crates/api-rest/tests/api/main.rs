@@ -3,6 +3,7 @@
 
 mod auth;
 mod binary;
+mod browser;
 mod helpers;
 mod http;
 mod limits;

@@ -1,0 +1,163 @@
+//! A person in headless Chromium (driven over W3C WebDriver by chromedriver) signs up, makes an API
+//! key on the account page and uses it. Needs `chromium` and `chromium-driver` (Debian); `.ci/run`
+//! installs them. Without them the test says so and passes only outside CI (CI=true fails it).
+
+use crate::helpers::spawn_app_configured;
+use serde_json::{Value, json};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+struct Driver {
+    child: Child,
+    base: String,
+    session: String,
+    http: reqwest::Client,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    async fn start() -> Option<Self> {
+        let (driver, browser) = ("/usr/bin/chromedriver", "/usr/bin/chromium");
+        if !std::path::Path::new(driver).exists() || !std::path::Path::new(browser).exists() {
+            assert!(
+                std::env::var("CI").map_or(true, |v| v != "true"),
+                "chromium and chromium-driver are required in CI"
+            );
+            eprintln!("skipping: install chromium and chromium-driver for the browser test");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = Command::new(driver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let base = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        for _ in 0..100 {
+            if http.get(format!("{base}/status")).send().await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": browser,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1200,900"]
+        }}}});
+        let r: Value = http.post(format!("{base}/session")).json(&caps).send().await.unwrap().json().await.unwrap();
+        let session = r["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("no session: {r}")).to_owned();
+        let mut d = Self { child, base, session, http };
+        d.base = format!("{}/session/{}", d.base, d.session);
+        Some(d)
+    }
+
+    async fn cmd(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+        let mut req = self.http.request(method, format!("{}{path}", self.base));
+        if !body.is_null() {
+            req = req.json(&body);
+        }
+        let r = req.send().await.unwrap();
+        let v: Value = r.json().await.unwrap();
+        assert!(v["value"].get("error").is_none(), "{path}: {v}");
+        v["value"].clone()
+    }
+
+    async fn go(&self, url: &str) {
+        self.cmd(reqwest::Method::POST, "/url", json!({"url": url})).await;
+    }
+
+    async fn find(&self, css: &str) -> String {
+        let v = self.cmd(reqwest::Method::POST, "/element", json!({"using": "css selector", "value": css})).await;
+        v[ELEMENT].as_str().unwrap_or_else(|| panic!("{css}: {v}")).to_owned()
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let e = self.find(css).await;
+        self.cmd(reqwest::Method::POST, &format!("/element/{e}/value"), json!({"text": text})).await;
+    }
+
+    async fn click(&self, css: &str) {
+        let e = self.find(css).await;
+        self.cmd(reqwest::Method::POST, &format!("/element/{e}/click"), json!({})).await;
+    }
+
+    async fn text(&self, css: &str) -> String {
+        let e = self.find(css).await;
+        self.cmd(reqwest::Method::GET, &format!("/element/{e}/text"), Value::Null).await.as_str().unwrap().to_owned()
+    }
+
+    async fn path(&self) -> String {
+        let url = self.cmd(reqwest::Method::GET, "/url", Value::Null).await;
+        reqwest::Url::parse(url.as_str().unwrap()).unwrap().path().to_owned()
+    }
+
+    async fn screenshot(&self, name: &str) {
+        let png = self.cmd(reqwest::Method::GET, "/screenshot", Value::Null).await;
+        let bytes = base64_decode(png.as_str().unwrap());
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+        std::fs::write(dir.join(name), bytes).unwrap();
+    }
+}
+
+fn base64_decode(s: &str) -> Vec<u8> {
+    let val = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let clean: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace() && *c != b'=').collect();
+    let mut out = Vec::with_capacity(clean.len() * 3 / 4);
+    for chunk in clean.chunks(4) {
+        let n = chunk.iter().enumerate().fold(0u32, |acc, (i, c)| acc | (u32::from(val(*c)) << (18 - 6 * i)));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
+    let Some(d) = Driver::start().await else { return };
+    let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
+    app.wait_ready().await;
+
+    d.go(&format!("{}/signup", app.base)).await;
+    d.type_into("input[name=email]", "grace@acme.example").await;
+    d.type_into("input[name=password]", "correct horse battery").await;
+    d.click("button[type=submit]").await;
+    assert_eq!(d.path().await, "/account/api-keys");
+    assert!(d.text("header").await.contains("grace@acme.example"));
+
+    d.type_into("input[name=name]", "my assistant").await;
+    d.click("input[name=scope_listings_write]").await;
+    d.click("main form[action='/account/api-keys'] button[type=submit]").await;
+    let key = d.text("#new-key").await;
+    assert!(key.starts_with("ldk_") && key.len() == 42, "{key}");
+    d.screenshot("account-api-keys.png").await;
+
+    let me: Value = app
+        .client
+        .get(format!("{}/api/v1/me", app.base))
+        .header("Authorization", format!("Bearer {key}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["user"]["email"], "grace@acme.example");
+    assert_eq!(me["access"]["scopes"], json!(["account:read", "listings:write"]));
+    let rows = d.text("table tbody").await;
+    assert!(rows.contains("my assistant") && rows.contains(&key[..12]) && !rows.contains(&key[12..]));
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
