@@ -1,6 +1,7 @@
 //! `launchdir-mcp`: the MCP server alone. `serve` answers Streamable HTTP at /mcp; `stdio` (local clients
 //! signed in with an API key) is not available yet and refuses with exit status 2.
 
+use actix_web::middleware::from_fn;
 use actix_web::{App, HttpServer};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -39,7 +40,22 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     };
     let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     tracing::info!(bind = %bound, "serving MCP at /mcp");
-    HttpServer::new(move || App::new().service(mcp.clone().scope_with_path("/mcp"))).listen(listener)?.run().await?;
+    let limits = actix_web::web::Data::new(api_http::middleware::Limits {
+        limiter: bootstrap::App::rate_limiter(&args).await?,
+        quota: domain::ratelimit::Quota::per_minute(args.rate_limit),
+    });
+    // The same rate limit, body limit and request log as launchdir-api.
+    HttpServer::new(move || {
+        App::new()
+            .app_data(limits.clone())
+            .wrap(from_fn(api_http::middleware::limit_body))
+            .wrap(from_fn(api_http::middleware::rate_limit))
+            .wrap(from_fn(api_http::middleware::log_requests))
+            .service(mcp.clone().scope_with_path("/mcp"))
+    })
+    .listen(listener)?
+    .run()
+    .await?;
     Ok(())
 }
 

@@ -6,8 +6,7 @@
 pub mod badges;
 pub mod cli;
 pub mod docs_page;
-pub mod error;
-pub mod middleware;
+pub use api_http::{error, middleware};
 pub mod probes;
 pub mod rest;
 pub mod server;

@@ -5,7 +5,6 @@ use crate::error::ApiError;
 use crate::server::State;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-pub(crate) use operations::Caller;
 use operations::{Descriptor, Method, coerce_strings};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -54,18 +53,7 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
     Ok(input)
 }
 
-/// The credential of a request: `Authorization: Bearer <credential>`; any other `Authorization` value
-/// is malformed (401), never ignored.
-pub(crate) fn caller_of(req: &HttpRequest) -> Caller {
-    let Some(value) = req.headers().get(actix_web::http::header::AUTHORIZATION) else { return Caller::Anonymous };
-    let Ok(value) = value.to_str() else { return Caller::Malformed };
-    match value.split_once(' ') {
-        Some((scheme, credential)) if scheme.eq_ignore_ascii_case("bearer") && !credential.trim().is_empty() => {
-            Caller::Bearer(credential.trim().to_owned())
-        }
-        _ => Caller::Malformed,
-    }
-}
+pub(crate) use api_http::caller_of;
 
 async fn handle(
     op: Arc<Descriptor>,

@@ -22,9 +22,6 @@ pub struct State {
     pub ctx: operations::Ctx,
     /// Set once migrations and seeding finished.
     pub started: AtomicBool,
-    pub limiter: Arc<dyn domain::ports::RateLimiter>,
-    /// Requests per minute per client.
-    pub quota: domain::ratelimit::Quota,
 }
 
 /// A server bound to its port, with start-up (migrate, seed, demo data) still to run.
@@ -103,9 +100,11 @@ impl Application {
             rate_limit_per_minute: args.rate_limit,
             idempotency_key: None,
         };
-        let limiter = App::rate_limiter(args).await?;
-        let quota = domain::ratelimit::Quota::per_minute(args.rate_limit);
-        let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false), limiter, quota });
+        let limits = web::Data::new(mw::Limits {
+            limiter: App::rate_limiter(args).await?,
+            quota: domain::ratelimit::Quota::per_minute(args.rate_limit),
+        });
+        let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share
         // one read cache.
@@ -115,6 +114,7 @@ impl Application {
             let mcp = mcp.clone();
             ActixApp::new()
                 .app_data(data.clone())
+                .app_data(limits.clone())
                 .wrap(from_fn(mw::limit_body))
                 .wrap(from_fn(mw::rate_limit))
                 .wrap(from_fn(mw::log_requests))

@@ -75,9 +75,25 @@ impl Driver {
         self.cmd(reqwest::Method::POST, "/url", json!({"url": url})).await;
     }
 
+    /// The element matching `css`, waiting up to 10 s for it (a click's navigation may still be
+    /// loading the next page).
     async fn find(&self, css: &str) -> String {
-        let v = self.cmd(reqwest::Method::POST, "/element", json!({"using": "css selector", "value": css})).await;
-        v[ELEMENT].as_str().unwrap_or_else(|| panic!("{css}: {v}")).to_owned()
+        let started = std::time::Instant::now();
+        loop {
+            let r = self
+                .http
+                .post(format!("{}/element", self.base))
+                .json(&json!({"using": "css selector", "value": css}))
+                .send()
+                .await
+                .unwrap();
+            let v: Value = r.json().await.unwrap();
+            if let Some(id) = v["value"][ELEMENT].as_str() {
+                return id.to_owned();
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{css} never appeared: {v}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
     }
 
     async fn type_into(&self, css: &str, text: &str) {
@@ -135,6 +151,8 @@ async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
     d.type_into("input[name=email]", "grace@acme.example").await;
     d.type_into("input[name=password]", "correct horse battery").await;
     d.click("button[type=submit]").await;
+    // The account page, once it has loaded.
+    d.find("input[name=scope_listings_write]").await;
     assert_eq!(d.path().await, "/account/api-keys");
     assert!(d.text("header").await.contains("grace@acme.example"));
 

@@ -1,5 +1,5 @@
-//! Cross-cutting HTTP behaviour: one structured log line per request, and the 1 MiB body limit
-//! answered with 413 before a handler reads anything.
+//! Cross-cutting HTTP behaviour: one structured log line per request, the 1 MiB body limit answered
+//! with 413 before a handler reads anything, and the rate limit.
 
 use crate::error::ApiError;
 use actix_web::body::{BoxBody, MessageBody};
@@ -42,11 +42,19 @@ pub async fn limit_body(
     next.call(req).await.map(ServiceResponse::map_into_boxed_body)
 }
 
+/// The rate limit a server enforces: registered as `web::Data<Limits>` beside the `rate_limit` middleware.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    pub limiter: std::sync::Arc<dyn domain::ports::RateLimiter>,
+    /// Requests per minute per client.
+    pub quota: domain::ratelimit::Quota,
+}
+
 /// Who a request counts against: its API key (by the key's shown part, when the key is well-formed;
 /// no lookup), else the connecting IP. A malformed credential counts against the IP, so inventing keys
 /// does not escape the limit. Behind a load balancer the peer is the balancer: see docs/DECISIONS.md.
 fn client_of(req: &ServiceRequest) -> String {
-    if let crate::rest::Caller::Bearer(raw) = crate::rest::caller_of(req.request())
+    if let crate::Caller::Bearer(raw) = crate::caller_of(req.request())
         && let Ok(token) = domain::auth::ApiKeyToken::parse(&raw)
     {
         return format!("key:{}", token.shown());
@@ -79,11 +87,11 @@ pub async fn rate_limit(
     if matches!(req.path(), "/healthz" | "/readyz") {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     }
-    let Some(state) = req.app_data::<actix_web::web::Data<crate::server::State>>().cloned() else {
+    let Some(limits) = req.app_data::<actix_web::web::Data<Limits>>().cloned() else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
     let client = client_of(&req);
-    let d = state.limiter.check(&client, state.quota).await;
+    let d = limits.limiter.check(&client, limits.quota).await;
     let secs = |d: std::time::Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
     let headers = [
         ("RateLimit-Limit", d.limit.to_string()),
