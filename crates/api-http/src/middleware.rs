@@ -94,9 +94,9 @@ pub async fn rate_limit(
     let d = limits.limiter.check(&client, limits.quota).await;
     let secs = |d: std::time::Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
     let headers = [
-        ("RateLimit-Limit", d.limit.to_string()),
-        ("RateLimit-Remaining", d.remaining.to_string()),
-        ("RateLimit-Reset", secs(d.reset).to_string()),
+        ("ratelimit-limit", d.limit.to_string()),
+        ("ratelimit-remaining", d.remaining.to_string()),
+        ("ratelimit-reset", secs(d.reset).to_string()),
     ];
     let mut res = if d.allowed {
         next.call(req).await?.map_into_boxed_body()
@@ -111,16 +111,8 @@ pub async fn rate_limit(
     };
     for (name, value) in headers {
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&value) {
-            res.headers_mut().insert(actix_web::http::header::HeaderName::from_static(name_lower(name)), v);
+            res.headers_mut().insert(actix_web::http::header::HeaderName::from_static(name), v);
         }
     }
     Ok(res)
-}
-
-fn name_lower(name: &str) -> &'static str {
-    match name {
-        "RateLimit-Limit" => "ratelimit-limit",
-        "RateLimit-Remaining" => "ratelimit-remaining",
-        _ => "ratelimit-reset",
-    }
 }

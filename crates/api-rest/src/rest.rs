@@ -66,10 +66,8 @@ async fn handle(
     if op.idempotency_key
         && let Some(key) = req.headers().get("idempotency-key")
     {
-        let key = key.to_str().map_err(|_| {
-            domain::ValidationError::new("Idempotency-Key", "must be 1 to 255 visible ASCII characters, e.g. a UUID")
-        })?;
-        ctx.idempotency_key = Some(key.to_owned());
+        // Passed on as sent; `operations::idempotency::parse_key` judges it (non-ASCII bytes included).
+        ctx.idempotency_key = Some(String::from_utf8_lossy(key.as_bytes()).into_owned());
     }
     let (out, replayed) = op.call_replayable(ctx, input).await?;
     let mut res = HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK));

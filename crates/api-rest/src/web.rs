@@ -58,6 +58,14 @@ fn html(status: StatusCode, body: String) -> HttpResponse {
         .body(body)
 }
 
+/// The 500 page (the cause is logged where it happened).
+fn oops(signed_in: Option<&Principal>) -> HttpResponse {
+    html(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        page("Error", signed_in, "<p>Something went wrong on our side; it has been logged.</p>"),
+    )
+}
+
 fn see_other(to: &str) -> HttpResponse {
     HttpResponse::SeeOther().insert_header((header::LOCATION, to)).finish()
 }
@@ -146,7 +154,7 @@ async fn start(state: &State, user: domain::ids::UserId) -> HttpResponse {
         }
         Err(e) => {
             tracing::error!(error = %e, "could not start a session");
-            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+            oops(None)
         }
     }
 }
@@ -169,7 +177,7 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-up failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+            oops(None)
         }
     }
 }
@@ -188,7 +196,7 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-in failed");
-            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", None, "<p>Something went wrong on our side.</p>"))
+            oops(None)
         }
     }
 }
@@ -236,10 +244,7 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
         Ok(k) => k,
         Err(e) => {
             tracing::error!(error = %e, "could not list API keys");
-            return html(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                page("Error", Some(p), "<p>Something went wrong on our side.</p>"),
-            );
+            return oops(Some(p));
         }
     };
     let rows: String = keys
@@ -320,7 +325,7 @@ pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Fo
         }
         Err(e) => {
             tracing::error!(error = %e, "could not create an API key");
-            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", Some(&p), "<p>Something went wrong on our side.</p>"))
+            oops(Some(&p))
         }
     }
 }
@@ -349,7 +354,7 @@ pub async fn revoke_key(
         Err(RepoError::NotFound) => html(StatusCode::NOT_FOUND, page("Not found", Some(&p), "<p>No such key.</p>")),
         Err(e) => {
             tracing::error!(error = %e, "could not revoke an API key");
-            html(StatusCode::INTERNAL_SERVER_ERROR, page("Error", Some(&p), "<p>Something went wrong on our side.</p>"))
+            oops(Some(&p))
         }
     }
 }
