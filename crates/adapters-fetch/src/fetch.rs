@@ -1,0 +1,193 @@
+//! `SafeFetcher`: GET a page the way every outbound request of the service must go.
+//!
+//! - http and https only, no credentials in URLs, no system proxy;
+//! - every hop's host is checked: a literal IP must be public; a name is resolved once by our resolver,
+//!   which hands the connector only the public addresses among the answers (so the address checked is
+//!   the address connected to — no second lookup to rebind);
+//! - redirects are followed by hand, at most 5, each re-checked like the first URL;
+//! - connect timeout 5 s, 30 s per page, bodies capped at 1 MiB after decompression;
+//! - `host:port` pairs an operator lists in `LAUNCHDIR_CRAWLER_ALLOWED_HOSTS` skip the address check
+//!   (intranet sites, test fixtures) and nothing else.
+
+use crate::addr::is_public;
+use std::collections::HashSet;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+use url::{Host, Url};
+
+pub const MAX_BODY: usize = 1024 * 1024;
+pub const MAX_REDIRECTS: usize = 5;
+
+/// Why a fetch failed, worded for the person whose site it was.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FetchError {
+    #[error("the address is not a valid URL")]
+    InvalidUrl,
+    #[error("only http and https addresses can be read")]
+    Scheme,
+    #[error("addresses with a user name or password are not read")]
+    Credentials,
+    #[error("{0} is not a public internet address")]
+    NotPublic(String),
+    #[error("the site redirects more than {MAX_REDIRECTS} times")]
+    TooManyRedirects,
+    #[error("the site could not be reached ({0})")]
+    Unreachable(String),
+    #[error("the site took too long to answer")]
+    Timeout,
+    #[error("the page is larger than 1 MiB")]
+    TooLarge,
+}
+
+/// A fetched response (after redirects).
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub url: Url,
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+impl Fetched {
+    pub fn is_html(&self) -> bool {
+        let ct = self.content_type.to_ascii_lowercase();
+        ct.starts_with("text/html") || ct.starts_with("application/xhtml+xml")
+    }
+}
+
+/// Resolves names to their public addresses only; a name with none is an error.
+#[derive(Debug)]
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
+            if public.is_empty() {
+                let e: Box<dyn std::error::Error + Send + Sync> =
+                    format!("{host} resolves to no public address").into();
+                return Err(e);
+            }
+            Ok(Box::new(public.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SafeFetcher {
+    checked: reqwest::Client,
+    exempt: reqwest::Client,
+    allowed: Arc<HashSet<String>>,
+    user_agent: String,
+}
+
+fn builder(user_agent: &str) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .user_agent(user_agent)
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(Duration::from_secs(30))
+}
+
+impl SafeFetcher {
+    /// `allowed`: `host:port` pairs exempt from the address check. `user_agent` names the service and
+    /// its URL, e.g. `launchdir/0.1 (+https://launch.example/bot)`.
+    pub fn new(user_agent: &str, allowed: impl IntoIterator<Item = String>) -> Result<Self, FetchError> {
+        let unreachable = |e: reqwest::Error| FetchError::Unreachable(e.to_string());
+        Ok(Self {
+            checked: builder(user_agent).dns_resolver(Arc::new(PublicOnly)).build().map_err(unreachable)?,
+            exempt: builder(user_agent).build().map_err(unreachable)?,
+            allowed: Arc::new(allowed.into_iter().map(|h| h.trim().to_ascii_lowercase()).collect()),
+            user_agent: user_agent.to_owned(),
+        })
+    }
+
+    pub fn user_agent(&self) -> &str {
+        &self.user_agent
+    }
+
+    /// Checks one hop's URL and picks the client for it.
+    fn client_for(&self, url: &Url) -> Result<&reqwest::Client, FetchError> {
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(FetchError::Scheme);
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(FetchError::Credentials);
+        }
+        let host = url.host().ok_or(FetchError::InvalidUrl)?;
+        let port = url.port_or_known_default().ok_or(FetchError::InvalidUrl)?;
+        let host_text = match &host {
+            Host::Domain(d) => d.to_ascii_lowercase(),
+            Host::Ipv4(ip) => ip.to_string(),
+            Host::Ipv6(ip) => format!("[{ip}]"),
+        };
+        if self.allowed.contains(&format!("{host_text}:{port}")) {
+            return Ok(&self.exempt);
+        }
+        let literal: Option<IpAddr> = match host {
+            Host::Ipv4(ip) => Some(ip.into()),
+            Host::Ipv6(ip) => Some(ip.into()),
+            Host::Domain(_) => None,
+        };
+        if let Some(ip) = literal
+            && !is_public(ip)
+        {
+            return Err(FetchError::NotPublic(host_text));
+        }
+        Ok(&self.checked)
+    }
+
+    /// GETs `url`, following up to 5 redirects, each hop checked.
+    pub async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
+        let mut url = Url::parse(url.trim()).map_err(|_| FetchError::InvalidUrl)?;
+        for _ in 0..=MAX_REDIRECTS {
+            let client = self.client_for(&url)?;
+            let mut res = client.get(url.clone()).send().await.map_err(|e| classify(&e, &url))?;
+            let status = res.status();
+            if status.is_redirection()
+                && let Some(loc) = res.headers().get(reqwest::header::LOCATION)
+            {
+                let loc = loc.to_str().map_err(|_| FetchError::InvalidUrl)?;
+                url = url.join(loc).map_err(|_| FetchError::InvalidUrl)?;
+                continue;
+            }
+            let content_type = res
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            if res.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+                return Err(FetchError::TooLarge);
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = res.chunk().await.map_err(|e| classify(&e, &url))? {
+                if body.len() + chunk.len() > MAX_BODY {
+                    return Err(FetchError::TooLarge);
+                }
+                body.extend_from_slice(&chunk);
+            }
+            return Ok(Fetched { url, status: status.as_u16(), content_type, body });
+        }
+        Err(FetchError::TooManyRedirects)
+    }
+}
+
+fn classify(e: &reqwest::Error, url: &Url) -> FetchError {
+    if e.is_timeout() {
+        return FetchError::Timeout;
+    }
+    // Walk the source chain: our resolver's refusal reads "… resolves to no public address".
+    let mut source: Option<&dyn std::error::Error> = Some(e);
+    while let Some(s) = source {
+        if s.to_string().contains("resolves to no public address") {
+            return FetchError::NotPublic(url.host_str().unwrap_or_default().to_owned());
+        }
+        source = s.source();
+    }
+    FetchError::Unreachable(if e.is_connect() { "connection failed".into() } else { "request failed".into() })
+}
