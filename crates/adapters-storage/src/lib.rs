@@ -11,6 +11,7 @@ pub mod entity;
 mod founders;
 mod idempotency;
 mod import;
+mod jobs;
 mod json;
 mod listings;
 mod reference;

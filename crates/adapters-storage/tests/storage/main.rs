@@ -3,6 +3,7 @@
 
 mod accounts;
 mod harness;
+mod jobs;
 
 use adapters_storage::db;
 use chrono::{DateTime, Duration, TimeZone, Utc};

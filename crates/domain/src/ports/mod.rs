@@ -5,6 +5,7 @@ mod accounts;
 mod clock;
 mod content;
 mod directory;
+mod jobs;
 mod reference;
 
 pub use accounts::{
@@ -13,6 +14,7 @@ pub use accounts::{
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
+pub use jobs::{Job, JobQueue};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 
 /// What a repository can fail with. Absence is not an error: lookups return `Ok(None)`.
