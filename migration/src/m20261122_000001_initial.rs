@@ -42,7 +42,8 @@ fn counter(name: &'static str) -> ColumnDef {
     big_integer(name).default(0).take()
 }
 
-fn fk(
+/// A foreign key named `fk_{from}_{col}` to `to.id` (used by later migrations too).
+pub(crate) fn fk(
     from: &'static str,
     col: &'static str,
     to: &'static str,

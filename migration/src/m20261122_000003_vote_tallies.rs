@@ -3,6 +3,7 @@
 //! a million rows in the current week of the 100k-listing benchmark). Whatever records a vote adds 1 to
 //! its week's tally in the same transaction; this migration fills the table from the votes already there.
 
+use crate::m20261122_000001_initial::fk;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
 
@@ -21,13 +22,7 @@ impl MigrationTrait for Migration {
                     .col(ColumnDef::new(Alias::new("listing_id")).big_integer().not_null())
                     .col(ColumnDef::new(Alias::new("votes")).big_integer().not_null().default(0))
                     .primary_key(Index::create().col(Alias::new("week_start")).col(Alias::new("listing_id")))
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_vote_tallies_listing_id")
-                            .from(Alias::new("vote_tallies"), Alias::new("listing_id"))
-                            .to(Alias::new("listings"), Alias::new("id"))
-                            .on_delete(ForeignKeyAction::Cascade),
-                    )
+                    .foreign_key(&mut fk("vote_tallies", "listing_id", "listings", ForeignKeyAction::Cascade))
                     .to_owned(),
             )
             .await?;

@@ -1,6 +1,7 @@
 //! Browser sessions for the service's own pages (sign-in, account, API keys). The cookie carries a
 //! random token; only its SHA-256 is stored, beside the session's CSRF token.
 
+use crate::m20261122_000001_initial::fk;
 use sea_orm_migration::prelude::*;
 
 #[derive(DeriveMigrationName)]
@@ -20,13 +21,7 @@ impl MigrationTrait for Migration {
                     .col(col("csrf").string_len(64).not_null())
                     .col(col("created_at").timestamp_with_time_zone().not_null())
                     .col(col("expires_at").timestamp_with_time_zone().not_null())
-                    .foreign_key(
-                        ForeignKey::create()
-                            .name("fk_sessions_user_id")
-                            .from(Alias::new("sessions"), Alias::new("user_id"))
-                            .to(Alias::new("users"), Alias::new("id"))
-                            .on_delete(ForeignKeyAction::Cascade),
-                    )
+                    .foreign_key(&mut fk("sessions", "user_id", "users", ForeignKeyAction::Cascade))
                     .to_owned(),
             )
             .await?;
