@@ -57,7 +57,8 @@ pub(crate) fn fk(
         .take()
 }
 
-fn index(table: &'static str, name: &str, cols: &[&'static str]) -> IndexCreateStatement {
+/// An index named `ix_{table}_{name}` (used by later migrations too).
+pub(crate) fn index(table: &'static str, name: &str, cols: &[&'static str]) -> IndexCreateStatement {
     let mut i = Index::create();
     i.name(format!("ix_{table}_{name}")).table(Alias::new(table)).if_not_exists();
     for c in cols {

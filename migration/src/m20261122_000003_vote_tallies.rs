@@ -3,7 +3,7 @@
 //! a million rows in the current week of the 100k-listing benchmark). Whatever records a vote adds 1 to
 //! its week's tally in the same transaction; this migration fills the table from the votes already there.
 
-use crate::m20261122_000001_initial::fk;
+use crate::m20261122_000001_initial::{fk, index};
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
 
@@ -26,27 +26,8 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("ix_vote_tallies_week_votes")
-                    .table(Alias::new("vote_tallies"))
-                    .col(Alias::new("week_start"))
-                    .col(Alias::new("votes"))
-                    .if_not_exists()
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("ix_vote_tallies_listing")
-                    .table(Alias::new("vote_tallies"))
-                    .col(Alias::new("listing_id"))
-                    .if_not_exists()
-                    .to_owned(),
-            )
-            .await?;
+        manager.create_index(index("vote_tallies", "week_votes", &["week_start", "votes"])).await?;
+        manager.create_index(index("vote_tallies", "listing", &["listing_id"])).await?;
         // The Monday (UTC) on or before each vote.
         let monday = match manager.get_database_backend() {
             DbBackend::Postgres => "(date_trunc('week', created_at AT TIME ZONE 'UTC'))::date",

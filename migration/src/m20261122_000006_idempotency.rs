@@ -2,6 +2,7 @@
 //! is answered with it instead of running the operation again. In the database, so the guarantee holds
 //! across instances and restarts.
 
+use crate::m20261122_000001_initial::index;
 use sea_orm_migration::prelude::*;
 
 #[derive(DeriveMigrationName)]
@@ -27,16 +28,7 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("ix_idempotency_keys_created")
-                    .table(Alias::new("idempotency_keys"))
-                    .col(Alias::new("created_at"))
-                    .if_not_exists()
-                    .to_owned(),
-            )
-            .await
+        manager.create_index(index("idempotency_keys", "created", &["created_at"])).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {

@@ -1,7 +1,7 @@
 //! Browser sessions for the service's own pages (sign-in, account, API keys). The cookie carries a
 //! random token; only its SHA-256 is stored, beside the session's CSRF token.
 
-use crate::m20261122_000001_initial::fk;
+use crate::m20261122_000001_initial::{fk, index};
 use sea_orm_migration::prelude::*;
 
 #[derive(DeriveMigrationName)]
@@ -25,16 +25,7 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("ix_sessions_expires")
-                    .table(Alias::new("sessions"))
-                    .col(Alias::new("expires_at"))
-                    .if_not_exists()
-                    .to_owned(),
-            )
-            .await
+        manager.create_index(index("sessions", "expires", &["expires_at"])).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
