@@ -11,6 +11,7 @@ mod m20261122_000004_search_status;
 mod m20261122_000005_accounts;
 mod m20261122_000006_idempotency;
 mod m20261122_000007_sessions;
+mod m20261122_000008_draft_version;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000005_accounts::Migration),
             Box::new(m20261122_000006_idempotency::Migration),
             Box::new(m20261122_000007_sessions::Migration),
+            Box::new(m20261122_000008_draft_version::Migration),
         ]
     }
 }

@@ -145,36 +145,51 @@ impl SafeFetcher {
     pub async fn get(&self, url: &str) -> Result<Fetched, FetchError> {
         let mut url = Url::parse(url.trim()).map_err(|_| FetchError::InvalidUrl)?;
         for _ in 0..=MAX_REDIRECTS {
-            let client = self.client_for(&url)?;
-            let mut res = client.get(url.clone()).send().await.map_err(|e| classify(&e, &url))?;
-            let status = res.status();
-            if status.is_redirection()
-                && let Some(loc) = res.headers().get(reqwest::header::LOCATION)
-            {
-                let loc = loc.to_str().map_err(|_| FetchError::InvalidUrl)?;
-                url = url.join(loc).map_err(|_| FetchError::InvalidUrl)?;
-                continue;
+            match self.get_hop(&url).await? {
+                Hop::Redirect(next) => url = next,
+                Hop::Done(f) => return Ok(f),
             }
-            let content_type = res
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or_default()
-                .to_owned();
-            if res.content_length().is_some_and(|n| n > MAX_BODY as u64) {
-                return Err(FetchError::TooLarge);
-            }
-            let mut body = Vec::new();
-            while let Some(chunk) = res.chunk().await.map_err(|e| classify(&e, &url))? {
-                if body.len() + chunk.len() > MAX_BODY {
-                    return Err(FetchError::TooLarge);
-                }
-                body.extend_from_slice(&chunk);
-            }
-            return Ok(Fetched { url, status: status.as_u16(), content_type, body });
         }
         Err(FetchError::TooManyRedirects)
     }
+
+    /// One request, its address checked, without following a redirect: for callers that decide about
+    /// each hop themselves (the crawler asks robots.txt before every one).
+    pub async fn get_hop(&self, url: &Url) -> Result<Hop, FetchError> {
+        let client = self.client_for(url)?;
+        let mut res = client.get(url.clone()).send().await.map_err(|e| classify(&e, url))?;
+        let status = res.status();
+        if status.is_redirection()
+            && let Some(loc) = res.headers().get(reqwest::header::LOCATION)
+        {
+            let loc = loc.to_str().map_err(|_| FetchError::InvalidUrl)?;
+            return Ok(Hop::Redirect(url.join(loc).map_err(|_| FetchError::InvalidUrl)?));
+        }
+        let content_type = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        if res.content_length().is_some_and(|n| n > MAX_BODY as u64) {
+            return Err(FetchError::TooLarge);
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = res.chunk().await.map_err(|e| classify(&e, url))? {
+            if body.len() + chunk.len() > MAX_BODY {
+                return Err(FetchError::TooLarge);
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(Hop::Done(Fetched { url: url.clone(), status: status.as_u16(), content_type, body }))
+    }
+}
+
+/// What one request brought back.
+#[derive(Debug, Clone)]
+pub enum Hop {
+    Redirect(Url),
+    Done(Fetched),
 }
 
 fn classify(e: &reqwest::Error, url: &Url) -> FetchError {

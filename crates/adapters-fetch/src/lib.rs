@@ -9,8 +9,11 @@
 //! exempted with `LAUNCHDIR_CRAWLER_ALLOWED_HOSTS`).
 
 pub mod addr;
+pub mod crawl;
 pub mod fetch;
+pub mod html;
 pub mod robots;
 
-pub use fetch::{FetchError, Fetched, SafeFetcher};
+pub use crawl::SiteCrawler;
+pub use fetch::{FetchError, Fetched, Hop, SafeFetcher};
 pub use robots::Robots;

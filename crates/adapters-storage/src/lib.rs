@@ -7,6 +7,7 @@ mod accounts;
 mod categories;
 mod content;
 pub mod db;
+mod drafts;
 pub mod entity;
 mod founders;
 mod idempotency;

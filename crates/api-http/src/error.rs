@@ -157,6 +157,7 @@ impl From<operations::OpError> for ApiError {
             e @ operations::OpError::IdempotencyMismatch => {
                 Self::new(StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused", e.to_string())
             }
+            operations::OpError::Conflict { code, message } => Self::new(StatusCode::CONFLICT, code, message),
             operations::OpError::Repo(r) => r.into(),
         }
     }

@@ -146,6 +146,9 @@ impl ServerHandler for LaunchdirMcp {
                     "details": [],
                 }}))
             }
+            Err(OpError::Conflict { code, message }) => {
+                CallToolResult::structured_error(json!({"error": {"code": code, "message": message, "details": []}}))
+            }
             Err(OpError::Repo(e)) => {
                 tracing::error!(error = %e, tool = op.id, "tool failed in storage");
                 return Err(McpError::internal_error("storage failed; it has been logged", None));

@@ -22,13 +22,17 @@ enum Command {
 }
 
 async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
-    let app = bootstrap::App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs))
-        .await?;
+    let mut app =
+        bootstrap::App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs))
+            .await?;
     app.start(args.demo_data).await?;
     let listener =
         std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
+    app.configure_outbound(&args.outbound, &public_url)?;
+    // Drafts submitted through these tools are read and drafted by this process's worker too.
+    let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
     let ctx = operations::Ctx {
         app,
@@ -56,6 +60,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     .listen(listener)?
     .run()
     .await?;
+    worker.abort();
     Ok(())
 }
 

@@ -77,6 +77,31 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+    /// Run every background job that is due (crawls and drafts, emails …) once, as if the clock read
+    /// --now, and exit.
+    RunJobs {
+        /// The instant to run as (RFC 3339); default now.
+        #[arg(long)]
+        now: Option<String>,
+        /// Base of the links jobs write (as `serve --public-url`).
+        #[arg(long, env = "LAUNCHDIR_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+        public_url: String,
+        #[command(flatten)]
+        outbound: bootstrap::OutboundArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Print queued and sent emails, newest first (to read an invite or claim link without a mail server).
+    Outbox {
+        /// Only emails to this address.
+        #[arg(long)]
+        to: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 50)]
+        limit: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
     /// Set a site setting, e.g. `free_plan_min_weeks 6` or `seller_country IE`.
     SetSetting {
         key: String,
@@ -170,6 +195,35 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 Err(e) => Err(e.into()),
             }
+        }
+        Command::Admin(Admin::RunJobs { now, public_url, outbound, db }) => {
+            let mut app = ready_app(&db).await?;
+            if let Some(now) = now {
+                let at = chrono::DateTime::parse_from_rfc3339(&now)
+                    .with_context(|| format!("--now {now:?} is not an RFC 3339 instant"))?;
+                app.clock = std::sync::Arc::new(domain::ports::FixedClock::new(at.with_timezone(&chrono::Utc)));
+            }
+            app.configure_outbound(&outbound, &public_url)?;
+            let ran = operations::worker::run_due(&app, &operations::worker::worker_name()).await?;
+            println!("ran {ran} job(s)");
+            Ok(())
+        }
+        Command::Admin(Admin::Outbox { to, limit, db }) => {
+            let app = ready_app(&db).await?;
+            let mails = domain::ports::Outbox::outbox(app.store.as_ref(), to.as_deref(), limit).await?;
+            if mails.is_empty() {
+                println!("the outbox is empty");
+            }
+            for m in mails {
+                let state = match (&m.sent_at, &m.last_error) {
+                    (Some(at), _) => format!("sent {}", at.to_rfc3339()),
+                    (None, Some(e)) => format!("queued, {} failed attempt(s): {e}", m.attempts),
+                    (None, None) => "queued".to_owned(),
+                };
+                println!("--- #{} to {} · {} · created {}", m.id, m.to, state, m.created_at.to_rfc3339());
+                println!("Subject: {}\n\n{}", m.subject, m.body.trim_end());
+            }
+            Ok(())
         }
         Command::Admin(Admin::SetSetting { key, value, db }) => {
             domain::settings::validate(&key, &value)?;

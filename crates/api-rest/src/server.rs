@@ -86,11 +86,12 @@ impl std::fmt::Debug for Application {
 impl Application {
     /// Connects to the database and binds `listener`; nothing is migrated yet.
     pub async fn build(args: &bootstrap::ServeArgs, listener: TcpListener) -> anyhow::Result<Self> {
-        let app =
+        let mut app =
             App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs)).await?;
         let port = listener.local_addr()?.port();
         let bound = listener.local_addr()?.to_string();
         let public_url = args.public_url(&bound);
+        app.configure_outbound(&args.outbound, &public_url)?;
         let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
         let ctx = operations::Ctx {
             app: app.clone(),
@@ -163,7 +164,19 @@ impl Application {
             }
             r
         });
-        self.server.await.context("server")?;
+        // The job worker starts once migrations ran; it stops with the server (a job cut off mid-way is
+        // taken over when its lease runs out).
+        let worker_app = self.state.app.clone();
+        let started_flag = self.state.clone();
+        let worker = tokio::spawn(async move {
+            while !started_flag.started.load(Ordering::Acquire) {
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            operations::worker::run_forever(worker_app, std::time::Duration::from_secs(1)).await;
+        });
+        let served = self.server.await.context("server");
+        worker.abort();
+        served?;
         if !startup.is_finished() {
             startup.abort();
             return Ok(());

@@ -10,6 +10,35 @@ pub struct DatabaseArgs {
     pub database_url: String,
 }
 
+/// Everything that reaches outside: the crawler, email and the drafting model.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutboundArgs {
+    /// `host:port` pairs the crawler may read although they are private addresses (intranet sites,
+    /// test fixtures); comma-separated.
+    #[arg(long, env = "LAUNCHDIR_CRAWLER_ALLOWED_HOSTS", value_delimiter = ',')]
+    pub crawler_allowed_hosts: Vec<String>,
+
+    /// SMTP server emails are delivered through (`smtp://host:port`, `smtps://user:pass@host`); unset:
+    /// emails stay in the outbox (`admin outbox`).
+    #[arg(long, env = "LAUNCHDIR_SMTP_URL")]
+    pub smtp_url: Option<String>,
+
+    /// Sender address of emails.
+    #[arg(long, env = "LAUNCHDIR_MAIL_FROM", default_value = "launchdir <no-reply@launchdir.invalid>")]
+    pub mail_from: String,
+
+    /// An OpenAI-compatible chat-completions server (`https://api.example/v1`); unset: the built-in
+    /// extractive drafter.
+    #[arg(long, env = "LAUNCHDIR_LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+
+    #[arg(long, env = "LAUNCHDIR_LLM_MODEL")]
+    pub llm_model: Option<String>,
+
+    #[arg(long, env = "LAUNCHDIR_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     /// Listen address.
@@ -46,6 +75,9 @@ pub struct ServeArgs {
     /// counts in its own memory.
     #[arg(long, env = "LAUNCHDIR_REDIS_URL")]
     pub redis_url: Option<String>,
+
+    #[command(flatten)]
+    pub outbound: OutboundArgs,
 }
 
 impl ServeArgs {

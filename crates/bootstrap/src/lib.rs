@@ -11,10 +11,15 @@ use adapters_auth::OsSecrets;
 use adapters_storage::{SeaOrmStore, db};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use domain::ports::{Clock, RateLimiter, Secrets, SystemClock};
+use domain::ports::{Clock, Drafter, MailSender, RateLimiter, Secrets, SiteReader, SystemClock};
 use std::sync::Arc;
 
-pub use config::{DatabaseArgs, ServeArgs};
+pub use config::{DatabaseArgs, OutboundArgs, ServeArgs};
+
+/// How the crawler names itself, with a link to the page that explains it.
+pub fn user_agent(public_url: &str) -> String {
+    format!("launchdir/{} (+{}/bot)", env!("CARGO_PKG_VERSION"), public_url.trim_end_matches('/'))
+}
 
 /// Everything a running service needs, built once from configuration and shared by reference.
 #[derive(Debug, Clone)]
@@ -23,6 +28,14 @@ pub struct App {
     pub clock: Arc<dyn Clock>,
     /// Randomness and hashing (argon2id passwords, API-key hashes).
     pub secrets: Arc<dyn Secrets>,
+    /// Reads makers' websites (robots.txt obeyed, public addresses only).
+    pub reader: Arc<dyn SiteReader>,
+    /// Drafts profiles from what the reader fetched.
+    pub drafter: Arc<dyn Drafter>,
+    /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
+    pub mailer: Option<Arc<dyn MailSender>>,
+    /// Wakes this instance's job worker when a job is queued here (others find it by polling).
+    pub wake: Arc<tokio::sync::Notify>,
 }
 
 impl App {
@@ -38,7 +51,45 @@ impl App {
             .await
             .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
         let store = SeaOrmStore::new(conn).with_count_cache(count_ttl);
-        Ok(Self { store: Arc::new(store), clock: Arc::new(SystemClock), secrets: Arc::new(OsSecrets::default()) })
+        let mut app = Self {
+            store: Arc::new(store),
+            clock: Arc::new(SystemClock),
+            secrets: Arc::new(OsSecrets::default()),
+            reader: Arc::new(adapters_fetch::SiteCrawler::new(Self::fetcher(&user_agent("http://localhost"), &[])?)),
+            drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
+            mailer: None,
+            wake: Arc::new(tokio::sync::Notify::new()),
+        };
+        app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
+        Ok(app)
+    }
+
+    fn fetcher(user_agent: &str, allowed: &[String]) -> anyhow::Result<adapters_fetch::SafeFetcher> {
+        adapters_fetch::SafeFetcher::new(user_agent, allowed.iter().filter(|h| !h.trim().is_empty()).cloned())
+            .context("building the HTTP client")
+    }
+
+    /// Sets up what reaches outside — the crawler (allowed hosts, user agent naming `public_url`), the
+    /// drafter (an OpenAI-compatible server when configured, else extractive) and SMTP delivery.
+    pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
+        let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?;
+        self.reader = Arc::new(adapters_fetch::SiteCrawler::new(fetcher.clone()));
+        self.drafter = match (&args.llm_base_url, &args.llm_model) {
+            (Some(base), Some(model)) => Arc::new(
+                adapters_drafter::LlmDrafter::new(base, model, args.llm_api_key.as_deref())
+                    .map_err(|e| anyhow::anyhow!("configuring the drafting model (LAUNCHDIR_LLM_*): {e}"))?,
+            ),
+            (Some(_), None) => anyhow::bail!("LAUNCHDIR_LLM_BASE_URL is set without LAUNCHDIR_LLM_MODEL"),
+            (None, _) => Arc::new(adapters_drafter::ExtractiveDrafter),
+        };
+        self.mailer = match &args.smtp_url {
+            Some(url) => Some(Arc::new(
+                adapters_mail::SmtpSender::new(url, &args.mail_from)
+                    .map_err(|e| anyhow::anyhow!("configuring SMTP (LAUNCHDIR_SMTP_URL): {e}"))?,
+            )),
+            None => None,
+        };
+        Ok(())
     }
 
     /// The rate limiter `args` ask for: shared through Redis when `redis_url` is set (an unreachable Redis

@@ -3,8 +3,11 @@
 //! Field states follow the spec: ai, not_found, edited, manual, override, deleted.
 
 use crate::ValidationError;
+use crate::founder::FounderEntry;
 use crate::ids::{DraftId, ListingId, UserId};
 use crate::listing::TransitionError;
+use crate::sections::{Milestone, Story};
+use crate::social::{Faq, Socials};
 use crate::text::{check_list, check_max, normalize_whitespace};
 use chrono::{DateTime, Utc};
 use std::collections::BTreeMap;
@@ -426,6 +429,130 @@ impl DraftProfile {
     }
 }
 
+/// A drafted FAQ with the quotes it was read from (empty when the user wrote it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftFaq {
+    pub faq: Faq,
+    pub evidence: Vec<Evidence>,
+}
+
+/// A drafted founder with the quotes they were read from (empty when the user wrote them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftFounder {
+    pub founder: FounderEntry,
+    pub evidence: Vec<Evidence>,
+}
+
+/// SEO texts of a draft: title max 70, meta description max 170.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seo {
+    pub title: String,
+    pub meta: String,
+}
+
+impl Seo {
+    pub fn parse(title: Option<String>, meta: Option<String>) -> Result<Self, ValidationError> {
+        let (title, meta) = (title.unwrap_or_default(), meta.unwrap_or_default());
+        check_max("seo.title", &title, limits::SEO_TITLE)?;
+        check_max("seo.meta", &meta, limits::SEO_META)?;
+        Ok(Self { title, meta })
+    }
+}
+
+/// Where reading a competitor's site stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompetitorStatus {
+    Reading,
+    Ready,
+    Failed { reason: String },
+}
+
+impl CompetitorStatus {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Reading => "reading",
+            Self::Ready => "ready",
+            Self::Failed { .. } => "failed",
+        }
+    }
+}
+
+/// One row of a comparison: our draft's value and the competitor's, each blank where that site does
+/// not state it; the competitor's value carries its evidence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ComparisonRow {
+    pub field: DraftField,
+    pub ours: Option<FieldValue>,
+    pub theirs: Option<FieldValue>,
+    pub their_evidence: Vec<Evidence>,
+}
+
+/// The competitor a maker named, read the same safe way as their own site.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Competitor {
+    pub url: String,
+    pub status: CompetitorStatus,
+    pub rows: Vec<ComparisonRow>,
+}
+
+/// The fields a comparison covers, in display order.
+pub const COMPARED_FIELDS: [DraftField; 8] = [
+    DraftField::Name,
+    DraftField::Tagline,
+    DraftField::PricingModel,
+    DraftField::PricingSummary,
+    DraftField::Features,
+    DraftField::Stage,
+    DraftField::Country,
+    DraftField::FoundedYear,
+];
+
+impl Competitor {
+    /// Builds the comparison from our profile and the competitor's (already held to the evidence rule).
+    pub fn compare(url: String, ours: &DraftProfile, theirs: &DraftProfile) -> Self {
+        let rows = COMPARED_FIELDS
+            .into_iter()
+            .map(|f| ComparisonRow {
+                field: f,
+                ours: ours.field(f).value.clone(),
+                theirs: theirs.field(f).value.clone(),
+                their_evidence: theirs.field(f).evidence.clone(),
+            })
+            .collect();
+        Self { url, status: CompetitorStatus::Ready, rows }
+    }
+}
+
+/// Everything of a draft beside the profile fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DraftExtras {
+    pub faqs: Vec<DraftFaq>,
+    /// The user replaced the FAQs: redrafts leave them alone.
+    pub faqs_by_user: bool,
+    pub founders: Vec<DraftFounder>,
+    pub founders_by_user: bool,
+    pub company_socials: Socials,
+    pub company_socials_by_user: bool,
+    pub founder_socials: Socials,
+    pub story: Story,
+    pub milestones: Vec<Milestone>,
+    pub seo: Seo,
+    pub competitor: Option<Competitor>,
+    /// Fields a regenerate asked for that the service has not redrafted yet.
+    pub regenerating: Vec<DraftField>,
+}
+
+/// What a drafter read from a site. Nothing here is trusted: [`Draft::apply_drafted`] keeps a value
+/// only when its evidence is in the fetched text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Drafted {
+    pub fields: Vec<(DraftField, Proposal)>,
+    pub faqs: Vec<DraftFaq>,
+    pub founders: Vec<DraftFounder>,
+    /// Platform key → link, read from the site's own anchors.
+    pub company_socials: Vec<(String, String)>,
+}
+
 /// A draft as storage holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Draft {
@@ -434,9 +561,141 @@ pub struct Draft {
     pub url: String,
     pub status: DraftStatus,
     pub profile: DraftProfile,
+    pub extras: DraftExtras,
     pub listing_id: Option<ListingId>,
+    /// Bumped by every save; a save with a stale version is refused (optimistic concurrency).
+    pub version: i64,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+impl Draft {
+    /// A new draft for `url`, about to be crawled.
+    pub fn new(id: DraftId, owner: UserId, url: SiteUrl, now: DateTime<Utc>) -> Self {
+        Self {
+            id,
+            owner,
+            url: url.into_inner(),
+            status: DraftStatus::Crawling,
+            profile: DraftProfile::default(),
+            extras: DraftExtras::default(),
+            listing_id: None,
+            version: 0,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// Applies what a drafter proposed, holding every value to the evidence rule against `site`.
+    /// `only` limits the redraft to the named fields (regenerate); `None` drafts everything, and then
+    /// fields the drafter did not propose become not found.
+    pub fn apply_drafted(&mut self, drafted: Drafted, site: &SiteText, only: Option<&[DraftField]>) {
+        let wanted: Vec<DraftField> = match only {
+            Some(fs) => fs.iter().copied().filter(|f| self.profile.may_regenerate(*f)).collect(),
+            None => DraftField::ALL.to_vec(),
+        };
+        let mut proposals: BTreeMap<DraftField, Proposal> = BTreeMap::new();
+        for (f, p) in drafted.fields {
+            // The first proposal for a field that passes the rule wins; later ones are alternatives.
+            let keep = !proposals.contains_key(&f);
+            if keep && wanted.contains(&f) && passes(f, &p, site) {
+                proposals.insert(f, p);
+            }
+        }
+        for f in wanted {
+            self.profile.apply_ai(f, proposals.remove(&f), site);
+        }
+        self.extras.regenerating.retain(|f| only.is_some_and(|o| !o.contains(f)));
+        if only.is_some() {
+            return;
+        }
+        if !self.extras.faqs_by_user {
+            self.extras.faqs = drafted
+                .faqs
+                .into_iter()
+                .filter(|q| !q.evidence.is_empty() && q.evidence.iter().all(|e| site.contains(e)))
+                .take(Faq::MAX_ITEMS)
+                .collect();
+        }
+        if !self.extras.founders_by_user {
+            self.extras.founders = drafted
+                .founders
+                .into_iter()
+                .filter(|f| !f.evidence.is_empty() && f.evidence.iter().all(|e| site.contains(e)))
+                .take(limits::FOUNDERS)
+                .collect();
+        }
+        if !self.extras.company_socials_by_user {
+            // A link is its own evidence: it is kept only when the fetched pages hold it.
+            let found = drafted
+                .company_socials
+                .into_iter()
+                .filter(|(_, link)| site.contains(&Evidence { quote: link.clone(), url: String::new() }));
+            if let Ok(s) = Socials::parse("company_socials", found) {
+                self.extras.company_socials = s;
+            }
+        }
+    }
+
+    /// Facts the site did not state, by field name, as a listing's `not_found_on_website` lists them.
+    pub fn not_found_names(&self) -> Vec<String> {
+        self.profile.not_found().into_iter().map(|f| f.as_str().to_owned()).collect()
+    }
+}
+
+fn passes(f: DraftField, p: &Proposal, site: &SiteText) -> bool {
+    !p.value.is_blank()
+        && p.value.check(f).is_ok()
+        && !p.evidence.is_empty()
+        && p.evidence.iter().all(|e| site.contains(e))
+}
+
+/// A website address a maker submits: http or https, a host, no credentials, max 2048 characters.
+/// A bare `acme.example` is read as `https://acme.example/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SiteUrl(String);
+
+impl SiteUrl {
+    pub const MAX: usize = 2048;
+
+    /// Errors name `field` (`url`, `competitor_url`).
+    pub fn parse(field: &str, raw: &str) -> Result<Self, ValidationError> {
+        let raw = raw.trim();
+        check_max(field, raw, Self::MAX)?;
+        if raw.is_empty() {
+            return Err(ValidationError::new(field, "must not be empty"));
+        }
+        if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(ValidationError::new(field, "must not contain spaces"));
+        }
+        let with_scheme = if raw.contains("://") { raw.to_owned() } else { format!("https://{raw}") };
+        let (scheme, rest) = with_scheme.split_once("://").unwrap_or(("", ""));
+        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+            return Err(ValidationError::new(field, "must be an http or https address"));
+        }
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        if authority.contains('@') {
+            return Err(ValidationError::new(field, "must not contain a user name or password"));
+        }
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+        };
+        if host.is_empty() || host.starts_with('.') || host.starts_with('-') {
+            return Err(ValidationError::new(field, "must name a website host"));
+        }
+        let url = if rest.len() == authority.len() { format!("{with_scheme}/") } else { with_scheme };
+        check_max(field, &url, Self::MAX)?;
+        Ok(Self(url))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_inner(self) -> String {
+        self.0
+    }
 }
 
 /// Bounds of update_draft's other keys (Limits 3).

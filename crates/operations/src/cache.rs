@@ -121,6 +121,7 @@ fn unshare(e: Arc<OpError>) -> OpError {
             OpError::Forbidden(scope) => OpError::Forbidden(*scope),
             OpError::IdempotencyInFlight => OpError::IdempotencyInFlight,
             OpError::IdempotencyMismatch => OpError::IdempotencyMismatch,
+            OpError::Conflict { code, message } => OpError::Conflict { code, message: message.clone() },
             OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
             OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
             OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),

@@ -10,10 +10,12 @@ mod account;
 pub mod accounts;
 pub mod badges;
 pub mod cache;
+mod drafts;
 pub mod idempotency;
 mod input;
 pub mod openapi;
 mod public;
+pub mod worker;
 
 use async_trait::async_trait;
 use domain::ValidationErrors;
@@ -120,6 +122,9 @@ pub enum OpError {
     /// 409: the first request with this Idempotency-Key is still running.
     #[error("a request with this Idempotency-Key is still running; retry in a moment")]
     IdempotencyInFlight,
+    /// 409: the record's state does not allow this now (a draft still being drafted …).
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
     /// 422: this Idempotency-Key was used with a different request.
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyMismatch,
@@ -298,5 +303,6 @@ fn to_json<T: Serialize>(schema: &T) -> serde_json::Value {
 pub fn registry() -> Vec<Descriptor> {
     let mut all = public::descriptors();
     all.extend(account::descriptors());
+    all.extend(drafts::descriptors());
     all
 }

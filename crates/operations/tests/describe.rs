@@ -101,3 +101,37 @@ fn the_openapi_document_lists_each_operation_once() {
     let names: Vec<&str> = sort["schema"]["enum"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
     assert_eq!(names, domain::listing::SearchSort::NAMES);
 }
+
+#[test]
+fn update_draft_declares_every_bound() {
+    let op = operations::registry().into_iter().find(|o| o.id == "update_draft").unwrap();
+    let s = &op.input_schema["properties"];
+    // An optional object is `oneOf: [object, null]`.
+    let obj = |v: &'static str| -> Value {
+        let v = &s[v];
+        v.get("oneOf").and_then(|o| o.as_array()?.iter().find(|x| x["type"] == "object").cloned()).unwrap_or(v.clone())
+    };
+    let fields_obj = obj("fields");
+    let fields = &fields_obj["properties"];
+    assert_eq!(fields_obj["additionalProperties"], false, "no other keys inside fields");
+    assert_eq!(fields["name"]["maxLength"], 500);
+    assert_eq!(fields["description"]["maxLength"], 20000);
+    assert_eq!(fields["tags"]["maxItems"], 20);
+    assert_eq!(fields["tags"]["items"]["maxLength"], 200, "{}", fields["tags"]);
+    for (key, max) in
+        [("lock_fields", 20), ("regenerate", 5), ("restore", 20), ("faqs", 10), ("founders", 6), ("milestones", 50)]
+    {
+        assert_eq!(s[key]["maxItems"], max, "{key}: {}", s[key]);
+    }
+    assert_eq!(s["faqs"]["items"]["properties"]["question"]["maxLength"], 300);
+    assert_eq!(s["faqs"]["items"]["properties"]["answer"]["maxLength"], 1500);
+    assert_eq!(s["founders"]["items"]["properties"]["bio"]["maxLength"], 3000);
+    assert_eq!(s["milestones"]["items"]["properties"]["title"]["maxLength"], 200);
+    assert_eq!(obj("story")["properties"]["lessons"]["maxLength"], 8000);
+    assert_eq!(obj("seo")["properties"]["title"]["maxLength"], 70);
+    assert_eq!(obj("seo")["properties"]["meta"]["maxLength"], 170);
+    assert_eq!(s["competitor_url"]["maxLength"], 2048);
+    assert_eq!(s["company_socials"]["additionalProperties"]["maxLength"], 500, "{}", s["company_socials"]);
+    let submit = operations::registry().into_iter().find(|o| o.id == "submit_listing").unwrap();
+    assert_eq!(submit.input_schema["properties"]["url"]["maxLength"], 2048);
+}

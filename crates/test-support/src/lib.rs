@@ -80,3 +80,173 @@ pub async fn postgres() -> Option<TestDatabase> {
     let base = admin_url.rsplit_once('/').map_or(admin_url.as_str(), |(b, _)| b);
     Some(TestDatabase { url: format!("{base}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } })
 }
+
+/// A fixture site from `fixtures/sites/<name>` served on loopback (see fixtures/sites/README.md),
+/// recording every request in order.
+#[derive(Debug)]
+pub struct FixtureSite {
+    pub port: u16,
+    requests: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// One request a fixture site received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub path: String,
+    pub user_agent: String,
+}
+
+impl Drop for FixtureSite {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The repository's `fixtures/sites` directory.
+pub fn sites_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sites")
+}
+
+impl FixtureSite {
+    /// Serves site `name`; `{canary}` in its `_redirects` becomes `canary` (a base URL).
+    pub async fn serve(name: &str, canary: &str) -> Self {
+        Self::serve_dir(sites_dir().join(name), canary).await
+    }
+
+    pub async fn serve_dir(dir: std::path::PathBuf, canary: &str) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let redirects: Vec<(String, u16, String)> = std::fs::read_to_string(dir.join("_redirects"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| {
+                let mut p = l.split_whitespace();
+                Some((p.next()?.to_owned(), p.next()?.parse().ok()?, p.next()?.replace("{canary}", canary)))
+            })
+            .collect();
+        let (log, dir, redirects) = (requests.clone(), std::sync::Arc::new(dir), std::sync::Arc::new(redirects));
+        let task = tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let (log, dir, redirects) = (log.clone(), dir.clone(), redirects.clone());
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 16384];
+                    let mut n = 0;
+                    while !buf[..n].windows(4).any(|w| w == b"\r\n\r\n") {
+                        match sock.read(&mut buf[n..]).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(k) => n += k,
+                        }
+                        if n == buf.len() {
+                            return;
+                        }
+                    }
+                    let head = String::from_utf8_lossy(&buf[..n]).into_owned();
+                    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                    let user_agent = head
+                        .lines()
+                        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("user-agent")))
+                        .map(|(_, v)| v.trim().to_owned())
+                        .unwrap_or_default();
+                    log.lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .push(Request { path: path.clone(), user_agent });
+                    let clean = path.split(['?', '#']).next().unwrap_or("/").trim_start_matches('/').to_owned();
+                    let (status, ctype, extra, body) = if let Some((_, code, to)) =
+                        redirects.iter().find(|(p, _, _)| *p == path)
+                    {
+                        (*code, "text/plain", format!("Location: {to}\r\n"), Vec::new())
+                    } else if clean.contains("..") {
+                        (400, "text/plain", String::new(), b"bad path".to_vec())
+                    } else {
+                        let candidates = if clean.is_empty() {
+                            vec!["index.html".to_owned()]
+                        } else {
+                            vec![clean.clone(), format!("{clean}.html"), format!("{clean}/index.html")]
+                        };
+                        match candidates.iter().find_map(|c| std::fs::read(dir.join(c)).ok().map(|b| (c.clone(), b))) {
+                            Some((file, body)) => {
+                                let ctype = if file.ends_with(".txt") {
+                                    "text/plain"
+                                } else if file.ends_with(".html") {
+                                    "text/html; charset=utf-8"
+                                } else if file.ends_with(".pdf") {
+                                    "application/pdf"
+                                } else {
+                                    "application/octet-stream"
+                                };
+                                (200, ctype, String::new(), body)
+                            }
+                            None => (404, "text/plain", String::new(), b"not found".to_vec()),
+                        }
+                    };
+                    let out = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n{extra}\r\n",
+                        body.len()
+                    );
+                    let _ = sock.write_all(out.as_bytes()).await;
+                    let _ = sock.write_all(&body).await;
+                });
+            }
+        });
+        Self { port, requests, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/", self.port)
+    }
+
+    /// `host:port`, as LAUNCHDIR_CRAWLER_ALLOWED_HOSTS lists it.
+    pub fn host_port(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Every request so far, in order.
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    pub fn paths(&self) -> Vec<String> {
+        self.requests().into_iter().map(|r| r.path).collect()
+    }
+}
+
+/// A loopback server that counts connections and never answers: it must stay at zero.
+#[derive(Debug)]
+pub struct Canary {
+    pub port: u16,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Canary {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl Canary {
+    pub async fn start() -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let c = connections.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                drop(sock);
+            }
+        });
+        Self { port, connections, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn connections(&self) -> usize {
+        self.connections.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}

@@ -5,6 +5,7 @@ mod accounts;
 mod clock;
 mod content;
 mod directory;
+mod drafts;
 mod jobs;
 mod reference;
 
@@ -14,6 +15,10 @@ pub use accounts::{
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
+pub use drafts::{
+    DraftRepository, Drafter, DrafterError, FetchedPage, Invite, MailSender, Outbox, OutboxEmail, Site, SiteError,
+    SiteReader,
+};
 pub use jobs::{Job, JobQueue};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 

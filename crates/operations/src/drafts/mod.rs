@@ -1,0 +1,403 @@
+//! Submit by URL: the drafts a signed-in maker builds from their website, and the listing each becomes.
+//! Reading the site and drafting run as durable jobs (`crate::worker`); these operations create and
+//! edit drafts and queue that work.
+
+mod edit;
+mod listing;
+pub(crate) mod view;
+
+use crate::public::Pagination;
+use crate::worker;
+use crate::{Ctx, Descriptor, Method, OpError, OpResult, Operation};
+use async_trait::async_trait;
+use domain::draft::{Draft, limits};
+use domain::ids::DraftId;
+use domain::paging::PageRequest;
+use domain::ports::{CategoryRepository, DraftRepository, Outbox, RepoError, UserRepository};
+use domain::user::{Email, Scope};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use view::{DraftOut, DraftPage, DraftSummaryOut};
+
+pub(crate) use edit::UpdateDraftInput;
+pub(crate) use listing::to_new_listing;
+
+pub(crate) fn descriptors() -> Vec<Descriptor> {
+    vec![
+        Descriptor::of::<SubmitListing>(),
+        Descriptor::of::<ListMyDrafts>(),
+        Descriptor::of::<GetDraft>(),
+        Descriptor::of::<UpdateDraft>(),
+        Descriptor::of::<InviteCofounder>(),
+        Descriptor::of::<SubmitDraft>(),
+    ]
+}
+
+/// The caller's draft, or 404 — also for other people's drafts, so ids cannot be probed.
+async fn own_draft(ctx: &Ctx, raw_id: &str) -> OpResult<Draft> {
+    let p = ctx.principal()?;
+    let id = DraftId::parse(raw_id)?;
+    match ctx.app.store.get_draft(id).await? {
+        Some(d) if d.owner == p.user_id => Ok(d),
+        _ => Err(OpError::NotFound("draft")),
+    }
+}
+
+/// Load → change → save, retried when the background drafter saved in between (each save is a
+/// compare-and-set on the draft's version). `change` may refuse with an error.
+pub(crate) async fn change_draft(
+    ctx: &Ctx,
+    raw_id: &str,
+    mut change: impl FnMut(&mut Draft) -> OpResult<()>,
+) -> OpResult<Draft> {
+    for _ in 0..8 {
+        let mut d = own_draft(ctx, raw_id).await?;
+        change(&mut d)?;
+        if let Some(saved) = ctx.app.store.save_draft(&d, ctx.app.now()).await? {
+            return Ok(saved);
+        }
+    }
+    Err(OpError::Conflict { code: "draft_busy", message: "the draft is being updated; try again in a moment".into() })
+}
+
+/// Category name for a name or slug the user sent (case-insensitive).
+async fn category_names(ctx: &Ctx) -> OpResult<Vec<domain::category::Category>> {
+    Ok(ctx.app.store.all_categories().await?)
+}
+
+/// Saves the draft's listing when the draft has one (or `create`), refusing with 400 when the draft's
+/// values do not make a valid listing.
+async fn sync_listing(ctx: &Ctx, d: &Draft, create: bool) -> OpResult<Option<i64>> {
+    if d.listing_id.is_none() && !create {
+        return Ok(None);
+    }
+    let cats = category_names(ctx).await?;
+    let new = to_new_listing(d, &cats, ctx.app.now())?;
+    match ctx.app.store.save_draft_listing(d, &new, ctx.app.now()).await {
+        Ok(id) => Ok(Some(id.get())),
+        Err(RepoError::Conflict(m)) => Err(OpError::Conflict { code: "submit_conflict", message: m }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+// ---- submit_listing ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitListingInput {
+    /// The product's website (http or https; a bare domain is read as https).
+    #[schema(max_length = 2048, min_length = 1)]
+    pub url: String,
+}
+
+pub struct SubmitListing;
+
+#[async_trait]
+impl Operation for SubmitListing {
+    const ID: &'static str = "submit_listing";
+    const METHOD: Method = Method::Post;
+    const PATH: &'static str = "/drafts";
+    const SCOPE: Option<Scope> = Some(Scope::ListingsWrite);
+    const STATUS: u16 = 201;
+    const READ_ONLY: bool = false;
+    const IDEMPOTENCY_KEY: bool = true;
+    const SUMMARY: &'static str = "Submit a product by its website URL; the service drafts its profile";
+    const DESCRIPTION: &'static str = "Creates a draft with status crawling. The service reads the website \
+        (robots.txt respected, public addresses only), then drafts every profile field with verbatim evidence \
+        quotes from the site; facts the site does not state stay blank and are listed in not_found_on_website. \
+        Poll get_draft every few seconds until status is ready (or failed, with a reason). Nothing is published \
+        or charged. Send an Idempotency-Key to make a retry return the same draft.";
+    type Input = SubmitListingInput;
+    type Output = DraftOut;
+
+    async fn run(ctx: &Ctx, input: SubmitListingInput) -> OpResult<DraftOut> {
+        let p = ctx.principal()?;
+        let url = domain::draft::SiteUrl::parse("url", &input.url)?;
+        let now = ctx.app.now();
+        let d = Draft::new(DraftId::new_random(), p.user_id, url, now);
+        ctx.app.store.create_draft(&d).await?;
+        worker::enqueue(&ctx.app, &worker::JobSpec::Draft { draft: d.id, only: None }).await?;
+        Ok(DraftOut::from(&d))
+    }
+}
+
+// ---- list_my_drafts ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListMyDraftsInput {
+    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    pub page: Option<i64>,
+    #[schema(minimum = 1, maximum = 100, default = 20)]
+    pub per_page: Option<i64>,
+}
+
+pub struct ListMyDrafts;
+
+#[async_trait]
+impl Operation for ListMyDrafts {
+    const ID: &'static str = "list_my_drafts";
+    const METHOD: Method = Method::Get;
+    const PATH: &'static str = "/drafts";
+    const SCOPE: Option<Scope> = Some(Scope::AccountRead);
+    const SUMMARY: &'static str = "The caller's drafts, newest first";
+    const DESCRIPTION: &'static str = "Lists the caller's drafts newest first with status (crawling, drafting, \
+        ready, failed), completeness (0–100) and the listing each was submitted as. Read-only.";
+    type Input = ListMyDraftsInput;
+    type Output = DraftPage;
+
+    async fn run(ctx: &Ctx, input: ListMyDraftsInput) -> OpResult<DraftPage> {
+        let p = ctx.principal()?;
+        let page = PageRequest::parse(input.page, input.per_page)?;
+        let drafts = ctx.app.store.list_drafts(p.user_id, page).await?;
+        let pagination = Pagination::from(&drafts);
+        Ok(DraftPage { items: drafts.items.iter().map(DraftSummaryOut::from).collect(), pagination })
+    }
+}
+
+// ---- get_draft ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DraftIdInput {
+    /// The draft's id.
+    #[schema(format = Uuid, max_length = 36)]
+    pub id: String,
+}
+
+pub struct GetDraft;
+
+#[async_trait]
+impl Operation for GetDraft {
+    const ID: &'static str = "get_draft";
+    const METHOD: Method = Method::Get;
+    const PATH: &'static str = "/drafts/{id}";
+    const SCOPE: Option<Scope> = Some(Scope::AccountRead);
+    const SUMMARY: &'static str = "One draft: every field with value, state and evidence";
+    const DESCRIPTION: &'static str = "Returns the draft: status, every profile field with its value, state (ai, \
+        not_found, edited, manual, override, deleted) and the evidence quotes it was drafted from, plus FAQs, \
+        founders, socials, story, milestones, SEO, the competitor comparison, completeness and what is missing. \
+        404 when the draft is unknown or not the caller's. Poll every few seconds while status is crawling or \
+        drafting.";
+    type Input = DraftIdInput;
+    type Output = DraftOut;
+
+    async fn run(ctx: &Ctx, input: DraftIdInput) -> OpResult<DraftOut> {
+        Ok(DraftOut::from(&own_draft(ctx, &input.id).await?))
+    }
+}
+
+// ---- update_draft ----
+
+pub struct UpdateDraft;
+
+#[async_trait]
+impl Operation for UpdateDraft {
+    const ID: &'static str = "update_draft";
+    const METHOD: Method = Method::Patch;
+    const PATH: &'static str = "/drafts/{id}";
+    const SCOPE: Option<Scope> = Some(Scope::ListingsWrite);
+    const READ_ONLY: bool = false;
+    const IDEMPOTENCY_KEY: bool = true;
+    const SUMMARY: &'static str = "Edit a draft: set, remove, lock, restore or regenerate fields and more";
+    const DESCRIPTION: &'static str = "Changes only the keys sent. fields sets values (state edited, or manual where \
+        the service found nothing) and null removes one (deleted); lock_fields protects fields from redrafts \
+        (override); restore returns fields to the service's value; regenerate (up to 5) redrafts fields from the \
+        website in a few seconds (poll get_draft). faqs, founders and milestones replace their lists; \
+        company_socials, founder_socials, story and seo replace those objects; competitor_url reads a \
+        competitor's site and compares (empty clears). When the draft was submitted, the listing is updated too. \
+        Unknown keys are refused.";
+    type Input = UpdateDraftInput;
+    type Output = DraftOut;
+
+    async fn run(ctx: &Ctx, input: UpdateDraftInput) -> OpResult<DraftOut> {
+        let id = input.id.clone();
+        let cats = category_names(ctx).await?;
+        let edit = edit::DraftEdit::parse(input, |raw| {
+            let raw = raw.trim();
+            cats.iter().find(|c| c.name.eq_ignore_ascii_case(raw) || c.slug.as_str() == raw).map(|c| c.name.clone())
+        })?;
+        let saved = change_draft(ctx, &id, |d| {
+            if !edit.regenerate.is_empty() && !d.status.is_ready() {
+                return Err(OpError::Conflict {
+                    code: "draft_not_ready",
+                    message: format!("the draft is {}; regenerate works on a ready draft", d.status.as_str()),
+                });
+            }
+            for (i, f) in edit.regenerate.iter().enumerate() {
+                if !d.profile.may_regenerate(*f) {
+                    return Err(domain::ValidationError::new(
+                        format!("regenerate[{i}]"),
+                        "the field is locked (override); restore it first to let the service redraft it",
+                    )
+                    .into());
+                }
+            }
+            edit.apply(d);
+            if d.listing_id.is_some() {
+                // A submitted draft must stay a valid listing.
+                to_new_listing(d, &cats, ctx.app.now())?;
+            }
+            Ok(())
+        })
+        .await?;
+        sync_listing(ctx, &saved, false).await?;
+        if !edit.regenerate.is_empty() {
+            worker::enqueue(&ctx.app, &worker::JobSpec::Draft { draft: saved.id, only: Some(edit.regenerate.clone()) })
+                .await?;
+        }
+        if let Some(Some(url)) = &edit.competitor {
+            worker::enqueue(&ctx.app, &worker::JobSpec::Competitor { draft: saved.id, url: url.as_str().to_owned() })
+                .await?;
+        }
+        Ok(DraftOut::from(&saved))
+    }
+}
+
+// ---- invite_cofounder ----
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteInput {
+    #[schema(format = Uuid, max_length = 36)]
+    pub id: String,
+    /// The co-founder's email address.
+    #[schema(format = Email, max_length = 254, min_length = 3)]
+    pub email: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct InviteOut {
+    pub id: i64,
+    pub email: String,
+    /// sent (an SMTP server is configured) or queued (in the outbox).
+    pub delivery: String,
+    /// Invites this listing has used, of 10.
+    pub invites_used: u64,
+    pub invites_left: u64,
+}
+
+pub struct InviteCofounder;
+
+#[async_trait]
+impl Operation for InviteCofounder {
+    const ID: &'static str = "invite_cofounder";
+    const METHOD: Method = Method::Post;
+    const PATH: &'static str = "/drafts/{id}/invites";
+    const SCOPE: Option<Scope> = Some(Scope::ListingsWrite);
+    const STATUS: u16 = 201;
+    const READ_ONLY: bool = false;
+    const IDEMPOTENCY_KEY: bool = true;
+    const SUMMARY: &'static str = "Invite a co-founder by email";
+    const DESCRIPTION: &'static str = "Emails the address an invite link; opening it and accepting (signed in on \
+        the site) adds that person as a co-founder member of the listing. Up to 10 invites per listing; inviting \
+        the same address again sends a fresh link without using another invite.";
+    type Input = InviteInput;
+    type Output = InviteOut;
+
+    async fn run(ctx: &Ctx, input: InviteInput) -> OpResult<InviteOut> {
+        let p = ctx.principal()?;
+        let email = Email::parse(&input.email).map_err(|e| e.named("email"))?;
+        let d = own_draft(ctx, &input.id).await?;
+        let store = ctx.app.store.as_ref();
+        let token = ctx.app.secrets.random_token();
+        let hash = ctx.app.secrets.hash_token(&token);
+        let now = ctx.app.now();
+        let invite = match store.create_invite(d.id, email.as_str(), &hash, now).await {
+            Ok(i) => i,
+            Err(RepoError::Conflict(_)) => {
+                return Err(domain::ValidationError::new(
+                    "email",
+                    format!("this listing already has {} invites, the most it may have", limits::INVITES_PER_LISTING),
+                )
+                .into());
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let inviter = store.get_user(p.user_id).await?.map(|u| u.email.to_string()).unwrap_or_default();
+        let product = match &d.profile.field(domain::draft::DraftField::Name).value {
+            Some(domain::draft::FieldValue::Text(n)) => n.clone(),
+            _ => listing::domain_of(&d.url),
+        };
+        let link = format!("{}/invites/{token}", ctx.public_url);
+        let body = format!(
+            "Hello,\n\n{inviter} invited you to join {product} as a co-founder on launchdir.\n\nOpen this link to \
+             accept (you will be asked to sign in or create an account):\n{link}\n\nIf you did not expect this \
+             email, ignore it; nothing happens unless you accept.\n"
+        );
+        let email_id = store.queue_email(email.as_str(), &format!("Join {product} on launchdir"), &body, now).await?;
+        let delivery = if ctx.app.mailer.is_some() {
+            worker::enqueue(&ctx.app, &worker::JobSpec::Email { email: email_id }).await?;
+            "sent"
+        } else {
+            "queued"
+        };
+        let used = store.count_invites(d.id).await?;
+        Ok(InviteOut {
+            id: invite.id,
+            email: invite.email,
+            delivery: delivery.into(),
+            invites_used: used,
+            invites_left: (limits::INVITES_PER_LISTING as u64).saturating_sub(used),
+        })
+    }
+}
+
+// ---- submit_draft ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SavedListingOut {
+    pub listing_id: i64,
+    pub draft_id: String,
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+    /// draft: saved, not published. Publish with choose_free_listing or a paid launch.
+    pub status: String,
+    /// Whether this call created the listing (false: it updated the draft's listing).
+    pub created: bool,
+}
+
+pub struct SubmitDraft;
+
+#[async_trait]
+impl Operation for SubmitDraft {
+    const ID: &'static str = "submit_draft";
+    const METHOD: Method = Method::Post;
+    const PATH: &'static str = "/drafts/{id}/submit";
+    const SCOPE: Option<Scope> = Some(Scope::ListingsWrite);
+    const READ_ONLY: bool = false;
+    const IDEMPOTENCY_KEY: bool = true;
+    const SUMMARY: &'static str = "Save a ready draft as a listing (not published)";
+    const DESCRIPTION: &'static str = "Saves the draft as the caller's listing and returns listing_id; running it \
+        again after edits updates the same listing, and update_draft on a submitted draft updates it too. The \
+        listing is saved, not published: publish it with choose_free_listing or a paid launch (create_checkout). \
+        The draft must be ready and have a name; 409 while it is still being drafted.";
+    type Input = DraftIdInput;
+    type Output = SavedListingOut;
+
+    async fn run(ctx: &Ctx, input: DraftIdInput) -> OpResult<SavedListingOut> {
+        let d = own_draft(ctx, &input.id).await?;
+        if !d.status.is_ready() {
+            return Err(OpError::Conflict {
+                code: "draft_not_ready",
+                message: format!("the draft is {}; submit it once it is ready", d.status.as_str()),
+            });
+        }
+        let created = d.listing_id.is_none();
+        let id = sync_listing(ctx, &d, true).await?.ok_or(OpError::NotFound("listing"))?;
+        let l =
+            domain::ports::ListingRepository::get_listing(ctx.app.store.as_ref(), domain::ids::ListingId::from_db(id))
+                .await?
+                .ok_or(OpError::NotFound("listing"))?;
+        Ok(SavedListingOut {
+            listing_id: id,
+            draft_id: d.id.to_string(),
+            slug: l.slug.to_string(),
+            name: l.profile.name.clone(),
+            url: l.profile.url.clone(),
+            status: l.lifecycle.status().as_str().to_owned(),
+            created,
+        })
+    }
+}

@@ -1,0 +1,313 @@
+//! The background worker: durable jobs claimed from the database (so no two instances run one job and
+//! a job whose instance died comes back when its lease runs out). `serve` runs [`spawn`]; `admin
+//! run-jobs` runs [`run_due`] once. Jobs here: reading a site and drafting (whole or `regenerate`d
+//! fields), reading a competitor, and delivering an email.
+
+use crate::drafts::to_new_listing;
+use bootstrap::App;
+use chrono::Duration;
+use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
+use domain::ids::DraftId;
+use domain::ports::{CategoryRepository, DraftRepository, JobQueue, Outbox, RepoError, RepoResult, Site};
+use serde_json::{Value, json};
+use std::time::Instant;
+
+/// How long a claimed job is ours before another instance may take it over: longer than the slowest
+/// crawl (7 pages × 30 s, plus robots.txt files) and drafting.
+const LEASE_MINUTES: i64 = 15;
+/// Attempts before a job that keeps failing on our side is given up.
+const MAX_ATTEMPTS: i32 = 5;
+
+/// A job, by kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobSpec {
+    /// Read the draft's site and draft it; `only` redrafts just those fields (regenerate).
+    Draft {
+        draft: DraftId,
+        only: Option<Vec<DraftField>>,
+    },
+    Competitor {
+        draft: DraftId,
+        url: String,
+    },
+    Email {
+        email: i64,
+    },
+}
+
+impl JobSpec {
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Draft { .. } => "draft",
+            Self::Competitor { .. } => "competitor",
+            Self::Email { .. } => "email",
+        }
+    }
+
+    fn payload(&self) -> Value {
+        match self {
+            Self::Draft { draft, only } => json!({
+                "draft": draft.to_string(),
+                "only": only.as_ref().map(|fs| fs.iter().map(|f| f.as_str()).collect::<Vec<_>>()),
+            }),
+            Self::Competitor { draft, url } => json!({"draft": draft.to_string(), "url": url}),
+            Self::Email { email } => json!({"email": email}),
+        }
+    }
+
+    fn parse(kind: &str, payload: &str) -> Option<Self> {
+        let v: Value = serde_json::from_str(payload).ok()?;
+        let draft = || v.get("draft").and_then(Value::as_str).and_then(|s| DraftId::parse(s).ok());
+        Some(match kind {
+            "draft" => Self::Draft {
+                draft: draft()?,
+                only: match v.get("only") {
+                    Some(Value::Array(a)) => Some(
+                        a.iter().filter_map(Value::as_str).filter_map(|s| DraftField::parse(s, "only").ok()).collect(),
+                    ),
+                    _ => None,
+                },
+            },
+            "competitor" => Self::Competitor { draft: draft()?, url: v.get("url")?.as_str()?.to_owned() },
+            "email" => Self::Email { email: v.get("email")?.as_i64()? },
+            _ => return None,
+        })
+    }
+}
+
+/// Queues a job due now and wakes this instance's worker.
+pub async fn enqueue(app: &App, spec: &JobSpec) -> RepoResult<i64> {
+    let now = app.now();
+    let id = app.store.enqueue_job(spec.kind(), &spec.payload().to_string(), now, now).await?;
+    app.wake.notify_one();
+    Ok(id)
+}
+
+/// A name for this worker, unique per process.
+pub fn worker_name() -> String {
+    format!("{}-{}", std::process::id(), &uuid_like())
+}
+
+fn uuid_like() -> String {
+    DraftId::new_random().to_string()[..8].to_owned()
+}
+
+/// Runs every job that is due, one at a time, until none is left; returns how many ran.
+pub async fn run_due(app: &App, worker: &str) -> RepoResult<usize> {
+    let mut ran = 0;
+    while run_one(app, worker).await? {
+        ran += 1;
+    }
+    Ok(ran)
+}
+
+/// Claims and runs one due job; false when none is due.
+pub async fn run_one(app: &App, worker: &str) -> RepoResult<bool> {
+    let Some(job) = app.store.claim_job(worker, app.now(), Duration::minutes(LEASE_MINUTES)).await? else {
+        return Ok(false);
+    };
+    let started = Instant::now();
+    let outcome = match JobSpec::parse(&job.kind, &job.payload) {
+        Some(spec) => run(app, &spec).await,
+        None => Err(format!("unknown job {:?}", job.kind)),
+    };
+    let now = app.now();
+    match outcome {
+        Ok(()) => {
+            app.store.complete_job(job.id, worker, now).await?;
+            tracing::info!(job = job.id, kind = %job.kind, ms = started.elapsed().as_millis() as u64, "job done");
+        }
+        Err(e) => {
+            let retry = (job.attempts < MAX_ATTEMPTS).then(|| now + Duration::seconds(30 * i64::from(job.attempts)));
+            tracing::warn!(job = job.id, kind = %job.kind, attempts = job.attempts, error = %e, will_retry = retry.is_some(), "job failed");
+            app.store.fail_job(job.id, worker, &e, retry, now).await?;
+            if retry.is_none() {
+                given_up(app, &job.kind, &job.payload).await;
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// A job that failed for good leaves its draft in a state a person can act on, never stuck.
+async fn given_up(app: &App, kind: &str, payload: &str) {
+    let Some(spec) = JobSpec::parse(kind, payload) else { return };
+    let result = match spec {
+        JobSpec::Draft { draft, only: None } => {
+            change(app, draft, |d| {
+                let _ = d.status.fail("drafting failed on our side; submit the URL again in a while");
+            })
+            .await
+        }
+        JobSpec::Draft { draft, only: Some(_) } => change(app, draft, |d| d.extras.regenerating.clear()).await,
+        JobSpec::Competitor { draft, .. } => {
+            change(app, draft, |d| {
+                if let Some(c) = &mut d.extras.competitor {
+                    c.status = CompetitorStatus::Failed { reason: "reading the site failed on our side".into() };
+                }
+            })
+            .await
+        }
+        JobSpec::Email { .. } => Ok(None),
+    };
+    if let Err(e) = result {
+        tracing::error!(error = %e, "could not record a failed job on its draft");
+    }
+}
+
+/// Load → change → save with the version check, retried when someone saved in between. `None` when
+/// the draft is gone.
+async fn change(app: &App, id: DraftId, mut f: impl FnMut(&mut Draft)) -> RepoResult<Option<Draft>> {
+    for _ in 0..16 {
+        let Some(mut d) = app.store.get_draft(id).await? else { return Ok(None) };
+        f(&mut d);
+        if let Some(saved) = app.store.save_draft(&d, app.now()).await? {
+            return Ok(Some(saved));
+        }
+    }
+    Err(RepoError::Conflict("the draft kept changing while the worker saved it".into()))
+}
+
+/// Runs one job. `Err` is a failure on our side (retried); a site that cannot be read is not one — it
+/// is recorded on the draft as the reason.
+async fn run(app: &App, spec: &JobSpec) -> Result<(), String> {
+    let err = |e: RepoError| e.to_string();
+    match spec {
+        JobSpec::Draft { draft, only } => draft_job(app, *draft, only.as_deref()).await,
+        JobSpec::Competitor { draft, url } => competitor_job(app, *draft, url).await,
+        JobSpec::Email { email } => {
+            let Some(mail) = app.store.get_email(*email).await.map_err(err)? else { return Ok(()) };
+            if mail.sent_at.is_some() {
+                return Ok(());
+            }
+            let Some(mailer) = &app.mailer else { return Ok(()) };
+            match mailer.send(&mail).await {
+                Ok(()) => app.store.mark_email_sent(mail.id, app.now()).await.map_err(err),
+                Err(e) => {
+                    app.store.mark_email_failed(mail.id, &e).await.map_err(err)?;
+                    Err(e)
+                }
+            }
+        }
+    }
+}
+
+async fn category_names(app: &App) -> Result<Vec<String>, String> {
+    Ok(app.store.all_categories().await.map_err(|e| e.to_string())?.into_iter().map(|c| c.name).collect())
+}
+
+async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Result<(), String> {
+    let err = |e: RepoError| e.to_string();
+    let Some(d) = app.store.get_draft(id).await.map_err(err)? else { return Ok(()) };
+    if only.is_none() && !matches!(d.status, DraftStatus::Crawling | DraftStatus::Drafting) {
+        return Ok(()); // Already finished (a job re-run after its lease ran out).
+    }
+    let site = match app.reader.read_site(&d.url).await {
+        Ok(site) => site,
+        Err(e) => {
+            let reason = e.to_string();
+            change(app, id, |d| match only {
+                None => {
+                    let _ = d.status.fail(reason.clone());
+                }
+                Some(fs) => d.extras.regenerating.retain(|f| !fs.contains(f)),
+            })
+            .await
+            .map_err(err)?;
+            return Ok(());
+        }
+    };
+    if only.is_none() {
+        change(app, id, |d| {
+            let _ = d.status.crawled();
+        })
+        .await
+        .map_err(err)?;
+    }
+    let wanted: Vec<DraftField> = only.map_or_else(|| DraftField::ALL.to_vec(), <[DraftField]>::to_vec);
+    let drafted = app.drafter.draft(&site, &wanted, &category_names(app).await?).await.map_err(|e| e.to_string())?;
+    let text = site.text();
+    let saved = change(app, id, |d| {
+        d.apply_drafted(drafted.clone(), &text, only);
+        if only.is_none() {
+            if d.status == DraftStatus::Crawling {
+                let _ = d.status.crawled();
+            }
+            let _ = d.status.drafted();
+        }
+    })
+    .await
+    .map_err(err)?;
+    if let Some(d) = saved.filter(|d| d.listing_id.is_some()) {
+        sync_listing(app, &d).await;
+    }
+    Ok(())
+}
+
+/// A redraft of a submitted draft flows into its listing (when the result is a valid listing).
+async fn sync_listing(app: &App, d: &Draft) {
+    let cats = match app.store.all_categories().await {
+        Ok(c) => c,
+        Err(e) => return tracing::warn!(error = %e, "listing not updated after a redraft"),
+    };
+    match to_new_listing(d, &cats, app.now()) {
+        Ok(new) => {
+            if let Err(e) = app.store.save_draft_listing(d, &new, app.now()).await {
+                tracing::warn!(error = %e, draft = %d.id, "listing not updated after a redraft");
+            }
+        }
+        Err(e) => tracing::info!(draft = %d.id, problems = %e, "redraft left the listing as it was"),
+    }
+}
+
+async fn competitor_job(app: &App, id: DraftId, url: &str) -> Result<(), String> {
+    let err = |e: RepoError| e.to_string();
+    let result: Result<(DraftProfile, Site), String> = match app.reader.read_site(url).await {
+        Ok(site) => {
+            let drafted = app.drafter.draft(&site, &COMPARED_FIELDS, &[]).await.map_err(|e| e.to_string())?;
+            let mut theirs = Draft::new(
+                DraftId::new_random(),
+                domain::ids::UserId::from_db(0),
+                domain::draft::SiteUrl::parse("url", url).map_err(|e| e.problem)?,
+                app.now(),
+            );
+            theirs.apply_drafted(drafted, &site.text(), Some(&COMPARED_FIELDS));
+            Ok((theirs.profile, site))
+        }
+        Err(e) => Err(e.to_string()),
+    };
+    change(app, id, |d| {
+        let ours = d.profile.clone();
+        let Some(c) = &mut d.extras.competitor else { return };
+        if c.url != url {
+            return; // Replaced by a newer competitor_url meanwhile.
+        }
+        *c = match &result {
+            Ok((theirs, _)) => Competitor::compare(url.to_owned(), &ours, theirs),
+            Err(reason) => Competitor {
+                url: url.to_owned(),
+                status: CompetitorStatus::Failed { reason: reason.clone() },
+                rows: vec![],
+            },
+        };
+    })
+    .await
+    .map_err(err)?;
+    Ok(())
+}
+
+/// The worker loop `serve` runs: every due job, then wait for a wake-up (a job queued on this instance)
+/// or the next poll (jobs queued elsewhere or coming due), until shutdown.
+pub async fn run_forever(app: App, poll: std::time::Duration) {
+    let worker = worker_name();
+    tracing::info!(worker = %worker, "job worker started");
+    loop {
+        if let Err(e) = run_due(&app, &worker).await {
+            tracing::error!(error = %e, "job worker could not reach the database");
+        }
+        tokio::select! {
+            () = app.wake.notified() => {}
+            () = tokio::time::sleep(poll) => {}
+        }
+    }
+}
