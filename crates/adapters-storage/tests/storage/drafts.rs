@@ -125,7 +125,7 @@ on_both!(drafts_are_listed_per_owner_newest_first, |store| {
     let mut ids = Vec::new();
     for i in 0..5 {
         let mut d = rich_draft(ann);
-        d.created_at = d.created_at + chrono::Duration::minutes(i);
+        d.created_at += chrono::Duration::minutes(i);
         store.create_draft(&d).await.unwrap();
         ids.push(d.id);
     }
