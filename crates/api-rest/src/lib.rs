@@ -6,6 +6,7 @@
 pub mod badges;
 pub mod cli;
 pub mod docs_page;
+mod invites;
 pub use api_http::{error, middleware};
 pub mod probes;
 pub mod rest;

@@ -20,6 +20,13 @@ use serde::Deserialize;
 
 const SESSION: &str = "ld_session";
 const FORM_CSRF: &str = "ld_form";
+/// Where to go after signing in (set by pages that need sign-in, such as an invite link).
+pub(crate) const NEXT: &str = "ld_next";
+
+/// A path sign-in may return to: one of ours that needs it, never another site.
+fn valid_next(p: &str) -> bool {
+    p.starts_with("/invites/") && !p.contains("//") && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
+}
 
 pub const STYLESHEET: &str = include_str!("site.css");
 
@@ -27,7 +34,13 @@ fn secure(state: &State) -> bool {
     state.public_url.starts_with("https://")
 }
 
-fn cookie(state: &State, name: &'static str, value: String, same_site: SameSite, days: i64) -> Cookie<'static> {
+pub(crate) fn cookie(
+    state: &State,
+    name: &'static str,
+    value: String,
+    same_site: SameSite,
+    days: i64,
+) -> Cookie<'static> {
     Cookie::build(name, value)
         .path("/")
         .http_only(true)
@@ -37,7 +50,7 @@ fn cookie(state: &State, name: &'static str, value: String, same_site: SameSite,
         .finish()
 }
 
-fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
+pub(crate) fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
     let nav = match signed_in {
         Some(p) => format!(
             r#"<span class="who">{}</span><a href="/account/api-keys">API keys</a><form method="post" action="/signout" class="inline"><button class="link">Sign out</button></form>"#,
@@ -51,7 +64,7 @@ fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
     )
 }
 
-fn html(status: StatusCode, body: String) -> HttpResponse {
+pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "no-store"))
@@ -59,24 +72,24 @@ fn html(status: StatusCode, body: String) -> HttpResponse {
 }
 
 /// The 500 page (the cause is logged where it happened).
-fn oops(signed_in: Option<&Principal>) -> HttpResponse {
+pub(crate) fn oops(signed_in: Option<&Principal>) -> HttpResponse {
     html(
         StatusCode::INTERNAL_SERVER_ERROR,
         page("Error", signed_in, "<p>Something went wrong on our side; it has been logged.</p>"),
     )
 }
 
-fn see_other(to: &str) -> HttpResponse {
+pub(crate) fn see_other(to: &str) -> HttpResponse {
     HttpResponse::SeeOther().insert_header((header::LOCATION, to)).finish()
 }
 
 /// The signed-in person and the session's CSRF token, from the session cookie.
-async fn signed_in(state: &State, req: &HttpRequest) -> Option<(Principal, String)> {
+pub(crate) async fn signed_in(state: &State, req: &HttpRequest) -> Option<(Principal, String)> {
     let token = req.cookie(SESSION)?.value().to_owned();
     accounts::session(&state.app, &token).await.ok().flatten()
 }
 
-fn same(state: &State, a: &str, b: &str) -> bool {
+pub(crate) fn same(state: &State, a: &str, b: &str) -> bool {
     !a.is_empty() && state.app.secrets.same_hash(a, b)
 }
 
@@ -141,10 +154,17 @@ fn form_csrf_ok(state: &State, req: &HttpRequest, sent: &str) -> bool {
     req.cookie(FORM_CSRF).is_some_and(|c| same(state, sent, c.value()))
 }
 
-async fn start(state: &State, user: domain::ids::UserId) -> HttpResponse {
+async fn start(state: &State, req: &HttpRequest, user: domain::ids::UserId) -> HttpResponse {
     match accounts::start_session(&state.app, user).await {
         Ok((token, _)) => {
-            let mut r = see_other("/account/api-keys");
+            let next = req.cookie(NEXT).map(|c| c.value().to_owned()).filter(|n| valid_next(n));
+            let mut r = see_other(next.as_deref().unwrap_or("/account/api-keys"));
+            if next.is_some() {
+                let mut gone = Cookie::new(NEXT, "");
+                gone.set_path("/");
+                gone.make_removal();
+                let _ = r.add_cookie(&gone);
+            }
             let _ = r.add_cookie(&cookie(state, SESSION, token, SameSite::Lax, accounts::SESSION_DAYS));
             let mut gone = Cookie::new(FORM_CSRF, "");
             gone.set_path("/");
@@ -166,7 +186,7 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         return credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
     match accounts::create_user(&state.app, &f.email, &f.password, "", false).await {
-        Ok(user) => start(&state, user.id).await,
+        Ok(user) => start(&state, &req, user.id).await,
         Err(operations::OpError::Invalid(errs)) => {
             let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
             credentials_page(&state, "/signup", "Create your account", &f.email, Some(&msg), StatusCode::BAD_REQUEST)
@@ -189,7 +209,7 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         return credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
     match accounts::sign_in(&state.app, &f.email, &f.password).await {
-        Ok(Some(user)) => start(&state, user.id).await,
+        Ok(Some(user)) => start(&state, &req, user.id).await,
         Ok(None) => {
             let msg = "That email and password do not match an account.";
             credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::UNAUTHORIZED)
@@ -387,5 +407,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .default_service(na()),
     )
     .service(web::resource("/account/api-keys/{id}/revoke").route(web::post().to(revoke_key)).default_service(na()))
+    .service(
+        web::resource("/invites/{token}")
+            .route(web::get().to(crate::invites::show))
+            .route(web::post().to(crate::invites::accept))
+            .default_service(na()),
+    )
+    .service(web::resource("/bot").route(web::get().to(crate::invites::bot)).default_service(na()))
     .service(web::resource("/static/site.css").route(web::get().to(stylesheet)).default_service(na()));
 }

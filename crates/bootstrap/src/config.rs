@@ -10,8 +10,11 @@ pub struct DatabaseArgs {
     pub database_url: String,
 }
 
+/// The sender of emails unless `LAUNCHDIR_MAIL_FROM` says otherwise.
+pub const DEFAULT_MAIL_FROM: &str = "launchdir <no-reply@launchdir.invalid>";
+
 /// Everything that reaches outside: the crawler, email and the drafting model.
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct OutboundArgs {
     /// `host:port` pairs the crawler may read although they are private addresses (intranet sites,
     /// test fixtures); comma-separated.
@@ -24,7 +27,7 @@ pub struct OutboundArgs {
     pub smtp_url: Option<String>,
 
     /// Sender address of emails.
-    #[arg(long, env = "LAUNCHDIR_MAIL_FROM", default_value = "launchdir <no-reply@launchdir.invalid>")]
+    #[arg(long, env = "LAUNCHDIR_MAIL_FROM", default_value = DEFAULT_MAIL_FROM)]
     pub mail_from: String,
 
     /// An OpenAI-compatible chat-completions server (`https://api.example/v1`); unset: the built-in
@@ -37,6 +40,19 @@ pub struct OutboundArgs {
 
     #[arg(long, env = "LAUNCHDIR_LLM_API_KEY", hide_env_values = true)]
     pub llm_api_key: Option<String>,
+}
+
+impl Default for OutboundArgs {
+    fn default() -> Self {
+        Self {
+            crawler_allowed_hosts: Vec::new(),
+            smtp_url: None,
+            mail_from: DEFAULT_MAIL_FROM.to_owned(),
+            llm_base_url: None,
+            llm_model: None,
+            llm_api_key: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Args)]

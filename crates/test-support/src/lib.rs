@@ -250,3 +250,82 @@ impl Canary {
         self.connections.load(std::sync::atomic::Ordering::SeqCst)
     }
 }
+
+/// A local SMTP sink: accepts every message (EHLO, MAIL, RCPT, DATA, QUIT) and keeps its raw text.
+#[derive(Debug)]
+pub struct SmtpSink {
+    pub port: u16,
+    messages: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl SmtpSink {
+    pub async fn start() -> Self {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let store = messages.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((sock, _)) = listener.accept().await {
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let (r, mut w) = sock.into_split();
+                    let mut lines = BufReader::new(r).lines();
+                    if w.write_all(b"220 sink ESMTP\r\n").await.is_err() {
+                        return;
+                    }
+                    let mut data: Option<String> = None;
+                    while let Ok(Some(line)) = lines.next_line().await {
+                        if let Some(buf) = data.as_mut() {
+                            if line == "." {
+                                store
+                                    .lock()
+                                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                    .push(std::mem::take(buf));
+                                data = None;
+                                let _ = w.write_all(b"250 queued\r\n").await;
+                            } else {
+                                buf.push_str(line.strip_prefix('.').unwrap_or(&line));
+                                buf.push('\n');
+                            }
+                            continue;
+                        }
+                        let verb = line.split_whitespace().next().unwrap_or_default().to_ascii_uppercase();
+                        let reply: &[u8] = match verb.as_str() {
+                            "EHLO" => b"250-sink\r\n250 8BITMIME\r\n",
+                            "DATA" => {
+                                data = Some(String::new());
+                                b"354 go ahead\r\n"
+                            }
+                            "QUIT" => {
+                                let _ = w.write_all(b"221 bye\r\n").await;
+                                return;
+                            }
+                            _ => b"250 ok\r\n",
+                        };
+                        if w.write_all(reply).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Self { port, messages, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("smtp://127.0.0.1:{}", self.port)
+    }
+
+    /// The raw text (headers and body) of each message received.
+    pub fn messages(&self) -> Vec<String> {
+        self.messages.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}

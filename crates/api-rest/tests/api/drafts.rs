@@ -14,7 +14,7 @@ struct Maker {
     read_only_key: String,
 }
 
-async fn key_for(db_url: &str, email: &str, scopes: &[domain::user::Scope]) -> String {
+pub(crate) async fn key_for(db_url: &str, email: &str, scopes: &[domain::user::Scope]) -> String {
     let app = bootstrap::App::connect(db_url).await.unwrap();
     app.start(false).await.unwrap();
     let parsed = domain::user::Email::parse(email).unwrap();
@@ -460,7 +460,8 @@ async fn idempotency_key_gives_one_draft() {
     assert_eq!(x["updated_at"], y["updated_at"], "the retry is the first answer replayed");
 }
 
-#[tokio::test]
+// The binary is run synchronously: other threads keep the fixture site and worker going.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invites_go_through_the_outbox_and_stop_at_ten() {
     let site = FixtureSite::serve("quietnotes", "http://127.0.0.1:9").await;
     let m = maker(vec![site.host_port()]).await;
@@ -487,4 +488,132 @@ async fn invites_go_through_the_outbox_and_stop_at_ten() {
     assert!(ok, "{err}");
     assert_eq!(out.matches("--- #").count(), 2, "{out}");
     assert!(out.contains(&format!("{}/invites/", m.app.base)), "the email carries the accept link: {out}");
+}
+
+#[tokio::test]
+async fn an_invite_link_makes_the_invited_person_a_member() {
+    use crate::pages::{Browser, hidden};
+    use sea_orm::ConnectionTrait;
+    let site = FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let m = maker(vec![site.host_port()]).await;
+    let id = m.submit(&site.url()).await;
+    m.settle(&id).await;
+    let (s, saved) = m.call("POST", &format!("/drafts/{id}/submit"), &m.key, None, None).await;
+    assert_eq!(s, 200, "{saved}");
+    let (s, _) =
+        m.call("POST", &format!("/drafts/{id}/invites"), &m.key, Some(json!({"email": "cy@acme.example"})), None).await;
+    assert_eq!(s, 201);
+    let app = bootstrap::App::connect(&m.app.db.url).await.unwrap();
+    let mail = domain::ports::Outbox::outbox(app.store.as_ref(), Some("cy@acme.example"), 1).await.unwrap().remove(0);
+    let link = mail.body.lines().find(|l| l.contains("/invites/")).unwrap().trim().to_owned();
+    let path = link.strip_prefix(&m.app.base).unwrap().to_owned();
+
+    let mut b = Browser::new(&m.app);
+    let (s, html, _) = b.get(&path).await;
+    assert_eq!(s, 200);
+    assert!(html.contains("Acme Rockets") && html.contains("cy@acme.example"), "{html}");
+    assert_eq!(b.get("/invites/not-a-real-token").await.0, 404);
+    // Sign up with the invited address: back to the invite, then accept.
+    let (_, form, _) = b.get("/signup").await;
+    let csrf = hidden(&form, "csrf");
+    let (s, _, loc) =
+        b.post("/signup", &[("email", "cy@acme.example"), ("password", "correct horse 2"), ("csrf", &csrf)]).await;
+    assert_eq!((s, loc.as_deref()), (303, Some(path.as_str())), "sign-up returns to the invite");
+    let (_, html, _) = b.get(&path).await;
+    let csrf = hidden(&html, "csrf");
+    let (s, html, _) = b.post(&path, &[("csrf", "wrong")]).await;
+    assert_eq!(s, 403, "{html}");
+    let (s, html, _) = b.post(&path, &[("csrf", &csrf)]).await;
+    assert_eq!(s, 200, "{html}");
+    assert!(html.contains("co-founder of Acme Rockets"));
+    let rows = app
+        .store
+        .connection()
+        .query_all_raw(sea_orm::Statement::from_string(
+            app.store.backend(),
+            format!("SELECT role FROM listing_owners WHERE listing_id = {}", saved["listing_id"]),
+        ))
+        .await
+        .unwrap();
+    let roles: Vec<String> = rows.iter().map(|r| r.try_get::<String>("", "role").unwrap()).collect();
+    assert_eq!(roles.len(), 2, "owner and co-founder: {roles:?}");
+    assert!(roles.contains(&"cofounder".to_owned()));
+    // The page that explains the crawler names its user agent.
+    let (s, html, _) = b.get("/bot").await;
+    assert!(s == 200 && html.contains("launchdir/") && html.contains("robots.txt"));
+}
+
+// The binary is run synchronously: other threads keep the fixture site and worker going.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_smtp_configured_invites_are_delivered_by_the_worker() {
+    let site = FixtureSite::serve("quietnotes", "http://127.0.0.1:9").await;
+    let sink = test_support::SmtpSink::start().await;
+    use domain::user::Scope::*;
+    let db = test_support::sqlite();
+    let key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
+    let (allowed, smtp) = (site.host_port(), sink.url());
+    let app = spawn_app_configured(db, false, move |a| {
+        a.outbound.crawler_allowed_hosts = vec![allowed];
+        a.outbound.smtp_url = Some(smtp);
+    })
+    .await;
+    app.wait_ready().await;
+    let m = Maker { app, key: key.clone(), other_key: key.clone(), read_only_key: key };
+    let id = m.submit(&site.url()).await;
+    let (s, inv) =
+        m.call("POST", &format!("/drafts/{id}/invites"), &m.key, Some(json!({"email": "cy@acme.example"})), None).await;
+    assert_eq!((s, inv["delivery"].as_str()), (201, Some("sent")), "{inv}");
+    let started = Instant::now();
+    while sink.messages().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(20), "the email was not delivered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(sink.messages()[0].contains("/invites/"));
+    let (ok, out, err) = crate::helpers::run(&m.app.db, &["admin", "outbox", "--to", "cy@acme.example"]);
+    assert!(ok, "{err}");
+    let started = Instant::now();
+    let mut out = out;
+    while !out.contains("· sent ") {
+        assert!(started.elapsed() < Duration::from_secs(10), "not marked sent: {out}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        out = crate::helpers::run(&m.app.db, &["admin", "outbox", "--to", "cy@acme.example"]).1;
+    }
+}
+
+// The binary is run synchronously: other threads keep the fixture site and worker going.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admin_run_jobs_drafts_what_is_queued() {
+    let site = FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let db = test_support::sqlite();
+    let app = bootstrap::App::connect(&db.url).await.unwrap();
+    app.start(false).await.unwrap();
+    let user = operations::accounts::create_user(&app, "ann@acme.example", "correct horse 1", "", false).await.unwrap();
+    let url = domain::draft::SiteUrl::parse("url", &site.url()).unwrap();
+    let d = domain::draft::Draft::new(domain::ids::DraftId::new_random(), user.id, url, app.now());
+    domain::ports::DraftRepository::create_draft(app.store.as_ref(), &d).await.unwrap();
+    operations::worker::enqueue(&app, &operations::worker::JobSpec::Draft { draft: d.id, only: None }).await.unwrap();
+    // Without the exemption the fixture (on loopback) is a private address: the draft fails, said so.
+    let (ok, out, err) = crate::helpers::run(&db, &["admin", "run-jobs"]);
+    assert!(ok && out.contains("ran 1 job"), "{out}{err}");
+    let failed = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d.id).await.unwrap().unwrap();
+    assert_eq!(failed.status.as_str(), "failed");
+    let d2 = domain::draft::Draft::new(
+        domain::ids::DraftId::new_random(),
+        user.id,
+        domain::draft::SiteUrl::parse("url", &site.url()).unwrap(),
+        app.now(),
+    );
+    domain::ports::DraftRepository::create_draft(app.store.as_ref(), &d2).await.unwrap();
+    operations::worker::enqueue(&app, &operations::worker::JobSpec::Draft { draft: d2.id, only: None }).await.unwrap();
+    let (ok, out, err) = crate::helpers::run(
+        &db,
+        &["admin", "run-jobs", "--crawler-allowed-hosts", &site.host_port(), "--now", "2026-11-22T12:00:00Z"],
+    );
+    assert!(ok && out.contains("ran 1 job"), "{out}{err}");
+    let ready = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d2.id).await.unwrap().unwrap();
+    assert_eq!(ready.status.as_str(), "ready", "{:?}", ready.status);
+    assert_eq!(ready.updated_at.to_rfc3339(), "2026-11-22T12:00:00+00:00", "run as if the clock read --now");
+    let (ok, out, _) = crate::helpers::run(&db, &["admin", "run-jobs"]);
+    assert!(ok && out.contains("ran 0 job"), "{out}");
+    assert!(!crate::helpers::run(&db, &["admin", "run-jobs", "--now", "yesterday"]).0);
 }

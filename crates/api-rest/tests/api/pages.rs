@@ -5,7 +5,7 @@ use crate::helpers::{TestApp, spawn_app_configured};
 use std::collections::HashMap;
 
 /// A tiny browser: remembers cookies, does not follow redirects (so each step is visible).
-struct Browser<'a> {
+pub(crate) struct Browser<'a> {
     app: &'a TestApp,
     client: reqwest::Client,
     jar: HashMap<String, String>,
@@ -13,7 +13,7 @@ struct Browser<'a> {
 }
 
 impl<'a> Browser<'a> {
-    fn new(app: &'a TestApp) -> Self {
+    pub(crate) fn new(app: &'a TestApp) -> Self {
         let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
         Self { app, client, jar: HashMap::new(), set_cookie_lines: Vec::new() }
     }
@@ -36,7 +36,7 @@ impl<'a> Browser<'a> {
         self.jar.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 
-    async fn get(&mut self, path: &str) -> (u16, String, Option<String>) {
+    pub(crate) async fn get(&mut self, path: &str) -> (u16, String, Option<String>) {
         let r = self
             .client
             .get(format!("{}{path}", self.app.base))
@@ -49,7 +49,7 @@ impl<'a> Browser<'a> {
         (r.status().as_u16(), r.text().await.unwrap(), loc)
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String, Option<String>) {
+    pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String, Option<String>) {
         let r = self
             .client
             .post(format!("{}{path}", self.app.base))
@@ -64,7 +64,7 @@ impl<'a> Browser<'a> {
     }
 }
 
-fn hidden(html: &str, name: &str) -> String {
+pub(crate) fn hidden(html: &str, name: &str) -> String {
     let marker = format!(r#"name="{name}" value=""#);
     let start = html.find(&marker).unwrap_or_else(|| panic!("no {name} in {html}")) + marker.len();
     html[start..].split('"').next().unwrap().to_owned()

@@ -1,0 +1,150 @@
+//! The co-founder invite link (`/invites/{token}`, from the invite_cofounder email) and the page that
+//! explains our crawler (`/bot`, named in its user agent).
+//!
+//! An invite is accepted by a signed-in person whose account email is the invited address: the link
+//! is a secret sent to that address, and tying it to the address as well means a forwarded or leaked
+//! link does not make a stranger a co-founder.
+
+use crate::server::State;
+use crate::web::{NEXT, cookie, html, oops, page, same, see_other, signed_in};
+use actix_web::cookie::SameSite;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::auth::Principal;
+use domain::draft::{DraftField, FieldValue};
+use domain::ports::{DraftRepository, Invite};
+use operations::badges::escape;
+use serde::Deserialize;
+
+async fn find(state: &State, token: &str) -> Result<Option<(Invite, String)>, HttpResponse> {
+    let hash = state.app.secrets.hash_token(token);
+    let invite = match state.app.store.invite_by_token(&hash).await {
+        Ok(Some(i)) => i,
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read an invite");
+            return Err(oops(None));
+        }
+    };
+    let product = match state.app.store.get_draft(invite.draft).await {
+        Ok(Some(d)) => match &d.profile.field(DraftField::Name).value {
+            Some(FieldValue::Text(n)) => n.clone(),
+            _ => d.url.clone(),
+        },
+        Ok(None) => return Ok(None),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read an invite's draft");
+            return Err(oops(None));
+        }
+    };
+    Ok(Some((invite, product)))
+}
+
+fn not_found(p: Option<&Principal>) -> HttpResponse {
+    html(
+        StatusCode::NOT_FOUND,
+        page(
+            "Invite not found",
+            p,
+            "<section class=\"card narrow\"><h1>This invite link does not work</h1><p>It may have been replaced by a \
+             newer invite; ask for the latest email.</p></section>",
+        ),
+    )
+}
+
+pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
+    let me = signed_in(&state, &req).await;
+    let (invite, product) = match find(&state, &token).await {
+        Ok(Some(x)) => x,
+        Ok(None) => return not_found(me.as_ref().map(|(p, _)| p)),
+        Err(r) => return r,
+    };
+    let intro = format!(
+        "<h1>Join {} as a co-founder</h1><p>This invite was sent to <strong>{}</strong>.</p>",
+        escape(&product),
+        escape(&invite.email)
+    );
+    let body = match &me {
+        Some((p, csrf)) if p.email.as_str().eq_ignore_ascii_case(&invite.email) => format!(
+            r#"<section class="card narrow">{intro}<form method="post" action="/invites/{t}"><input type="hidden" name="csrf" value="{csrf}"><button type="submit">Accept the invite</button></form></section>"#,
+            t = escape(&token)
+        ),
+        Some((p, _)) => format!(
+            r#"<section class="card narrow">{intro}<p class="error" role="alert">You are signed in as {}. Sign out and sign in with the invited address to accept.</p></section>"#,
+            escape(p.email.as_str())
+        ),
+        None => format!(
+            r#"<section class="card narrow">{intro}<p>Sign in with that address (or create an account with it) to accept; you will come back here.</p><p><a class="button" href="/signin">Sign in</a> <a href="/signup">Create an account</a></p></section>"#
+        ),
+    };
+    let mut r = html(StatusCode::OK, page("Co-founder invite", me.as_ref().map(|(p, _)| p), &body));
+    if me.is_none() {
+        let _ = r.add_cookie(&cookie(&state, NEXT, format!("/invites/{token}"), SameSite::Lax, 1));
+    }
+    r
+}
+
+#[derive(Debug, Deserialize)]
+pub struct AcceptForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+pub async fn accept(
+    state: web::Data<State>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    form: web::Form<AcceptForm>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/invites/{token}")) };
+    if !same(&state, &form.csrf, &csrf) {
+        let body = "<p class=\"error\" role=\"alert\">This form expired. Open the invite link again.</p>";
+        return html(StatusCode::FORBIDDEN, page("Co-founder invite", Some(&p), body));
+    }
+    let (invite, product) = match find(&state, &token).await {
+        Ok(Some(x)) => x,
+        Ok(None) => return not_found(Some(&p)),
+        Err(r) => return r,
+    };
+    if !p.email.as_str().eq_ignore_ascii_case(&invite.email) {
+        let body = format!(
+            "<p class=\"error\" role=\"alert\">This invite was sent to {}; sign in with that address to accept it.</p>",
+            escape(&invite.email)
+        );
+        return html(StatusCode::FORBIDDEN, page("Co-founder invite", Some(&p), &body));
+    }
+    match state.app.store.accept_invite(invite.id, p.user_id, state.app.now()).await {
+        Ok(()) => html(
+            StatusCode::OK,
+            page(
+                "Invite accepted",
+                Some(&p),
+                &format!(
+                    "<section class=\"card narrow\"><h1>You are a co-founder of {}</h1><p class=\"ok\" role=\"status\">The \
+                     listing counts you as a member (once it is saved, if it is still a draft).</p></section>",
+                    escape(&product)
+                ),
+            ),
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "could not accept an invite");
+            oops(Some(&p))
+        }
+    }
+}
+
+/// What our crawler is, for the site owners who see its user agent.
+pub async fn bot(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let me = signed_in(&state, &req).await;
+    let body = format!(
+        r#"<section class="card"><h1>The launchdir crawler</h1>
+<p>When a maker submits their website to launchdir, we read it once to draft their listing: the homepage and a
+handful of pages it links to (pricing, about, features, FAQ, contact, team). Our user agent is
+<code>{ua}</code>.</p>
+<p>We read <code>/robots.txt</code> first and obey it for the token <code>launchdir</code> (RFC 9309): to keep us out,
+add <code>User-agent: launchdir</code> and <code>Disallow: /</code>. We never read private network addresses, follow
+at most five redirects, and read at most 1 MiB per page.</p></section>"#,
+        ua = escape(&bootstrap::user_agent(&state.public_url))
+    );
+    html(StatusCode::OK, page("Our crawler", me.as_ref().map(|(p, _)| p), &body))
+}
