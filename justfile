@@ -25,10 +25,13 @@ run:
 
 # Benchmarks that print their figures: storage reads on SQLite and PostgreSQL
 # (LAUNCHDIR_BENCH_LISTINGS, default 20000), then the HTTP API at 100 000 listings with wrk.
-bench: bench-storage bench-http
+bench: bench-storage bench-http bench-drafts
 
 bench-storage:
     cargo bench -p adapters-storage --bench directory
 
 bench-http listings="100000" seconds="10":
     bench/http.sh {{listings}} {{seconds}}
+
+bench-drafts n="50" site="acme-rockets":
+    bench/drafts.sh {{n}} {{site}}

@@ -228,3 +228,75 @@ async fn an_llm_answer_off_the_schema_is_refused() {
     let err = llm.draft(&read, &DraftField::ALL, &[]).await.unwrap_err();
     assert!(err.to_string().contains("schema"), "{err}");
 }
+
+/// Start URLs and redirects aimed at a canary on loopback, in every notation: each read is refused as a
+/// private address before any connection, and the canary sees none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ssrf_vectors_never_reach_a_private_address() {
+    let canary = Canary::start().await;
+    let p = canary.port;
+    let dir = tempfile_dir();
+    let targets = [
+        format!("http://127.0.0.1:{p}/"),
+        format!("http://[::ffff:127.0.0.1]:{p}/"),
+        format!("http://localhost:{p}/"),
+        format!("http://2130706433:{p}/"),
+        "http://169.254.169.254/latest/meta-data/".to_owned(),
+    ];
+    let mut redirects = String::new();
+    for (i, t) in targets.iter().enumerate() {
+        redirects.push_str(&format!("/r{i} 302 {t}\n"));
+    }
+    std::fs::write(dir.join("_redirects"), redirects).unwrap();
+    std::fs::write(dir.join("robots.txt"), "User-agent: *\nAllow: /\n").unwrap();
+    let site = FixtureSite::serve_dir(dir.clone(), "").await;
+    let mut vectors: Vec<String> = [
+        "http://127.0.0.1:{p}/",
+        "http://127.1:{p}/",
+        "http://2130706433:{p}/",
+        "http://0x7f000001:{p}/",
+        "http://0177.0.0.1:{p}/",
+        "http://0x7f.0.0.1:{p}/",
+        "http://127.0.0.1.:{p}/",
+        "http://0.0.0.0:{p}/",
+        "http://0:{p}/",
+        "http://[::1]:{p}/",
+        "http://[::ffff:127.0.0.1]:{p}/",
+        "http://[::ffff:7f00:1]:{p}/",
+        "http://[0:0:0:0:0:ffff:127.0.0.1]:{p}/",
+        "http://[::127.0.0.1]:{p}/",
+        "http://[64:ff9b::7f00:1]:{p}/",
+        "http://[2002:7f00:1::]:{p}/",
+        "http://[fe80::1]:{p}/",
+        "http://localhost:{p}/",
+        "http://LOCALHOST.:{p}/",
+        "https://127.0.0.1:{p}/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://[fd00:ec2::254]/",
+        "http://10.0.0.1:{p}/",
+        "http://192.168.1.1:{p}/",
+        "http://100.64.0.1:{p}/",
+    ]
+    .iter()
+    .map(|v| v.replace("{p}", &p.to_string()))
+    .collect();
+    for i in 0..targets.len() {
+        vectors.push(format!("{}r{i}", site.url()));
+    }
+    let reader = crawler(&site);
+    for v in &vectors {
+        let err = reader.read_site(v).await.expect_err(v);
+        // "localhost." may not resolve at all here; then it is unreachable, which is just as closed.
+        let unresolvable = v.contains("LOCALHOST.") && matches!(err, SiteError::Unreachable(_));
+        assert!(err == SiteError::Refused || unresolvable, "{v}: {err}");
+    }
+    assert!(vectors.len() >= 20);
+    assert_eq!(canary.connections(), 0, "a vector reached the canary");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+fn tempfile_dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("launchdir-ssrf-{}", DraftId::new_random()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

@@ -615,5 +615,64 @@ async fn admin_run_jobs_drafts_what_is_queued() {
     assert_eq!(ready.updated_at.to_rfc3339(), "2026-11-22T12:00:00+00:00", "run as if the clock read --now");
     let (ok, out, _) = crate::helpers::run(&db, &["admin", "run-jobs"]);
     assert!(ok && out.contains("ran 0 job"), "{out}");
+    // A job whose instance died mid-way (claimed, never finished) is taken over once its lease is out.
+    let d3 = domain::draft::Draft::new(
+        domain::ids::DraftId::new_random(),
+        user.id,
+        domain::draft::SiteUrl::parse("url", &site.url()).unwrap(),
+        app.now(),
+    );
+    domain::ports::DraftRepository::create_draft(app.store.as_ref(), &d3).await.unwrap();
+    operations::worker::enqueue(&app, &operations::worker::JobSpec::Draft { draft: d3.id, only: None }).await.unwrap();
+    let t0 = chrono::Utc::now();
+    let claimed = domain::ports::JobQueue::claim_job(app.store.as_ref(), "died", t0, chrono::Duration::minutes(15))
+        .await
+        .unwrap();
+    assert!(claimed.is_some());
+    let at = |m: i64| (t0 + chrono::Duration::minutes(m)).to_rfc3339();
+    let allowed = site.host_port();
+    let (_, out, _) =
+        crate::helpers::run(&db, &["admin", "run-jobs", "--crawler-allowed-hosts", &allowed, "--now", &at(5)]);
+    assert!(out.contains("ran 0 job"), "the lease still holds: {out}");
+    let (_, out, _) =
+        crate::helpers::run(&db, &["admin", "run-jobs", "--crawler-allowed-hosts", &allowed, "--now", &at(16)]);
+    assert!(out.contains("ran 1 job"), "{out}");
+    let taken_over = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d3.id).await.unwrap().unwrap();
+    assert_eq!(taken_over.status.as_str(), "ready");
     assert!(!crate::helpers::run(&db, &["admin", "run-jobs", "--now", "yesterday"]).0);
+}
+
+#[tokio::test]
+async fn a_competitor_is_read_the_same_way_and_compared() {
+    let ours = FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let theirs = FixtureSite::serve("ledgerly", "http://127.0.0.1:9").await;
+    let m = maker(vec![ours.host_port(), theirs.host_port()]).await;
+    let id = m.submit(&ours.url()).await;
+    m.settle(&id).await;
+    let (s, d) = m.patch(&id, json!({"competitor_url": theirs.url()})).await;
+    assert_eq!(s, 200, "{d}");
+    assert_eq!(d["competitor"]["status"], "reading");
+    let started = Instant::now();
+    let d = loop {
+        let (_, d) = m.call("GET", &format!("/drafts/{id}"), &m.key, None, None).await;
+        if d["competitor"]["status"] != "reading" {
+            break d;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "the comparison is stuck");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(d["competitor"]["status"], "ready", "{d}");
+    let rows = d["competitor"]["rows"].as_array().unwrap();
+    let row = |f: &str| rows.iter().find(|r| r["field"] == f).unwrap().clone();
+    assert_eq!(row("country")["ours"], "IE");
+    assert_eq!(row("country")["theirs"], "DE");
+    assert!(!row("country")["their_evidence"].as_array().unwrap().is_empty());
+    assert_eq!(row("founded_year")["theirs"], "2017");
+    assert_eq!(
+        (row("name")["ours"].as_str(), row("name")["theirs"].as_str()),
+        (Some("Acme Rockets"), Some("Ledgerly"))
+    );
+    assert_eq!(row("features")["theirs"], Value::Null, "a blank cell where Ledgerly states no features");
+    let (_, d) = m.patch(&id, json!({"competitor_url": ""})).await;
+    assert_eq!(d["competitor"], Value::Null, "an empty competitor_url clears it");
 }
