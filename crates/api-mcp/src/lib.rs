@@ -2,8 +2,10 @@
 //! input schema and the same code as its REST route, over Streamable HTTP at `/mcp`.
 //!
 //! Status: tools for every operation implemented so far, stateless Streamable HTTP, protocol versions as
-//! rmcp negotiates them, no sign-in yet (all current tools are public). OAuth, API keys on `/mcp`, the
-//! version policy of the spec and stdio come with the MCP issue.
+//! rmcp negotiates them. Tools that need sign-in accept an API key as `Authorization: Bearer` on the
+//! HTTP request (read by our `on_request` hook and checked by `Descriptor::call`, never forwarded
+//! anywhere). OAuth 2.1, the 401 challenge with `resource_metadata`, the version policy of the spec and
+//! stdio come with the MCP issue.
 //!
 //! Architecture invariant: the only crate that knows MCP. Tools are generated from
 //! `operations::registry()`, so a new operation becomes a tool without code here. Tool errors carry
@@ -18,13 +20,18 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use rmcp_actix_web::transport::StreamableHttpService;
+use rmcp_actix_web::transport::{StreamableHttpService, on_request_extensions};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
 /// What the server tells a client about itself.
 const INSTRUCTIONS: &str = "launchdir is a product-launch directory. Read tools need no sign-in. Votes are cast only \
 by people on the site: no tool votes. Paying happens on a checkout page a person opens: no tool takes card details.";
+
+/// The credential of the HTTP request a tool call came in, put in the MCP request context by the
+/// transport's `on_request` hook.
+#[derive(Clone, Debug)]
+struct RequestCaller(operations::Caller);
 
 #[derive(Clone)]
 pub struct LaunchdirMcp {
@@ -112,13 +119,17 @@ impl ServerHandler for LaunchdirMcp {
     async fn call_tool(
         &self,
         req: CallToolRequestParams,
-        _: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some((op, _)) = self.tools.iter().find(|(op, _)| op.id == req.name) else {
             return Err(McpError::invalid_params(format!("unknown tool {:?}", req.name), None));
         };
         let args = Value::Object(req.arguments.unwrap_or_default());
-        let result = match op.call(self.ctx.clone(), args).await {
+        let caller = on_request_extensions(&context.extensions)
+            .and_then(|e| e.get::<RequestCaller>())
+            .map(|c| c.0.clone())
+            .unwrap_or_default();
+        let result = match op.call(self.ctx.with_caller(caller), args).await {
             Ok(v) => CallToolResult::structured(v),
             Err(OpError::Invalid(errs)) => CallToolResult::structured_error(json!({"error": {
                 "code": "invalid_request",
@@ -131,11 +142,14 @@ impl ServerHandler for LaunchdirMcp {
                 "details": [],
             }})),
             Err(e @ (OpError::Unauthenticated | OpError::InvalidToken | OpError::Forbidden(_))) => {
-                // MCP sign-in (OAuth and API keys on /mcp) comes with the MCP issue; until then a tool
-                // that needs sign-in says so instead of pretending.
+                let code = match e {
+                    OpError::Unauthenticated => "unauthenticated",
+                    OpError::InvalidToken => "invalid_token",
+                    _ => "insufficient_scope",
+                };
                 CallToolResult::structured_error(json!({"error": {
-                    "code": "sign_in_required",
-                    "message": format!("{e}; this tool needs a signed-in caller, which /mcp does not accept yet"),
+                    "code": code,
+                    "message": format!("{e}; send an API key as Authorization: Bearer on the /mcp request"),
                     "details": [],
                 }}))
             }
@@ -167,6 +181,9 @@ pub fn http_service(ctx: Ctx, allowed_hosts: Vec<String>) -> StreamableHttpServi
         .session_manager(Arc::new(LocalSessionManager::default()))
         .stateful_mode(false)
         .allowed_hosts(allowed_hosts)
+        .on_request(Arc::new(|req: &actix_web::HttpRequest, ext: &mut rmcp::model::Extensions| {
+            ext.insert(RequestCaller(api_http::caller_of(req)));
+        }))
         .build()
 }
 

@@ -676,3 +676,33 @@ async fn a_competitor_is_read_the_same_way_and_compared() {
     let (_, d) = m.patch(&id, json!({"competitor_url": ""})).await;
     assert_eq!(d["competitor"], Value::Null, "an empty competitor_url clears it");
 }
+
+#[tokio::test]
+async fn the_draft_tools_work_over_mcp_with_an_api_key() {
+    use crate::mcp::rpc_as;
+    let site = FixtureSite::serve("quietnotes", "http://127.0.0.1:9").await;
+    let m = maker(vec![site.host_port()]).await;
+    let call = |name: &str, args: Value| json!({"name": name, "arguments": args});
+    let anon = rpc_as(&m.app, None, "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
+    assert_eq!(anon["result"]["isError"], true);
+    assert_eq!(anon["result"]["structuredContent"]["error"]["code"], "unauthenticated");
+    let ro =
+        rpc_as(&m.app, Some(&m.read_only_key), "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
+    assert_eq!(ro["result"]["structuredContent"]["error"]["code"], "insufficient_scope");
+    let made = rpc_as(&m.app, Some(&m.key), "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
+    assert_eq!(made["result"]["isError"], false, "{made}");
+    let id = made["result"]["structuredContent"]["id"].as_str().unwrap().to_owned();
+    m.settle(&id).await;
+    let got = rpc_as(&m.app, Some(&m.key), "tools/call", call("get_draft", json!({"id": id}))).await;
+    assert_eq!(got["result"]["structuredContent"]["fields"]["name"]["value"], "QuietNotes");
+    let bad = rpc_as(
+        &m.app,
+        Some(&m.key),
+        "tools/call",
+        call("update_draft", json!({"id": id, "fields": {"name": "x".repeat(501)}})),
+    )
+    .await;
+    assert_eq!(bad["result"]["structuredContent"]["error"]["details"][0]["field"], "fields.name");
+    let other = rpc_as(&m.app, Some(&m.other_key), "tools/call", call("get_draft", json!({"id": id}))).await;
+    assert_eq!(other["result"]["structuredContent"]["error"]["code"], "not_found");
+}

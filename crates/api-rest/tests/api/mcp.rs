@@ -6,9 +6,16 @@ use serde_json::{Value, json};
 
 /// Sends one JSON-RPC request to /mcp and returns the response message.
 pub async fn rpc(app: &TestApp, method: &str, params: Value) -> Value {
-    let r = app
-        .client
-        .post(format!("{}/mcp", app.base))
+    rpc_as(app, None, method, params).await
+}
+
+/// A JSON-RPC call on /mcp, with an API key when `key` is given.
+pub async fn rpc_as(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> Value {
+    let mut req = app.client.post(format!("{}/mcp", app.base));
+    if let Some(k) = key {
+        req = req.header("Authorization", format!("Bearer {k}"));
+    }
+    let r = req
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-06-18")
