@@ -11,6 +11,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(url.to_owned());
     opts.sqlx_logging(false).connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
+        // A file has no server or proxy to drop a connection: no ping before each checkout (by default
+        // every acquire pays one extra round trip to the connection's worker thread).
+        opts.test_before_acquire(false);
         opts.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|o| {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
@@ -23,7 +26,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
                 .pragma("cache_size", "-32768")
         });
     } else {
-        opts.max_connections(16).min_connections(1);
+        // Ping only connections idle long enough for a server, proxy or firewall to have dropped them;
+        // hot connections skip the extra round trip.
+        opts.max_connections(16).min_connections(1).test_before_acquire_if_idle_for(Duration::from_secs(30));
     }
     sea_orm::Database::connect(opts).await
 }

@@ -69,12 +69,12 @@ async fn handle(
         // Passed on as sent; `operations::idempotency::parse_key` judges it (non-ASCII bytes included).
         ctx.idempotency_key = Some(String::from_utf8_lossy(key.as_bytes()).into_owned());
     }
-    let (out, replayed) = op.call_replayable(ctx, input).await?;
+    let (json, replayed) = op.call_json(ctx, input).await?;
     let mut res = HttpResponse::build(StatusCode::from_u16(op.status).unwrap_or(StatusCode::OK));
     if replayed {
         res.insert_header(("Idempotent-Replayed", "true"));
     }
-    Ok(res.json(out))
+    Ok(res.content_type("application/json").body(json))
 }
 
 async fn openapi(state: web::Data<State>) -> HttpResponse {

@@ -20,13 +20,19 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// Entries are whole responses (a profile is ~10 KiB of JSON): this bounds the cache near 50 MiB.
-const CAPACITY: u64 = 5_000;
+/// Entries are whole responses, kept serialized (a hit is answered with the stored bytes: no copy of a
+/// JSON tree, no second serialization) and weighed by their size: this bounds the cache at 128 MiB,
+/// about 40 000 listing profiles.
+const CAPACITY_BYTES: u64 = 128 * 1024 * 1024;
 
 #[derive(Clone)]
 struct Entry {
-    value: Arc<Value>,
+    json: bytes::Bytes,
     born: Instant,
+}
+
+fn serialize(v: &Value) -> OpResult<bytes::Bytes> {
+    serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
 }
 
 #[derive(Clone, Default)]
@@ -52,7 +58,13 @@ impl ReadCache {
             return Self::disabled();
         }
         Self {
-            inner: Some(moka::future::Cache::builder().max_capacity(CAPACITY).time_to_live(ttl).build()),
+            inner: Some(
+                moka::future::Cache::builder()
+                    .weigher(|k: &String, e: &Entry| u32::try_from(k.len() + e.json.len()).unwrap_or(u32::MAX))
+                    .max_capacity(CAPACITY_BYTES)
+                    .time_to_live(ttl)
+                    .build(),
+            ),
             ttl,
             refreshing: Arc::default(),
             generation: Arc::default(),
@@ -67,31 +79,44 @@ impl ReadCache {
         self.inner.is_some()
     }
 
-    /// The cached result for `key`, or the result of `compute` (stored when it succeeds). `compute` is
-    /// awaited here on a miss, or spawned as the background refresh of an ageing entry.
+    /// The cached result for `key`, or the result of `compute` (stored when it succeeds), as a JSON value.
+    #[cfg(test)]
     pub(crate) async fn get_or<F>(&self, key: String, compute: F) -> OpResult<Value>
     where
         F: Future<Output = OpResult<Value>> + Send + 'static,
     {
-        let Some(cache) = &self.inner else { return compute.await };
+        let json = self.get_or_json(key, compute).await?;
+        serde_json::from_slice(&json).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+    }
+
+    /// The cached result for `key`, or the result of `compute` (stored when it succeeds), serialized.
+    /// `compute` is awaited here on a miss, or spawned as the background refresh of an ageing entry.
+    pub(crate) async fn get_or_json<F>(&self, key: String, compute: F) -> OpResult<bytes::Bytes>
+    where
+        F: Future<Output = OpResult<Value>> + Send + 'static,
+    {
+        let Some(cache) = &self.inner else { return serialize(&compute.await?) };
         if let Some(hit) = cache.get(&key).await {
             if hit.born.elapsed() > self.ttl / 2 && self.start_refresh(&key) {
                 let (cache, refreshing, key) = (cache.clone(), self.refreshing.clone(), key);
                 let (generation, started) = (self.generation.clone(), self.generation.load(Ordering::SeqCst));
                 tokio::spawn(async move {
-                    let fresh = compute.await;
-                    if let (Ok(v), true) = (fresh, generation.load(Ordering::SeqCst) == started) {
-                        cache.insert(key.clone(), Entry { value: Arc::new(v), born: Instant::now() }).await;
+                    let fresh = compute.await.and_then(|v| serialize(&v));
+                    if let (Ok(json), true) = (fresh, generation.load(Ordering::SeqCst) == started) {
+                        cache.insert(key.clone(), Entry { json, born: Instant::now() }).await;
                     }
                     refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
                 });
             }
-            return Ok(Value::clone(&hit.value));
+            return Ok(hit.json);
         }
         cache
-            .try_get_with(key, async move { compute.await.map(|v| Entry { value: Arc::new(v), born: Instant::now() }) })
+            .try_get_with(key, async move {
+                let v = compute.await?;
+                Ok::<_, OpError>(Entry { json: serialize(&v)?, born: Instant::now() })
+            })
             .await
-            .map(|e| Value::clone(&e.value))
+            .map(|e| e.json)
             .map_err(unshare)
     }
 

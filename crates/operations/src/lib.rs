@@ -237,6 +237,17 @@ impl Descriptor {
     /// As [`Descriptor::call`], also saying whether the response is the replay of an earlier request
     /// with the same Idempotency-Key.
     pub async fn call_replayable(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<(serde_json::Value, bool)> {
+        let (json, replayed) = self.call_json(ctx, input).await?;
+        let v = serde_json::from_slice(&json).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))?;
+        Ok((v, replayed))
+    }
+
+    /// As [`Descriptor::call_replayable`], the result serialized: what REST sends. A cached public read
+    /// is answered with the stored bytes as they are.
+    pub async fn call_json(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<(bytes::Bytes, bool)> {
+        let to_json = |v: &serde_json::Value| {
+            serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+        };
         let ctx = self.authorize(ctx).await?;
         if let (true, Some(key)) = (self.idempotency_key, ctx.idempotency_key.clone()) {
             let reads = ctx.reads.clone();
@@ -244,9 +255,16 @@ impl Descriptor {
             if matches!(out, Ok((_, false))) {
                 reads.clear();
             }
-            return out;
+            let (v, replayed) = out?;
+            return Ok((to_json(&v)?, replayed));
         }
-        self.run(ctx, input).await.map(|v| (v, false))
+        if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
+            let key = format!("{}\u{0}{input}", self.id);
+            let reads = ctx.reads.clone();
+            return reads.get_or_json(key, (self.call)(ctx, input)).await.map(|j| (j, false));
+        }
+        let v = self.run(ctx, input).await?;
+        Ok((to_json(&v)?, false))
     }
 
     /// The erased operation itself, for the idempotency wrapper.
@@ -254,12 +272,8 @@ impl Descriptor {
         self.call.clone()
     }
 
+    /// Runs the operation uncached; a successful write empties the read cache.
     async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
-        if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
-            let key = format!("{}\u{0}{input}", self.id);
-            let reads = ctx.reads.clone();
-            return reads.get_or(key, (self.call)(ctx, input)).await;
-        }
         let reads = ctx.reads.clone();
         let out = (self.call)(ctx, input).await;
         if !self.read_only && out.is_ok() {
