@@ -3,7 +3,8 @@
 //! run-jobs` runs [`run_due`] once. Jobs here: reading a site and drafting (whole or `regenerate`d
 //! fields), reading a competitor, and delivering an email.
 
-use crate::drafts::to_new_listing;
+use crate::OpError;
+use crate::drafts::{save_listing, update_draft};
 use bootstrap::App;
 use chrono::Duration;
 use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
@@ -155,17 +156,13 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
     }
 }
 
-/// Load → change → save with the version check, retried when someone saved in between. `None` when
-/// the draft is gone.
+/// [`update_draft`] for the worker, whose changes cannot fail.
 async fn change(app: &App, id: DraftId, mut f: impl FnMut(&mut Draft)) -> RepoResult<Option<Draft>> {
-    for _ in 0..16 {
-        let Some(mut d) = app.store.get_draft(id).await? else { return Ok(None) };
-        f(&mut d);
-        if let Some(saved) = app.store.save_draft(&d, app.now()).await? {
-            return Ok(Some(saved));
-        }
-    }
-    Err(RepoError::Conflict("the draft kept changing while the worker saved it".into()))
+    update_draft::<RepoError>(app, id, |d| {
+        f(d);
+        Ok(())
+    })
+    .await
 }
 
 /// Runs one job. `Err` is a failure on our side (retried); a site that cannot be read is not one — it
@@ -246,17 +243,12 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
 
 /// A redraft of a submitted draft flows into its listing (when the result is a valid listing).
 async fn sync_listing(app: &App, d: &Draft) {
-    let cats = match app.store.all_categories().await {
-        Ok(c) => c,
-        Err(e) => return tracing::warn!(error = %e, "listing not updated after a redraft"),
-    };
-    match to_new_listing(d, &cats, app.now()) {
-        Ok(new) => {
-            if let Err(e) = app.store.save_draft_listing(d, &new, app.now()).await {
-                tracing::warn!(error = %e, draft = %d.id, "listing not updated after a redraft");
-            }
+    match save_listing(app, d).await {
+        Ok(_) => {}
+        Err(OpError::Invalid(problems)) => {
+            tracing::info!(draft = %d.id, problems = %problems, "redraft left the listing as it was");
         }
-        Err(e) => tracing::info!(draft = %d.id, problems = %e, "redraft left the listing as it was"),
+        Err(e) => tracing::warn!(error = %e, draft = %d.id, "listing not updated after a redraft"),
     }
 }
 

@@ -2,11 +2,13 @@
 //! bounds); the listing takes the own-listing rules, checked here so that submit_draft — and every
 //! later update_draft of a submitted draft — answers 400 naming the field instead of saving half.
 
+use crate::{OpError, OpResult};
 use chrono::{DateTime, Utc};
 use domain::ValidationErrors;
 use domain::category::{Category, ListingCategories};
 use domain::draft::{Draft, DraftField, FieldValue};
 use domain::listing::{CountryCode, FoundedYear, Lifecycle, ListingProfile, NewListing, UnlockedSections};
+use domain::ports::{CategoryRepository, DraftRepository, RepoError};
 use domain::slug::Slug;
 use domain::text::check_max;
 
@@ -120,6 +122,37 @@ pub(crate) fn to_new_listing(
         revenue: None,
         created_at: now,
     })
+}
+
+/// Saves the draft's listing — creates it, or updates the one the draft has — when the draft's values
+/// make a valid listing (else 400 naming the field). The one path for submit_draft, edits of a
+/// submitted draft, and redrafts by the worker.
+pub(crate) async fn save_listing(app: &bootstrap::App, d: &Draft) -> OpResult<domain::ids::ListingId> {
+    let cats = app.store.all_categories().await?;
+    let new = to_new_listing(d, &cats, app.now())?;
+    match app.store.save_draft_listing(d, &new, app.now()).await {
+        Ok(id) => Ok(id),
+        Err(RepoError::Conflict(m)) => Err(OpError::Conflict { code: "submit_conflict", message: m }),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Load → change → save with the version read, retried when another writer (the worker, another
+/// request) saved in between. `None` when the draft does not exist. `change` may refuse with an error,
+/// which ends the attempt and is returned.
+pub(crate) async fn update_draft<E: From<RepoError>>(
+    app: &bootstrap::App,
+    id: domain::ids::DraftId,
+    mut change: impl FnMut(&mut Draft) -> Result<(), E>,
+) -> Result<Option<Draft>, E> {
+    for _ in 0..16 {
+        let Some(mut d) = app.store.get_draft(id).await? else { return Ok(None) };
+        change(&mut d)?;
+        if let Some(saved) = app.store.save_draft(&d, app.now()).await? {
+            return Ok(Some(saved));
+        }
+    }
+    Err(RepoError::Conflict("the draft kept changing while it was saved; try again".into()).into())
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use utoipa::ToSchema;
 use view::{DraftOut, DraftPage, DraftSummaryOut};
 
 pub(crate) use edit::UpdateDraftInput;
-pub(crate) use listing::to_new_listing;
+pub(crate) use listing::{save_listing, to_new_listing, update_draft};
 
 pub(crate) fn descriptors() -> Vec<Descriptor> {
     vec![
@@ -43,41 +43,30 @@ async fn own_draft(ctx: &Ctx, raw_id: &str) -> OpResult<Draft> {
     }
 }
 
-/// Load → change → save, retried when the background drafter saved in between (each save is a
-/// compare-and-set on the draft's version). `change` may refuse with an error.
+/// Changes the caller's draft (404 for anyone else's), retried when the worker saved in between.
 pub(crate) async fn change_draft(
     ctx: &Ctx,
     raw_id: &str,
     mut change: impl FnMut(&mut Draft) -> OpResult<()>,
 ) -> OpResult<Draft> {
-    for _ in 0..8 {
-        let mut d = own_draft(ctx, raw_id).await?;
-        change(&mut d)?;
-        if let Some(saved) = ctx.app.store.save_draft(&d, ctx.app.now()).await? {
-            return Ok(saved);
+    let owner = ctx.principal()?.user_id;
+    let id = DraftId::parse(raw_id)?;
+    let saved = listing::update_draft(&ctx.app, id, |d| {
+        if d.owner != owner {
+            return Err(OpError::NotFound("draft"));
         }
-    }
-    Err(OpError::Conflict { code: "draft_busy", message: "the draft is being updated; try again in a moment".into() })
+        change(d)
+    })
+    .await?;
+    saved.ok_or(OpError::NotFound("draft"))
 }
 
-/// Category name for a name or slug the user sent (case-insensitive).
-async fn category_names(ctx: &Ctx) -> OpResult<Vec<domain::category::Category>> {
-    Ok(ctx.app.store.all_categories().await?)
-}
-
-/// Saves the draft's listing when the draft has one (or `create`), refusing with 400 when the draft's
-/// values do not make a valid listing.
+/// Saves the draft's listing when the draft has one (or `create`); see [`listing::save_listing`].
 async fn sync_listing(ctx: &Ctx, d: &Draft, create: bool) -> OpResult<Option<i64>> {
     if d.listing_id.is_none() && !create {
         return Ok(None);
     }
-    let cats = category_names(ctx).await?;
-    let new = to_new_listing(d, &cats, ctx.app.now())?;
-    match ctx.app.store.save_draft_listing(d, &new, ctx.app.now()).await {
-        Ok(id) => Ok(Some(id.get())),
-        Err(RepoError::Conflict(m)) => Err(OpError::Conflict { code: "submit_conflict", message: m }),
-        Err(e) => Err(e.into()),
-    }
+    Ok(Some(listing::save_listing(&ctx.app, d).await?.get()))
 }
 
 // ---- submit_listing ----
@@ -212,7 +201,7 @@ impl Operation for UpdateDraft {
 
     async fn run(ctx: &Ctx, input: UpdateDraftInput) -> OpResult<DraftOut> {
         let id = input.id.clone();
-        let cats = category_names(ctx).await?;
+        let cats = ctx.app.store.all_categories().await?;
         let edit = edit::DraftEdit::parse(input, |raw| {
             let raw = raw.trim();
             cats.iter().find(|c| c.name.eq_ignore_ascii_case(raw) || c.slug.as_str() == raw).map(|c| c.name.clone())
