@@ -102,11 +102,11 @@ impl CategoryRepository for SeaOrmStore {
             .collect())
     }
 
-    async fn all_categories(&self) -> RepoResult<Vec<Category>> {
+    async fn all_categories(&self) -> RepoResult<Arc<Vec<Category>>> {
         if let Some((at, cats)) = self.categories.read().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref()
             && at.elapsed() < CATEGORY_TTL
         {
-            return Ok(cats.as_ref().clone());
+            return Ok(cats.clone());
         }
         let cats: Vec<Category> = categories::Entity::find()
             .order_by_asc(categories::Column::Position)
@@ -117,8 +117,9 @@ impl CategoryRepository for SeaOrmStore {
             .into_iter()
             .map(to_category)
             .collect();
+        let cats = Arc::new(cats);
         *self.categories.write().unwrap_or_else(std::sync::PoisonError::into_inner) =
-            Some((Instant::now(), Arc::new(cats.clone())));
+            Some((Instant::now(), cats.clone()));
         Ok(cats)
     }
 

@@ -190,7 +190,7 @@ async fn run(app: &App, spec: &JobSpec) -> Result<(), String> {
 }
 
 async fn category_names(app: &App) -> Result<Vec<String>, String> {
-    Ok(app.store.all_categories().await.map_err(|e| e.to_string())?.into_iter().map(|c| c.name).collect())
+    Ok(app.store.all_categories().await.map_err(|e| e.to_string())?.iter().map(|c| c.name.clone()).collect())
 }
 
 async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Result<(), String> {

@@ -59,8 +59,9 @@ pub trait CategoryRepository: Send + Sync {
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>>;
 
-    /// Every category without counts (cheap: the tree is small), ordered by position.
-    async fn all_categories(&self) -> RepoResult<Vec<Category>>;
+    /// Every category without counts, ordered by position. Shared, not copied: adapters may hand the
+    /// same list to every caller (a profile read needs it on every request).
+    async fn all_categories(&self) -> RepoResult<std::sync::Arc<Vec<Category>>>;
 }
 
 /// One listing with everything around it, for bulk import (demo content, migrations from elsewhere).
