@@ -7,7 +7,7 @@
 
 use crate::fetch::{FetchError, Hop, MAX_REDIRECTS, SafeFetcher};
 use crate::html;
-use crate::robots::Robots;
+use crate::robots::{Robots, RobotsUnread};
 use async_trait::async_trait;
 use domain::ports::{FetchedPage, Site, SiteError, SiteReader};
 use scraper::Html;
@@ -65,16 +65,13 @@ impl SiteCrawler {
     /// robots.txt of `url`'s origin as RFC 9309 reads it, failing (instead of reading "disallow all")
     /// when the origin is a private address or cannot be reached, so the reason a person sees is true.
     async fn robots(&self, url: &Url) -> Result<Robots, SiteError> {
-        let robots_url =
-            url.join("/robots.txt").map_err(|_| SiteError::Unreachable("the address is not valid".into()))?;
-        match self.fetcher.get(robots_url.as_str()).await {
-            Ok(r) if (200..300).contains(&r.status) => Ok(Robots::Rules(String::from_utf8_lossy(&r.body).into_owned())),
-            Ok(r) if (400..500).contains(&r.status) => Ok(Robots::AllowAll),
-            Ok(r) => Err(SiteError::RobotsUnavailable(r.status)),
-            Err(e @ (FetchError::NotPublic(_) | FetchError::Unreachable(_) | FetchError::Timeout)) => {
-                Err(site_error(e))
-            }
-            Err(_) => Ok(Robots::DisallowAll),
+        match Robots::read(&self.fetcher, url).await {
+            Ok(r) => Ok(r),
+            Err(RobotsUnread::Status(status)) => Err(SiteError::RobotsUnavailable(status)),
+            Err(RobotsUnread::Fetch(
+                e @ (FetchError::NotPublic(_) | FetchError::Unreachable(_) | FetchError::Timeout),
+            )) => Err(site_error(e)),
+            Err(RobotsUnread::Fetch(_)) => Ok(Robots::DisallowAll),
         }
     }
 }
