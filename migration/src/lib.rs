@@ -12,6 +12,7 @@ mod m20261122_000005_accounts;
 mod m20261122_000006_idempotency;
 mod m20261122_000007_sessions;
 mod m20261122_000008_draft_version;
+mod m20261122_000009_public_changes;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000006_idempotency::Migration),
             Box::new(m20261122_000007_sessions::Migration),
             Box::new(m20261122_000008_draft_version::Migration),
+            Box::new(m20261122_000009_public_changes::Migration),
         ]
     }
 }

@@ -87,6 +87,15 @@ async fn run(name: &str, url: &str, n: usize) {
     };
     line("ping (baseline)", (base50, base99, 0));
     line("get_listing_by_slug", measure(|i| store.get_listing_by_slug(&slugs[(i * 7919) % slugs.len()])).await);
+    let ids: Vec<domain::ids::ListingId> = {
+        let mut v = Vec::new();
+        for s in slugs.iter().take(500) {
+            v.push(store.get_listing_by_slug(s).await.unwrap().unwrap().id);
+        }
+        v
+    };
+    line("listing_details (free sections)", measure(|i| store.listing_details(ids[i % ids.len()], false)).await);
+    line("all_categories", measure(|_| store.all_categories()).await);
     let common_q = search(Some("workflow"), SearchSort::Relevance);
     line("search common term, relevance", measure(|_| store.search_listings(&common_q, PageRequest::default())).await);
     let rare_q = search(Some(&rare_word), SearchSort::Relevance);

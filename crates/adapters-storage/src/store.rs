@@ -69,16 +69,40 @@ impl SeaOrmStore {
     pub(crate) fn forget_categories(&self) {
         *self.categories.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
-}
 
-/// Maps a database error to the port's error: uniqueness → Conflict, everything else → Unexpected.
-pub(crate) fn repo_err(e: DbErr) -> RepoError {
-    match e.sql_err() {
-        Some(SqlErr::UniqueConstraintViolation(msg)) => RepoError::Conflict(msg),
-        _ => RepoError::Unexpected(Box::new(e)),
+    /// Forgets everything this store keeps in memory (the category tree and the totals), after public
+    /// data changed here or on another instance.
+    pub fn forget_cached(&self) {
+        self.forget_categories();
+        if let Some(c) = &self.counts {
+            c.invalidate_all();
+        }
     }
 }
 
-pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
-    matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_)))
+#[derive(Debug, FromQueryResult)]
+struct CounterRow {
+    counter: i64,
+}
+
+impl SeaOrmStore {
+    /// Runs a statement that returns the change counter.
+    async fn change_counter(&self, sql: &str) -> RepoResult<i64> {
+        let row = CounterRow::find_by_statement(Statement::from_string(self.backend(), sql))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        row.map(|r| r.counter).ok_or(RepoError::NotFound)
+    }
+}
+
+#[async_trait::async_trait]
+impl domain::ports::PublicChanges for SeaOrmStore {
+    async fn note_public_change(&self) -> RepoResult<i64> {
+        self.change_counter("UPDATE public_changes SET counter = counter + 1 WHERE id = 1 RETURNING counter").await
+    }
+
+    async fn public_changes(&self) -> RepoResult<i64> {
+        self.change_counter("SELECT counter FROM public_changes WHERE id = 1").await
+    }
 }

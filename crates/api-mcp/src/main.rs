@@ -34,6 +34,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     // Drafts submitted through these tools are read and drafted by this process's worker too.
     let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
+    reads.follow_changes(app.clone(), operations::cache::POLL);
     let ctx = operations::Ctx {
         app,
         public_url: public_url.clone(),

@@ -118,6 +118,11 @@ async fn ready_app(db: &DatabaseArgs) -> anyhow::Result<App> {
     Ok(app)
 }
 
+/// Tells running instances that public data changed, so their read caches drop it within a second.
+async fn changed(app: &App) {
+    operations::public_data_changed(app, &operations::ReadCache::disabled()).await;
+}
+
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
@@ -137,6 +142,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let cfg = demo_data::generate::DemoConfig { listings, seed, now: app.now() };
             match app.load_demo(cfg, true).await? {
                 Some(r) => {
+                    changed(&app).await;
                     println!(
                         "loaded {} listings, {} founders, {} votes, {} awards, {} blog posts",
                         r.listings, r.founders, r.votes, r.awards, r.blog_posts
@@ -185,6 +191,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let app = ready_app(&db).await?;
             match app.store.set_price(&code, Cents::new(cents)).await {
                 Ok(()) => {
+                    changed(&app).await;
                     println!("{product} now costs {} (VAT excluded)", Cents::new(cents));
                     Ok(())
                 }
@@ -205,6 +212,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             app.configure_outbound(&outbound, &public_url)?;
             let ran = operations::worker::run_due(&app, &operations::worker::worker_name()).await?;
+            if ran > 0 {
+                changed(&app).await;
+            }
             println!("ran {ran} job(s)");
             Ok(())
         }
@@ -229,6 +239,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             domain::settings::validate(&key, &value)?;
             let app = ready_app(&db).await?;
             app.store.set_setting(&key, &value).await?;
+            changed(&app).await;
             println!("{key} = {value}");
             Ok(())
         }

@@ -164,7 +164,7 @@ impl Application {
             }
             r
         });
-        // The job worker starts once migrations ran; it stops with the server (a job cut off mid-way is
+        // The job worker and the change follower start once migrations ran; it stops with the server (a job cut off mid-way is
         // taken over when its lease runs out).
         let worker_app = self.state.app.clone();
         let started_flag = self.state.clone();
@@ -172,6 +172,8 @@ impl Application {
             while !started_flag.started.load(Ordering::Acquire) {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
+            // Other instances' changes reach this read cache through the shared counter (migrated now).
+            started_flag.ctx.reads.follow_changes(worker_app.clone(), operations::cache::POLL);
             operations::worker::run_forever(worker_app, std::time::Duration::from_secs(1)).await;
         });
         let served = self.server.await.context("server");

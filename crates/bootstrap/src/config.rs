@@ -76,9 +76,10 @@ pub struct ServeArgs {
     #[arg(long)]
     pub no_mcp: bool,
 
-    /// Seconds a public read (profile, search page, board …) is served from this instance's cache;
-    /// 0 turns the cache off. Writes on this instance clear it at once.
-    #[arg(long, env = "LAUNCHDIR_READ_CACHE_SECS", default_value_t = 5,
+    /// Longest a public read (profile, search page, board …) is served from this instance's cache;
+    /// 0 turns the cache off. A write on any instance empties every instance's cache within about a
+    /// second (the shared change counter), so this is only the backstop.
+    #[arg(long, env = "LAUNCHDIR_READ_CACHE_SECS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub read_cache_secs: u64,
 
@@ -119,7 +120,7 @@ mod tests {
         let c = Cli::try_parse_from(["x", "--bind", "0.0.0.0:9", "--demo-data"]).unwrap();
         assert_eq!(c.serve.bind, "0.0.0.0:9");
         assert!(c.serve.demo_data && !c.serve.no_mcp);
-        assert_eq!(c.serve.read_cache_secs, 5);
+        assert_eq!(c.serve.read_cache_secs, 60);
         assert_eq!((c.serve.rate_limit, c.serve.redis_url.as_deref()), (600, None));
         assert!(Cli::try_parse_from(["x", "--rate-limit", "0"]).is_err());
         assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());

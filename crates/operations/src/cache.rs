@@ -1,29 +1,37 @@
-//! The read cache: results of public read-only operations, kept for a few seconds.
+//! The read cache: results of public read-only operations.
 //!
-//! Public reads are the same for every caller, so a hot listing, search or board is computed once per
-//! TTL instead of once per request. Concurrent misses for one key wait for a single computation (no
-//! stampede when an entry expires under load). Only successes are cached. Any successful write
-//! operation in this process empties the cache, so a maker sees their own change at once on the
-//! instance that took it; other instances see it within the TTL. This is the only state an instance
-//! keeps for itself, and losing it changes nothing but speed.
+//! Public reads are the same for every caller, so a hot listing, search or board is computed once
+//! instead of once per request. Concurrent misses for one key wait for a single computation (no
+//! stampede). Only successes are cached. Entries are dropped when public data changes:
+//! - a successful write on this instance empties this instance's cache at once (a maker sees their
+//!   own change on the next read), and counts the change in the shared `public_changes` counter;
+//! - every instance polls that counter each [`POLL`] and empties its cache when it moved, so another
+//!   instance's change shows within about a second;
+//! - keys carry the UTC date, so answers that depend on the day ("this week", "today") never outlive it;
+//! - entries live at most the TTL (`LAUNCHDIR_READ_CACHE_SECS`) as a backstop for changes nobody counted.
+//!
+//! This is the only state an instance keeps for itself, and losing it changes nothing but speed.
 //!
 //! Hot entries are refreshed ahead of expiry: a hit on an entry older than half the TTL is answered
 //! from the entry while one background task recomputes it, so a busy key never makes its callers wait
 //! for a recomputation (no latency spike every TTL), and no answer is ever older than the TTL.
 
 use crate::{OpError, OpResult};
-use domain::ports::RepoError;
+use domain::ports::{PublicChanges, RepoError};
 use serde_json::Value;
 use std::collections::HashSet;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 /// Entries are whole responses, kept serialized (a hit is answered with the stored bytes: no copy of a
 /// JSON tree, no second serialization) and weighed by their size: this bounds the cache at 128 MiB,
 /// about 40 000 listing profiles.
 const CAPACITY_BYTES: u64 = 128 * 1024 * 1024;
+
+/// How often an instance reads the shared change counter.
+pub const POLL: Duration = Duration::from_secs(1);
 
 #[derive(Clone)]
 struct Entry {
@@ -35,40 +43,42 @@ fn serialize(v: &Value) -> OpResult<bytes::Bytes> {
     serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
 }
 
+struct Shared {
+    entries: moka::future::Cache<String, Entry>,
+    /// Keys being refreshed in the background, so one refresh runs per key.
+    refreshing: Mutex<HashSet<String>>,
+    /// Bumped by `clear`: a computation that started before a write does not keep its older answer.
+    generation: AtomicU64,
+    /// The shared change counter as this instance last acted on it (-1: not read yet).
+    seen: AtomicI64,
+}
+
 #[derive(Clone, Default)]
 pub struct ReadCache {
-    inner: Option<moka::future::Cache<String, Entry>>,
+    shared: Option<Arc<Shared>>,
     ttl: Duration,
-    /// Keys being refreshed in the background, so one refresh runs per key.
-    refreshing: Arc<Mutex<HashSet<String>>>,
-    /// Bumped by `clear`: a refresh that started before a write does not store its older answer.
-    generation: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for ReadCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ReadCache").field("enabled", &self.inner.is_some()).finish()
+        f.debug_struct("ReadCache").field("enabled", &self.shared.is_some()).field("ttl", &self.ttl).finish()
     }
 }
 
 impl ReadCache {
-    /// A cache whose entries live `ttl`; a zero TTL turns caching off.
+    /// A cache whose entries live at most `ttl`; a zero TTL turns caching off.
     pub fn new(ttl: Duration) -> Self {
         if ttl.is_zero() {
             return Self::disabled();
         }
-        Self {
-            inner: Some(
-                moka::future::Cache::builder()
-                    .weigher(|k: &String, e: &Entry| u32::try_from(k.len() + e.json.len()).unwrap_or(u32::MAX))
-                    .max_capacity(CAPACITY_BYTES)
-                    .time_to_live(ttl)
-                    .build(),
-            ),
-            ttl,
-            refreshing: Arc::default(),
-            generation: Arc::default(),
-        }
+        let entries = moka::future::Cache::builder()
+            .weigher(|k: &String, e: &Entry| u32::try_from(k.len() + e.json.len()).unwrap_or(u32::MAX))
+            .max_capacity(CAPACITY_BYTES)
+            .time_to_live(ttl)
+            .build();
+        let shared =
+            Shared { entries, refreshing: Mutex::default(), generation: AtomicU64::new(0), seen: AtomicI64::new(-1) };
+        Self { shared: Some(Arc::new(shared)), ttl }
     }
 
     pub fn disabled() -> Self {
@@ -76,7 +86,7 @@ impl ReadCache {
     }
 
     pub fn is_enabled(&self) -> bool {
-        self.inner.is_some()
+        self.shared.is_some()
     }
 
     /// The cached result for `key`, or the result of `compute` (stored when it succeeds), as a JSON value.
@@ -95,42 +105,87 @@ impl ReadCache {
     where
         F: Future<Output = OpResult<Value>> + Send + 'static,
     {
-        let Some(cache) = &self.inner else { return serialize(&compute.await?) };
-        if let Some(hit) = cache.get(&key).await {
-            if hit.born.elapsed() > self.ttl / 2 && self.start_refresh(&key) {
-                let (cache, refreshing, key) = (cache.clone(), self.refreshing.clone(), key);
-                let (generation, started) = (self.generation.clone(), self.generation.load(Ordering::SeqCst));
+        let Some(shared) = &self.shared else { return serialize(&compute.await?) };
+        let started = shared.generation.load(Ordering::SeqCst);
+        if let Some(hit) = shared.entries.get(&key).await {
+            if hit.born.elapsed() > self.ttl / 2 && shared.start_refresh(&key) {
+                let shared = shared.clone();
                 tokio::spawn(async move {
                     let fresh = compute.await.and_then(|v| serialize(&v));
-                    if let (Ok(json), true) = (fresh, generation.load(Ordering::SeqCst) == started) {
-                        cache.insert(key.clone(), Entry { json, born: Instant::now() }).await;
+                    if let (Ok(json), true) = (fresh, shared.generation.load(Ordering::SeqCst) == started) {
+                        shared.entries.insert(key.clone(), Entry { json, born: Instant::now() }).await;
                     }
-                    refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
+                    shared.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(&key);
                 });
             }
             return Ok(hit.json);
         }
-        cache
-            .try_get_with(key, async move {
+        let out = shared
+            .entries
+            .try_get_with(key.clone(), async move {
                 let v = compute.await?;
                 Ok::<_, OpError>(Entry { json: serialize(&v)?, born: Instant::now() })
             })
             .await
             .map(|e| e.json)
-            .map_err(unshare)
-    }
-
-    /// Claims the background refresh of `key`; false when one is already running.
-    fn start_refresh(&self, key: &str) -> bool {
-        self.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned())
+            .map_err(unshare);
+        if shared.generation.load(Ordering::SeqCst) != started {
+            // Public data changed while this was computed: the answer may predate the change, so it
+            // goes to this caller (whose request came first) but is not kept.
+            shared.entries.invalidate(&key).await;
+        }
+        out
     }
 
     /// Forgets everything (after a write).
     pub fn clear(&self) {
-        if let Some(c) = &self.inner {
-            self.generation.fetch_add(1, Ordering::SeqCst);
-            c.invalidate_all();
+        if let Some(s) = &self.shared {
+            s.generation.fetch_add(1, Ordering::SeqCst);
+            s.entries.invalidate_all();
         }
+    }
+
+    /// Records that this instance's own change moved the shared counter to `counter` (its cache was
+    /// already cleared), so the poll does not clear it a second time. When another change came in
+    /// between, the counter skipped a value and the poll still clears.
+    pub(crate) fn saw_own_change(&self, counter: i64) {
+        if let Some(s) = &self.shared {
+            let _ = s.seen.compare_exchange(counter - 1, counter, Ordering::SeqCst, Ordering::SeqCst);
+        }
+    }
+
+    /// Follows the shared change counter: every `every`, reads it and empties this cache (and the
+    /// store's own caches) when it moved. The task ends within one period of the cache being dropped.
+    pub fn follow_changes(&self, app: bootstrap::App, every: Duration) {
+        let Some(shared) = &self.shared else { return };
+        let weak: Weak<Shared> = Arc::downgrade(shared);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(shared) = weak.upgrade() else { return };
+                match app.store.public_changes().await {
+                    Ok(now) => {
+                        let before = shared.seen.swap(now, Ordering::SeqCst);
+                        if before != now && before != -1 {
+                            shared.generation.fetch_add(1, Ordering::SeqCst);
+                            shared.entries.invalidate_all();
+                            app.store.forget_cached();
+                            tracing::debug!(before, now, "public data changed elsewhere; read cache emptied");
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "reading the public change counter failed"),
+                }
+            }
+        });
+    }
+}
+
+impl Shared {
+    /// Claims the background refresh of `key`; false when one is already running.
+    fn start_refresh(&self, key: &str) -> bool {
+        self.refreshing.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(key.to_owned())
     }
 }
 

@@ -250,16 +250,17 @@ impl Descriptor {
         };
         let ctx = self.authorize(ctx).await?;
         if let (true, Some(key)) = (self.idempotency_key, ctx.idempotency_key.clone()) {
-            let reads = ctx.reads.clone();
+            let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
             let out = idempotency::run_once(self, ctx, key, input).await;
             if matches!(out, Ok((_, false))) {
-                reads.clear();
+                public_data_changed(&app, &reads).await;
             }
             let (v, replayed) = out?;
             return Ok((to_json(&v)?, replayed));
         }
         if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
-            let key = format!("{}\u{0}{input}", self.id);
+            // The UTC date is part of the key: "this week" and "today" change meaning at midnight.
+            let key = format!("{}\u{0}{}\u{0}{input}", ctx.app.clock.now().date_naive(), self.id);
             let reads = ctx.reads.clone();
             return reads.get_or_json(key, (self.call)(ctx, input)).await.map(|j| (j, false));
         }
@@ -272,12 +273,13 @@ impl Descriptor {
         self.call.clone()
     }
 
-    /// Runs the operation uncached; a successful write empties the read cache.
+    /// Runs the operation uncached; a successful write empties the read caches (see
+    /// [`public_data_changed`]).
     async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
-        let reads = ctx.reads.clone();
+        let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
         let out = (self.call)(ctx, input).await;
         if !self.read_only && out.is_ok() {
-            reads.clear();
+            public_data_changed(&app, &reads).await;
         }
         out
     }
@@ -305,6 +307,20 @@ impl Descriptor {
     /// Names of the `{parameters}` in the path.
     pub fn path_params(&self) -> Vec<&'static str> {
         self.path.split('/').filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
+    }
+}
+
+/// Public data changed (a write succeeded, a job or an operator's command changed listings): empties
+/// this instance's caches at once and counts the change in the shared counter that every instance's
+/// [`ReadCache::follow_changes`] polls. Failing to count is logged, not returned: the write itself
+/// succeeded, and the other instances' entries still end with their TTL.
+pub async fn public_data_changed(app: &bootstrap::App, reads: &ReadCache) {
+    use domain::ports::PublicChanges;
+    reads.clear();
+    app.store.forget_cached();
+    match app.store.note_public_change().await {
+        Ok(counter) => reads.saw_own_change(counter),
+        Err(e) => tracing::warn!(error = %e, "counting a public change failed; other instances catch up by TTL"),
     }
 }
 

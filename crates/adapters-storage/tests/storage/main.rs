@@ -187,6 +187,20 @@ on_both!(products_keep_admin_prices, |store| {
     assert!(matches!(missing, Err(RepoError::NotFound)));
 });
 
+on_both!(public_changes_count_up_from_zero, |store| {
+    use domain::ports::PublicChanges;
+    assert_eq!(store.public_changes().await.unwrap(), 0);
+    assert_eq!(store.note_public_change().await.unwrap(), 1);
+    assert_eq!(store.note_public_change().await.unwrap(), 2);
+    assert_eq!(store.public_changes().await.unwrap(), 2);
+    // Concurrent writers never lose a count.
+    let (a, b) = tokio::join!(store.note_public_change(), store.note_public_change());
+    let mut got = [a.unwrap(), b.unwrap()];
+    got.sort_unstable();
+    assert_eq!(got, [3, 4]);
+    assert_eq!(store.public_changes().await.unwrap(), 4);
+});
+
 on_both!(settings_and_questions, |store| {
     assert_eq!(store.ensure_settings(&domain::settings::DEFAULTS).await.unwrap(), domain::settings::DEFAULTS.len());
     store.set_setting("free_plan_min_weeks", "5").await.unwrap();

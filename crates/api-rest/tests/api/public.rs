@@ -150,6 +150,36 @@ async fn products_and_questions_come_from_the_database() {
     refused(&app, "/products?x=1", "x").await;
 }
 
+#[tokio::test]
+async fn another_instances_change_empties_the_read_cache_within_seconds() {
+    // A long TTL: only the shared change counter can make the new price show in time.
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 600).await;
+    app.wait_ready().await;
+    let price = |v: &Value| {
+        v["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap()["price_cents"].as_i64().unwrap()
+    };
+    assert_eq!(price(&accepted(&app, "/products").await), 4900);
+    use domain::ports::ProductRepository;
+    let other = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let launch = domain::product::ProductCode::parse("launch").unwrap();
+    other.store.set_price(&launch, domain::money::Cents::new(6100)).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(price(&accepted(&app, "/products").await), 4900, "an uncounted change waits for the TTL");
+    operations::public_data_changed(&other, &operations::ReadCache::disabled()).await;
+    let started = std::time::Instant::now();
+    let mut seen = 4900;
+    while started.elapsed() < std::time::Duration::from_secs(5) && seen != 6100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        seen = price(&accepted(&app, "/products").await);
+    }
+    assert_eq!(seen, 6100, "a counted change shows on this instance");
+    assert!(
+        started.elapsed() < std::time::Duration::from_millis(2500),
+        "within about a second: {:?}",
+        started.elapsed()
+    );
+}
+
 async fn live_slugs(app: &TestApp, n: usize) -> Vec<String> {
     let body = accepted(app, &format!("/listings?sort=votes&per_page={n}")).await;
     body["items"].as_array().unwrap().iter().map(|i| i["slug"].as_str().unwrap().to_owned()).collect()

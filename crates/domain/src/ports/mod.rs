@@ -2,6 +2,7 @@
 //! technology) implement them in `adapters-*` crates. Each method's doc says what it must return when.
 
 mod accounts;
+mod changes;
 mod clock;
 mod content;
 mod directory;
@@ -12,6 +13,7 @@ mod reference;
 pub use accounts::{
     ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, UserRepository,
 };
+pub use changes::PublicChanges;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
