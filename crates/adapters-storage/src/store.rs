@@ -106,3 +106,15 @@ impl domain::ports::PublicChanges for SeaOrmStore {
         self.change_counter("SELECT counter FROM public_changes WHERE id = 1").await
     }
 }
+
+/// Maps a database error to the port's error: uniqueness → Conflict, everything else → Unexpected.
+pub(crate) fn repo_err(e: DbErr) -> RepoError {
+    match e.sql_err() {
+        Some(SqlErr::UniqueConstraintViolation(msg)) => RepoError::Conflict(msg),
+        _ => RepoError::Unexpected(Box::new(e)),
+    }
+}
+
+pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
+    matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_)))
+}
