@@ -13,6 +13,7 @@ mod m20261122_000006_idempotency;
 mod m20261122_000007_sessions;
 mod m20261122_000008_draft_version;
 mod m20261122_000009_public_changes;
+mod m20261122_000010_badge_checks;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000007_sessions::Migration),
             Box::new(m20261122_000008_draft_version::Migration),
             Box::new(m20261122_000009_public_changes::Migration),
+            Box::new(m20261122_000010_badge_checks::Migration),
         ]
     }
 }

@@ -9,7 +9,7 @@ use crate::fetch::{FetchError, Hop, MAX_REDIRECTS, SafeFetcher};
 use crate::html;
 use crate::robots::{Robots, RobotsUnread};
 use async_trait::async_trait;
-use domain::ports::{FetchedPage, Site, SiteError, SiteReader};
+use domain::ports::{FetchedPage, Homepage, Site, SiteError, SiteReader};
 use scraper::Html;
 use std::collections::HashMap;
 use url::Url;
@@ -42,7 +42,17 @@ impl SiteCrawler {
 
     /// Fetches `url`, asking robots.txt of each hop's origin first.
     async fn fetch(&self, url: &Url, robots: &mut HashMap<String, Robots>) -> Result<crate::Fetched, SiteError> {
-        let mut url = url.clone();
+        self.fetch_within(url, robots, false).await
+    }
+
+    /// [`SiteCrawler::fetch`]; with `same_site_only`, a redirect to another site is an error.
+    async fn fetch_within(
+        &self,
+        start: &Url,
+        robots: &mut HashMap<String, Robots>,
+        same_site_only: bool,
+    ) -> Result<crate::Fetched, SiteError> {
+        let mut url = start.clone();
         for _ in 0..=MAX_REDIRECTS {
             let origin = url.origin().ascii_serialization();
             if !robots.contains_key(&origin) {
@@ -53,6 +63,9 @@ impl SiteCrawler {
                 return Err(SiteError::RobotsForbid);
             }
             match self.fetcher.get_hop(&url).await.map_err(site_error)? {
+                Hop::Redirect(next) if same_site_only && !same_site(&next, start) => {
+                    return Err(SiteError::OffSite(next.host_str().unwrap_or_default().to_owned()));
+                }
                 Hop::Redirect(next) => url = next,
                 Hop::Done(f) => return Ok(f),
             }
@@ -143,13 +156,17 @@ fn to_page(f: &crate::Fetched) -> (FetchedPage, Vec<(Url, String)>) {
     (FetchedPage { url: f.url.to_string(), html: raw, text }, links)
 }
 
-#[async_trait]
-impl SiteReader for SiteCrawler {
-    async fn read_site(&self, url: &str) -> Result<Site, SiteError> {
+impl SiteCrawler {
+    /// The homepage at `url`: a 2xx HTML page, or the reason it is not one.
+    async fn homepage(
+        &self,
+        url: &str,
+        robots: &mut HashMap<String, Robots>,
+        same_site_only: bool,
+    ) -> Result<(Url, crate::Fetched), SiteError> {
         let start =
             Url::parse(url.trim()).map_err(|_| SiteError::Unreachable("the address is not a valid URL".into()))?;
-        let mut robots = HashMap::new();
-        let home = self.fetch(&start, &mut robots).await?;
+        let home = self.fetch_within(&start, robots, same_site_only).await?;
         if !(200..300).contains(&home.status) {
             return Err(SiteError::Status(home.status));
         }
@@ -157,6 +174,25 @@ impl SiteReader for SiteCrawler {
             let ct = home.content_type.split(';').next().unwrap_or_default().trim().to_owned();
             return Err(SiteError::NotHtml(if ct.is_empty() { "of an unknown type".into() } else { ct }));
         }
+        Ok((start, home))
+    }
+}
+
+#[async_trait]
+impl SiteReader for SiteCrawler {
+    async fn read_homepage(&self, url: &str) -> Result<Homepage, SiteError> {
+        let (_, home) = self.homepage(url, &mut HashMap::new(), true).await?;
+        let doc = Html::parse_document(&String::from_utf8_lossy(&home.body));
+        Ok(Homepage {
+            url: home.url.to_string(),
+            hrefs: html::links(&doc, &home.url).into_iter().map(|(u, _)| u.to_string()).collect(),
+            images: html::images(&doc, &home.url).into_iter().map(|u| u.to_string()).collect(),
+        })
+    }
+
+    async fn read_site(&self, url: &str) -> Result<Site, SiteError> {
+        let mut robots = HashMap::new();
+        let (start, home) = self.homepage(url, &mut robots, false).await?;
         let (page, links) = to_page(&home);
         let mut site = Site { pages: vec![page] };
         for u in pick_pages(&home.url, &start, &links, self.extra_pages) {

@@ -188,6 +188,14 @@ pub fn links(doc: &Html, base: &Url) -> Vec<(Url, String)> {
         .collect()
 }
 
+/// The visible images' sources, as absolute URLs.
+pub fn images(doc: &Html, base: &Url) -> Vec<Url> {
+    doc.select(&sel("img[src]"))
+        .filter(|i| !is_hidden(i))
+        .filter_map(|i| base.join(i.value().attr("src")?.trim()).ok())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,7 +61,7 @@ impl BlogRepository for SeaOrmStore {
         filter(&mut count);
         let total = self.count(&count).await?;
         let mut sel = RawQuery::new(self.backend());
-        sel.sql("SELECT *");
+        sel.sql("SELECT ").sql(&crate::sql::columns::<blog_posts::Entity>(""));
         filter(&mut sel);
         sel.sql(" ORDER BY published_at DESC, id DESC").page(page);
         let rows = blog_posts::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
@@ -71,7 +71,9 @@ impl BlogRepository for SeaOrmStore {
     async fn get_blog_post(&self, slug: &Slug) -> RepoResult<Option<BlogPost>> {
         let now = chrono::DateTime::<chrono::FixedOffset>::from(Utc::now());
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT * FROM blog_posts WHERE slug = ")
+        q.sql("SELECT ")
+            .sql(&crate::sql::columns::<blog_posts::Entity>(""))
+            .sql(" FROM blog_posts WHERE slug = ")
             .bind(slug.as_str())
             .sql(" AND published_at IS NOT NULL AND published_at <= ")
             .bind(now);
@@ -105,7 +107,7 @@ impl FounderRepository for SeaOrmStore {
         filter(&mut count);
         let total = self.count(&count).await?;
         let mut sel = RawQuery::new(self.backend());
-        sel.sql("SELECT f.*");
+        sel.sql("SELECT ").sql(&crate::sql::columns::<founders::Entity>("f"));
         filter(&mut sel);
         sel.sql(" ORDER BY f.name, f.id").page(page);
         let rows = founders::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
@@ -114,7 +116,12 @@ impl FounderRepository for SeaOrmStore {
 
     async fn get_founder(&self, slug: &Slug) -> RepoResult<Option<(Founder, Vec<ListingSummary>)>> {
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT f.* FROM founders f WHERE f.slug = ").bind(slug.as_str()).sql(" AND").sql(BEHIND_LIVE);
+        q.sql("SELECT ")
+            .sql(&crate::sql::columns::<founders::Entity>("f"))
+            .sql(" FROM founders f WHERE f.slug = ")
+            .bind(slug.as_str())
+            .sql(" AND")
+            .sql(BEHIND_LIVE);
         let Some(f) = founders::Model::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
             return Ok(None);
         };

@@ -15,6 +15,7 @@ mod import;
 mod jobs;
 mod json;
 mod listings;
+mod own;
 mod reference;
 mod sql;
 mod store;

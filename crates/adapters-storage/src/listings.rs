@@ -2,7 +2,7 @@
 
 use crate::entity::{listing_categories, listings};
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json, socials_from_json, socials_to_json};
-use crate::sql::{RawQuery, fts_query};
+use crate::sql::{RawQuery, columns, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -104,6 +104,9 @@ pub(crate) fn category_rows(listing_id: i64, new: &NewListing) -> Vec<listing_ca
         })
         .collect()
 }
+
+/// The listing row's columns, named (see [`columns`]).
+static LISTING_COLUMNS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| columns::<listings::Entity>("l"));
 
 fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
     let status = ListingStatus::parse(&m.status).unwrap_or(ListingStatus::Draft);
@@ -255,10 +258,20 @@ fn text_only(s: &ListingSearch) -> bool {
 
 impl SeaOrmStore {
     /// One listing row with the ids of its extra categories folded in (one query, not two).
-    /// One listing by a unique column (`id` or `slug`), with its extra categories, in one raw
-    /// statement: sea-orm's select builder cost ~100 µs per call here for this 57-column row (measured
-    /// in `benches/directory.rs`), four times the statement itself.
+    /// One listing by a unique column (`id` or `slug`); see [`SeaOrmStore::load_listings`].
     async fn load_where(&self, col: &'static str, value: sea_orm::Value) -> RepoResult<Option<Listing>> {
+        let rows = self
+            .load_listings(|q| {
+                q.sql(" WHERE l.").sql(col).sql(" = ").bind(value);
+            })
+            .await?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// Listings with their extra categories, `tail` writing the WHERE (and ORDER/LIMIT) after
+    /// `FROM listings l`. Raw statements: sea-orm's select builder cost ~100 µs per call here for this
+    /// 57-column row (measured in `benches/directory.rs`), four times the statement itself.
+    pub(crate) async fn load_listings(&self, tail: impl FnOnce(&mut RawQuery)) -> RepoResult<Vec<Listing>> {
         let extras = match self.backend() {
             DbBackend::Postgres => {
                 "(SELECT string_agg(lc.category_id::text, ',' ORDER BY lc.category_id) FROM listing_categories lc \
@@ -270,23 +283,22 @@ impl SeaOrmStore {
             }
         };
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT l.*, ")
-            .sql(extras)
-            .sql(" AS extra_category_ids FROM listings l WHERE l.")
-            .sql(col)
-            .sql(" = ")
-            .bind(value);
-        let row = ListingRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
-        Ok(row.map(|r| {
-            let extras = r
-                .extra_category_ids
-                .unwrap_or_default()
-                .split(',')
-                .filter_map(|id| id.trim().parse::<i64>().ok())
-                .map(CategoryId::from_db)
-                .collect();
-            to_listing(r.listing, extras)
-        }))
+        q.sql("SELECT ").sql(&LISTING_COLUMNS).sql(", ").sql(extras).sql(" AS extra_category_ids FROM listings l");
+        tail(&mut q);
+        let rows = ListingRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let extras = r
+                    .extra_category_ids
+                    .unwrap_or_default()
+                    .split(',')
+                    .filter_map(|id| id.trim().parse::<i64>().ok())
+                    .map(CategoryId::from_db)
+                    .collect();
+                to_listing(r.listing, extras)
+            })
+            .collect())
     }
 
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
@@ -448,7 +460,7 @@ impl ListingRepository for SeaOrmStore {
         let id = id.get();
         // Founders with their title at this listing, in one join.
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT f.*, lf.title AS listing_title FROM listing_founders lf JOIN founders f ON f.id = lf.founder_id WHERE lf.listing_id = ")
+        q.sql("SELECT ").sql(&crate::sql::columns::<founders::Entity>("f")).sql(", lf.title AS listing_title FROM listing_founders lf JOIN founders f ON f.id = lf.founder_id WHERE lf.listing_id = ")
             .bind(id)
             .sql(" ORDER BY lf.position");
         let founders = founders::Entity::find()
@@ -466,7 +478,8 @@ impl ListingRepository for SeaOrmStore {
             q.sql(sql).bind(id);
             q
         };
-        let mut uq = raw("SELECT * FROM listing_updates WHERE listing_id = ");
+        let mut uq =
+            raw(&format!("SELECT {} FROM listing_updates WHERE listing_id = ", columns::<listing_updates::Entity>("")));
         uq.sql(" ORDER BY posted_at DESC LIMIT 50");
         let updates = listing_updates::Entity::find()
             .from_raw_sql(uq.build())
@@ -479,7 +492,8 @@ impl ListingRepository for SeaOrmStore {
         let milestones = if !paid_sections {
             Vec::new()
         } else {
-            let mut mq = raw("SELECT * FROM milestones WHERE listing_id = ");
+            let mut mq =
+                raw(&format!("SELECT {} FROM milestones WHERE listing_id = ", columns::<milestones::Entity>("")));
             mq.sql(" ORDER BY date, id");
             milestones::Entity::find()
                 .from_raw_sql(mq.build())
@@ -498,14 +512,16 @@ impl ListingRepository for SeaOrmStore {
             None
         } else {
             stories::Entity::find()
-                .from_raw_sql(raw("SELECT * FROM stories WHERE listing_id = ").build())
+                .from_raw_sql(
+                    raw(&format!("SELECT {} FROM stories WHERE listing_id = ", columns::<stories::Entity>(""))).build(),
+                )
                 .one(&self.db)
                 .await
                 .map_err(repo_err)?
                 .and_then(|s| serde_json::from_str::<Vec<(String, String)>>(&s.sections).ok())
                 .and_then(|sections| Story::parse("story", sections, Story::MAX_SECTION).ok())
         };
-        let mut aq = raw("SELECT * FROM awards WHERE listing_id = ");
+        let mut aq = raw(&format!("SELECT {} FROM awards WHERE listing_id = ", columns::<awards::Entity>("")));
         aq.sql(" ORDER BY week_start DESC");
         let awards = awards::Entity::find()
             .from_raw_sql(aq.build())

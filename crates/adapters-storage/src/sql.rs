@@ -48,6 +48,16 @@ impl RawQuery {
     }
 }
 
+/// The entity's columns as a select list, each prefixed by `alias.` when an alias is given: raw
+/// statements name their columns instead of `*`, so a column added by a newer migration (a rolling
+/// deploy) never changes the shape of a row an older instance reads — sqlx caches a statement's
+/// columns, and SQLite re-prepares `*` with the new ones.
+pub fn columns<E: sea_orm::EntityTrait>(alias: &str) -> String {
+    use sea_orm::{IdenStatic, Iterable};
+    let prefix = if alias.is_empty() { String::new() } else { format!("{alias}.") };
+    E::Column::iter().map(|c| format!("{prefix}{}", c.as_str())).collect::<Vec<_>>().join(", ")
+}
+
 /// Turns a person's search words into a safe full-text query: only letters and digits survive, at most
 /// ten words, all required, the last one as a prefix (so results appear while typing). `None` when no
 /// word is left.

@@ -30,7 +30,7 @@ async fn image(
     errs.into_result()?;
     let kind = file.strip_suffix(".svg").and_then(BadgeKind::parse).ok_or_else(|| ApiError::not_found("badge"))?;
     let ctx = state.ctx.clone();
-    let (_, kinds, site) = operations::badges::for_listing(&ctx, &slug).await?;
+    let (_, kinds, site) = operations::badges::for_listing(&ctx, &slug, true).await?;
     if !kinds.contains(&kind) {
         return Err(ApiError::not_found("badge"));
     }

@@ -77,8 +77,9 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
-    /// Run every background job that is due (crawls and drafts, emails …) once, as if the clock read
-    /// --now, and exit.
+    /// Run the calendar (go-live of weeks that began, Launch of the Week of weeks that ended) and every
+    /// background job that is due (crawls and drafts, badge checks, emails …) once, as if the clock
+    /// read --now, and exit.
     RunJobs {
         /// The instant to run as (RFC 3339); default now.
         #[arg(long)]
@@ -99,6 +100,14 @@ pub enum Admin {
         /// At most this many.
         #[arg(long, default_value_t = 50)]
         limit: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Print a listing's edit history: every update_my_listing with who edited, when, and the
+    /// fields that changed with their before and after values (the site team's review copy).
+    ListingHistory {
+        /// The listing's id.
+        listing_id: i64,
         #[command(flatten)]
         db: DatabaseArgs,
     },
@@ -211,10 +220,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 app.clock = std::sync::Arc::new(domain::ports::FixedClock::new(at.with_timezone(&chrono::Utc)));
             }
             app.configure_outbound(&outbound, &public_url)?;
+            // The calendar first (a week that began goes live), then the jobs due at that instant.
+            let moved = operations::lifecycle::duties(&app).await?;
             let ran = operations::worker::run_due(&app, &operations::worker::worker_name()).await?;
             if ran > 0 {
                 changed(&app).await;
             }
+            println!("calendar: {moved} change(s)");
             println!("ran {ran} job(s)");
             Ok(())
         }
@@ -232,6 +244,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 };
                 println!("--- #{} to {} · {} · created {}", m.id, m.to, state, m.created_at.to_rfc3339());
                 println!("Subject: {}\n\n{}", m.subject, m.body.trim_end());
+            }
+            Ok(())
+        }
+        Command::Admin(Admin::ListingHistory { listing_id, db }) => {
+            let id = domain::ids::ListingId::parse(listing_id)?;
+            let app = ready_app(&db).await?;
+            let versions = domain::ports::OwnListingRepository::listing_versions(app.store.as_ref(), id).await?;
+            if versions.is_empty() {
+                println!("listing {listing_id} has no edits");
+            }
+            for v in versions {
+                let user = v.user_id.map_or_else(|| "a deleted account".to_owned(), |u| format!("user {u}"));
+                println!("--- version {} · {} · by {user}", v.id, v.created_at.to_rfc3339());
+                let before: serde_json::Value = serde_json::from_str(&v.before).unwrap_or_default();
+                let after: serde_json::Value = serde_json::from_str(&v.after).unwrap_or_default();
+                for (field, new) in after.as_object().into_iter().flatten() {
+                    let old = &before[field];
+                    if old != new {
+                        println!("{field}:\n  before: {old}\n  after:  {new}");
+                    }
+                }
             }
             Ok(())
         }

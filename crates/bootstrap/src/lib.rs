@@ -36,6 +36,9 @@ pub struct App {
     pub mailer: Option<Arc<dyn MailSender>>,
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
     pub wake: Arc<tokio::sync::Notify>,
+    /// This service's public base URL (no trailing slash), for links jobs write and badges they look
+    /// for; set by [`App::configure_outbound`].
+    pub public_url: String,
 }
 
 impl App {
@@ -59,6 +62,7 @@ impl App {
             drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
+            public_url: String::new(),
         };
         app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
         Ok(app)
@@ -72,6 +76,7 @@ impl App {
     /// Sets up what reaches outside — the crawler (allowed hosts, user agent naming `public_url`), the
     /// drafter (an OpenAI-compatible server when configured, else extractive) and SMTP delivery.
     pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
+        self.public_url = public_url.trim_end_matches('/').to_owned();
         let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?;
         self.reader = Arc::new(adapters_fetch::SiteCrawler::new(fetcher.clone()));
         self.drafter = match (&args.llm_base_url, &args.llm_model) {

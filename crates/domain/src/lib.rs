@@ -20,6 +20,7 @@ pub mod interview;
 pub mod listing;
 pub mod money;
 pub mod order;
+pub mod own;
 pub mod paging;
 pub mod ports;
 pub mod product;

@@ -226,6 +226,18 @@ impl Lifecycle {
         }
     }
 
+    /// The free week began before our badge was found: the listing keeps waiting for its badge, now
+    /// for `week` (a later free week). Refused for any other listing, or before its week began.
+    pub fn requeue_free(&mut self, week: LaunchWeek, now: DateTime<Utc>) -> Result<(), TransitionError> {
+        match (self.status, self.launch_week) {
+            (ListingStatus::AwaitingBadge, Some(w)) if w.starts_at() <= now && week.starts_at() > now => {
+                self.launch_week = Some(week);
+                Ok(())
+            }
+            _ => Err(self.refuse("queue for another free week")),
+        }
+    }
+
     /// A paid launch: live at once when `week` is `None` or already begun, otherwise scheduled.
     /// Allowed from a saved listing and as an upgrade of a free one that has not gone live.
     pub fn paid_launch(&mut self, week: Option<LaunchWeek>, now: DateTime<Utc>) -> Result<(), TransitionError> {

@@ -84,24 +84,44 @@ pub fn render(kind: BadgeKind, shape: BadgeShape, mode: BadgeMode, size: BadgeSi
 }
 
 /// A live listing, the badges it may show, and the site's name: what both the badge list and the
-/// image route need. 404 for an unknown or not-live slug.
+/// image route need. 404 for an unknown or not-live slug. With `upcoming`, a listing waiting for its
+/// launch (free plan waiting for the badge, or scheduled) is found too, with the "listed on" badge
+/// only: the image a maker places on their homepage before the launch.
 pub async fn for_listing(
     ctx: &crate::Ctx,
     slug: &domain::slug::Slug,
+    upcoming: bool,
 ) -> crate::OpResult<(domain::listing::Listing, Vec<BadgeKind>, String)> {
+    use domain::listing::ListingStatus;
     use domain::ports::{ListingRepository, SettingsRepository};
     let store = ctx.app.store.as_ref();
     let l = store
         .get_listing_by_slug(slug)
         .await?
-        .filter(|l| l.lifecycle.is_public())
+        .filter(|l| {
+            l.lifecycle.is_public()
+                || (upcoming && matches!(l.lifecycle.status(), ListingStatus::AwaitingBadge | ListingStatus::Scheduled))
+        })
         .ok_or(crate::OpError::NotFound("listing"))?;
-    let awards = store.listing_details(l.id, false).await?.awards;
     let settings = store.all_settings().await?;
     let site =
         domain::settings::SiteSettings::from_pairs(settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))).site_name;
+    if !l.lifecycle.is_public() {
+        return Ok((l, vec![BadgeKind::ListedOn], site));
+    }
+    let awards = store.listing_details(l.id, false).await?.awards;
     let kinds = domain::badge::earned(&l, &awards);
     Ok((l, kinds, site))
+}
+
+/// The HTML a maker pastes: a link to the listing's page wrapping the badge image.
+pub fn embed_html(page: &str, image: &str, alt: &str, (w, h): (u32, u32)) -> String {
+    format!(
+        "<a href=\"{}\" target=\"_blank\" rel=\"noopener\"><img src=\"{}\" alt=\"{}\" width=\"{w}\" height=\"{h}\"></a>",
+        escape(page),
+        escape(image),
+        escape(alt)
+    )
 }
 
 /// Where the image of a badge is served.

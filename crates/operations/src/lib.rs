@@ -13,7 +13,9 @@ pub mod cache;
 mod drafts;
 pub mod idempotency;
 mod input;
+pub mod lifecycle;
 pub mod openapi;
+mod own;
 mod public;
 pub mod worker;
 
@@ -334,5 +336,6 @@ pub fn registry() -> Vec<Descriptor> {
     let mut all = public::descriptors();
     all.extend(account::descriptors());
     all.extend(drafts::descriptors());
+    all.extend(own::descriptors());
     all
 }

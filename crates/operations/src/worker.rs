@@ -1,14 +1,16 @@
 //! The background worker: durable jobs claimed from the database (so no two instances run one job and
 //! a job whose instance died comes back when its lease runs out). `serve` runs [`spawn`]; `admin
 //! run-jobs` runs [`run_due`] once. Jobs here: reading a site and drafting (whole or `regenerate`d
-//! fields), reading a competitor, and delivering an email.
+//! fields), reading a competitor, delivering an email, looking for our badge on a free listing's
+//! homepage, and telling followers of an update; each run also does the calendar duties of
+//! `crate::lifecycle` (go-live, Launch of the Week).
 
 use crate::OpError;
 use crate::drafts::{save_listing, update_draft};
 use bootstrap::App;
 use chrono::Duration;
 use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
-use domain::ids::DraftId;
+use domain::ids::{DraftId, ListingId};
 use domain::ports::{CategoryRepository, DraftRepository, JobQueue, Outbox, RepoError, RepoResult, Site};
 use serde_json::{Value, json};
 use std::time::Instant;
@@ -34,18 +36,34 @@ pub enum JobSpec {
     Email {
         email: i64,
     },
+    /// Look for our badge on a free listing's homepage; re-queued every [`BADGE_RECHECK_HOURS`] while
+    /// the listing waits for it.
+    BadgeCheck {
+        listing: i64,
+    },
+    /// Tell a listing's followers about an update it posted.
+    NotifyFollowers {
+        listing: i64,
+        title: String,
+        body: String,
+    },
 }
 
+/// How often a listing waiting for its badge is looked at again.
+pub const BADGE_RECHECK_HOURS: i64 = 6;
+
 impl JobSpec {
-    fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Self::Draft { .. } => "draft",
             Self::Competitor { .. } => "competitor",
             Self::Email { .. } => "email",
+            Self::BadgeCheck { .. } => "badge_check",
+            Self::NotifyFollowers { .. } => "notify_followers",
         }
     }
 
-    fn payload(&self) -> Value {
+    pub(crate) fn payload(&self) -> Value {
         match self {
             Self::Draft { draft, only } => json!({
                 "draft": draft.to_string(),
@@ -53,6 +71,8 @@ impl JobSpec {
             }),
             Self::Competitor { draft, url } => json!({"draft": draft.to_string(), "url": url}),
             Self::Email { email } => json!({"email": email}),
+            Self::BadgeCheck { listing } => json!({"listing": listing}),
+            Self::NotifyFollowers { listing, title, body } => json!({"listing": listing, "title": title, "body": body}),
         }
     }
 
@@ -71,6 +91,12 @@ impl JobSpec {
             },
             "competitor" => Self::Competitor { draft: draft()?, url: v.get("url")?.as_str()?.to_owned() },
             "email" => Self::Email { email: v.get("email")?.as_i64()? },
+            "badge_check" => Self::BadgeCheck { listing: v.get("listing")?.as_i64()? },
+            "notify_followers" => Self::NotifyFollowers {
+                listing: v.get("listing")?.as_i64()?,
+                title: v.get("title")?.as_str()?.to_owned(),
+                body: v.get("body")?.as_str()?.to_owned(),
+            },
             _ => return None,
         })
     }
@@ -149,7 +175,7 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
             })
             .await
         }
-        JobSpec::Email { .. } => Ok(None),
+        JobSpec::Email { .. } | JobSpec::BadgeCheck { .. } | JobSpec::NotifyFollowers { .. } => Ok(None),
     };
     if let Err(e) = result {
         tracing::error!(error = %e, "could not record a failed job on its draft");
@@ -172,6 +198,10 @@ async fn run(app: &App, spec: &JobSpec) -> Result<(), String> {
     match spec {
         JobSpec::Draft { draft, only } => draft_job(app, *draft, only.as_deref()).await,
         JobSpec::Competitor { draft, url } => competitor_job(app, *draft, url).await,
+        JobSpec::BadgeCheck { listing } => crate::lifecycle::badge_check(app, ListingId::from_db(*listing)).await,
+        JobSpec::NotifyFollowers { listing, title, body } => {
+            crate::lifecycle::notify_followers(app, ListingId::from_db(*listing), title, body).await
+        }
         JobSpec::Email { email } => {
             let Some(mail) = app.store.get_email(*email).await.map_err(err)? else { return Ok(()) };
             if mail.sent_at.is_some() {
@@ -288,12 +318,15 @@ async fn competitor_job(app: &App, id: DraftId, url: &str) -> Result<(), String>
     Ok(())
 }
 
-/// The worker loop `serve` runs: every due job, then wait for a wake-up (a job queued on this instance)
-/// or the next poll (jobs queued elsewhere or coming due), until shutdown.
+/// The worker loop `serve` runs: the calendar duties and every due job, then wait for a wake-up (a job
+/// queued on this instance) or the next poll (jobs queued elsewhere or coming due), until shutdown.
 pub async fn run_forever(app: App, poll: std::time::Duration) {
     let worker = worker_name();
     tracing::info!(worker = %worker, "job worker started");
     loop {
+        if let Err(e) = crate::lifecycle::duties(&app).await {
+            tracing::error!(error = %e, "calendar duties could not reach the database");
+        }
         if let Err(e) = run_due(&app, &worker).await {
             tracing::error!(error = %e, "job worker could not reach the database");
         }

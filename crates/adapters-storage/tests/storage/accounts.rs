@@ -6,7 +6,7 @@ use domain::ids::ApiKeyId;
 use domain::ports::{ApiKeyRepository, NewUser, RepoError, UserRepository};
 use domain::user::{Email, Scope};
 
-fn user(email: &str) -> NewUser {
+pub(crate) fn user(email: &str) -> NewUser {
     NewUser {
         email: Email::parse(email).unwrap(),
         password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),

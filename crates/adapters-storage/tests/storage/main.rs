@@ -5,6 +5,7 @@ mod accounts;
 mod drafts;
 mod harness;
 mod jobs;
+mod own;
 
 use adapters_storage::db;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -28,7 +29,7 @@ use domain::slug::Slug;
 use domain::social::{Faq, Socials};
 use domain::week::LaunchWeek;
 
-fn now() -> DateTime<Utc> {
+pub(crate) fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap()
 }
 
@@ -64,7 +65,7 @@ fn cat_id(cats: &[(String, CategoryId)], s: &str) -> CategoryId {
     cats.iter().find(|(n, _)| n == s).unwrap().1
 }
 
-fn listing(name: &str, status: ListingStatus, primary: Option<CategoryId>) -> NewListing {
+pub(crate) fn listing(name: &str, status: ListingStatus, primary: Option<CategoryId>) -> NewListing {
     let domain = format!("{}.example", Slug::slugify(name).unwrap());
     let mut profile = ListingProfile::named(name, format!("https://{domain}/"), domain);
     profile.tagline = format!("{name} tagline");

@@ -9,5 +9,6 @@ mod helpers;
 mod http;
 mod limits;
 mod mcp;
+mod own;
 mod pages;
 mod public;

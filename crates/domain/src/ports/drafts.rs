@@ -104,12 +104,27 @@ pub enum SiteError {
     Refused,
     #[error("the website redirected too many times")]
     TooManyRedirects,
+    #[error("the homepage redirected to another site ({0}); give the address the homepage really has")]
+    OffSite(String),
+}
+
+/// A homepage as the badge check reads it: where it ended up (after same-site redirects) and the
+/// visible links and images on it, as absolute URLs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Homepage {
+    pub url: String,
+    pub hrefs: Vec<String>,
+    pub images: Vec<String>,
 }
 
 #[async_trait]
 pub trait SiteReader: Send + Sync + std::fmt::Debug {
     /// Reads the homepage at `url` and a handful of useful same-site pages, obeying robots.txt.
     async fn read_site(&self, url: &str) -> Result<Site, SiteError>;
+
+    /// Reads only the homepage at `url`, obeying robots.txt and following redirects within the same
+    /// site (a redirect elsewhere is [`SiteError::OffSite`]).
+    async fn read_homepage(&self, url: &str) -> Result<Homepage, SiteError>;
 }
 
 /// Why a drafter produced nothing.

@@ -8,6 +8,7 @@ mod content;
 mod directory;
 mod drafts;
 mod jobs;
+mod own;
 mod reference;
 
 pub use accounts::{
@@ -18,10 +19,11 @@ pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
 pub use drafts::{
-    DraftRepository, Drafter, DrafterError, FetchedPage, Invite, MailSender, Outbox, OutboxEmail, Site, SiteError,
-    SiteReader,
+    DraftRepository, Drafter, DrafterError, FetchedPage, Homepage, Invite, MailSender, Outbox, OutboxEmail, Site,
+    SiteError, SiteReader,
 };
 pub use jobs::{Job, JobQueue};
+pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 
 /// What a repository can fail with. Absence is not an error: lookups return `Ok(None)`.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use utoipa::ToSchema;
 
 /// Present-and-null (`Some(None)`) apart from absent (`None`).
-fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+pub(crate) fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 
@@ -129,48 +129,63 @@ pub struct MilestoneInput {
     pub url: Option<String>,
 }
 
-/// Story sections, each at most 8000 characters.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct StoryInput {
-    #[schema(max_length = 8000)]
-    pub title: Option<String>,
-    #[schema(max_length = 8000)]
-    pub story: Option<String>,
-    #[schema(max_length = 8000)]
-    pub why_started: Option<String>,
-    #[schema(max_length = 8000)]
-    pub problem: Option<String>,
-    #[schema(max_length = 8000)]
-    pub journey: Option<String>,
-    #[schema(max_length = 8000)]
-    pub challenges: Option<String>,
-    #[schema(max_length = 8000)]
-    pub achievements: Option<String>,
-    #[schema(max_length = 8000)]
-    pub lessons: Option<String>,
-    #[schema(max_length = 8000)]
-    pub whats_next: Option<String>,
-}
+/// A story input type: the nine sections, the title bounded by `$title_max`, every other section by
+/// 8000, after any extra fields given (a path parameter).
+macro_rules! story_input {
+    ($(#[$doc:meta])* $name:ident, $title_max:tt $(, $(#[$fmeta:meta])* $extra:ident : $ety:ty)*) => {
+        $(#[$doc])*
+        #[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $extra: $ety, )*
+            #[schema(max_length = $title_max)]
+            pub title: Option<String>,
+            #[schema(max_length = 8000)]
+            pub story: Option<String>,
+            #[schema(max_length = 8000)]
+            pub why_started: Option<String>,
+            #[schema(max_length = 8000)]
+            pub problem: Option<String>,
+            #[schema(max_length = 8000)]
+            pub journey: Option<String>,
+            #[schema(max_length = 8000)]
+            pub challenges: Option<String>,
+            #[schema(max_length = 8000)]
+            pub achievements: Option<String>,
+            #[schema(max_length = 8000)]
+            pub lessons: Option<String>,
+            #[schema(max_length = 8000)]
+            pub whats_next: Option<String>,
+        }
 
-impl StoryInput {
-    fn sections(self) -> Vec<(String, String)> {
-        [
-            ("title", self.title),
-            ("story", self.story),
-            ("why_started", self.why_started),
-            ("problem", self.problem),
-            ("journey", self.journey),
-            ("challenges", self.challenges),
-            ("achievements", self.achievements),
-            ("lessons", self.lessons),
-            ("whats_next", self.whats_next),
-        ]
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
-        .collect()
-    }
+        impl $name {
+            /// The sections sent, by name.
+            pub(crate) fn sections(self) -> Vec<(String, String)> {
+                [
+                    ("title", self.title),
+                    ("story", self.story),
+                    ("why_started", self.why_started),
+                    ("problem", self.problem),
+                    ("journey", self.journey),
+                    ("challenges", self.challenges),
+                    ("achievements", self.achievements),
+                    ("lessons", self.lessons),
+                    ("whats_next", self.whats_next),
+                ]
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+                .collect()
+            }
+        }
+    };
 }
+pub(crate) use story_input;
+
+story_input!(
+    /// Story sections, each at most 8000 characters.
+    StoryInput,
+    8000
+);
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

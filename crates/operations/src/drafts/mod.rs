@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use view::{DraftOut, DraftPage, DraftSummaryOut};
 
-pub(crate) use edit::UpdateDraftInput;
+pub(crate) use edit::{FaqInput, Item200, Link500, UpdateDraftInput, nullable, story_input};
 pub(crate) use listing::{save_listing, to_new_listing, update_draft};
 
 pub(crate) fn descriptors() -> Vec<Descriptor> {

@@ -1,7 +1,7 @@
 //! get_badges: the badges a listing may show, with embed code and image URLs in every style.
 
 use super::listings::path_slug;
-use crate::badges::{dimensions, escape, for_listing, image_url};
+use crate::badges::{dimensions, for_listing, image_url};
 use crate::{Ctx, Method, OpResult, Operation};
 use async_trait::async_trait;
 use domain::badge::{BadgeMode, BadgeShape, BadgeSize};
@@ -96,7 +96,7 @@ impl Operation for GetBadges {
 
     async fn run(ctx: &Ctx, i: GetBadgesInput) -> OpResult<BadgesOut> {
         let slug = path_slug(i.slug)?;
-        let (l, kinds, site) = for_listing(ctx, &slug).await?;
+        let (l, kinds, site) = for_listing(ctx, &slug, false).await?;
         let shape = match i.shape.unwrap_or(ShapeParam::Standard) {
             ShapeParam::Standard => BadgeShape::Standard,
             ShapeParam::Outline => BadgeShape::Outline,
@@ -137,12 +137,7 @@ impl Operation for GetBadges {
                 BadgeOut {
                     key: k.key(),
                     title: k.title(),
-                    embed_html: format!(
-                        "<a href=\"{}\" target=\"_blank\" rel=\"noopener\"><img src=\"{}\" alt=\"{}\" width=\"{w}\" height=\"{h}\"></a>",
-                        escape(&page),
-                        escape(&url),
-                        escape(&alt)
-                    ),
+                    embed_html: crate::badges::embed_html(&page, &url, &alt, (w, h)),
                     image_url: url,
                     images,
                 }

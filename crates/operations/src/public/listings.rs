@@ -342,6 +342,19 @@ impl Operation for GetListing {
             .filter(|l| l.lifecycle.is_public())
             .ok_or(OpError::NotFound("listing"))?;
         let unlocked = l.unlocked.effective(l.lifecycle.plan());
+        profile_out(ctx, l, unlocked).await
+    }
+}
+
+/// A listing's full profile as get_listing shows it, with the paid-only sections of `sections` (the
+/// owner's view passes all of them).
+pub(crate) async fn profile_out(
+    ctx: &Ctx,
+    l: domain::listing::Listing,
+    unlocked: domain::listing::UnlockedSections,
+) -> OpResult<ListingProfileOut> {
+    let store = ctx.app.store.as_ref();
+    {
         let details = store.listing_details(l.id, unlocked.story || unlocked.milestones).await?;
         let cats = store.all_categories().await?;
         let cref = |id: domain::ids::CategoryId| {

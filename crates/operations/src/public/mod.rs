@@ -5,7 +5,7 @@ mod catalog;
 mod compare;
 mod content;
 mod launches;
-mod listings;
+pub(crate) mod listings;
 
 use crate::Descriptor;
 pub(crate) use catalog::NoInput;

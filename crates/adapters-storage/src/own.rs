@@ -1,0 +1,489 @@
+//! A maker's own listings (port `OwnListingRepository`): owner-scoped reads, edits kept as versions,
+//! sections, lifecycle compare-and-set, and what the background jobs read and write.
+
+use crate::entity::{
+    awards, follows, interview_answers, listing_owners, listing_updates, listing_versions, listings, milestones,
+    stories, vote_tallies, votes,
+};
+use crate::json::{faqs_to_json, list_to_json, socials_to_json};
+use crate::sql::RawQuery;
+use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
+use async_trait::async_trait;
+use chrono::{DateTime, FixedOffset, Utc};
+use domain::award::Award;
+use domain::ids::{ListingId, MilestoneId, UserId};
+use domain::interview::InterviewAnswer;
+use domain::listing::{FoundedYear, Lifecycle, Listing, ListingProfile, ListingStatus};
+use domain::paging::{PageRequest, Paged};
+use domain::ports::{BadgeCheck, ListingRepository, ListingVersion, OwnListingRepository, RepoResult};
+use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
+use domain::user::Email;
+use domain::week::LaunchWeek;
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, FromQueryResult, PaginatorTrait,
+    QueryFilter, QueryOrder, TransactionTrait,
+};
+
+fn ts(t: DateTime<Utc>) -> DateTime<FixedOffset> {
+    t.into()
+}
+
+/// `WHERE` the listing is owned or co-owned by `user`.
+fn owned_by(q: &mut RawQuery, user: UserId) {
+    q.sql(" WHERE l.id IN (SELECT o.listing_id FROM listing_owners o WHERE o.user_id = ").bind(user.get()).sql(")");
+}
+
+#[derive(Debug, FromQueryResult)]
+struct WeekCount {
+    launch_week: chrono::NaiveDate,
+    n: i64,
+}
+
+#[derive(Debug, FromQueryResult)]
+struct BadgeRow {
+    badge_checked_at: Option<DateTime<FixedOffset>>,
+    badge_found: Option<String>,
+    badge_detail: Option<String>,
+}
+
+#[derive(Debug, FromQueryResult)]
+struct TallyRow {
+    listing_id: i64,
+    votes: i64,
+}
+
+#[derive(Debug, FromQueryResult)]
+struct EmailRow {
+    email: String,
+}
+
+/// Inserts `row` in `txn`; false when a unique index refuses it (the caller rolls back).
+async fn insert_once<A>(txn: &DatabaseTransaction, row: A) -> RepoResult<bool>
+where
+    A: ActiveModelTrait + Send,
+    <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
+{
+    match <A::Entity as EntityTrait>::insert(row).exec(txn).await {
+        Ok(_) => Ok(true),
+        Err(e) if is_unique_violation(&e) => Ok(false),
+        Err(e) => Err(repo_err(e)),
+    }
+}
+
+/// Moves a listing's follower count by `delta`.
+async fn add_follows(txn: &DatabaseTransaction, id: ListingId, delta: i64) -> RepoResult<()> {
+    listings::Entity::update_many()
+        .col_expr(listings::Column::FollowsCount, Expr::col(listings::Column::FollowsCount).add(delta))
+        .filter(listings::Column::Id.eq(id.get()))
+        .exec(txn)
+        .await
+        .map_err(repo_err)?;
+    Ok(())
+}
+
+#[async_trait]
+impl OwnListingRepository for SeaOrmStore {
+    async fn owned_listings(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Listing>> {
+        let total = listing_owners::Entity::find()
+            .filter(listing_owners::Column::UserId.eq(user.get()))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let items = self
+            .load_listings(|q| {
+                owned_by(q, user);
+                q.sql(" ORDER BY l.created_at DESC, l.id DESC").page(page);
+            })
+            .await?;
+        Ok(Paged::new(items, page, total))
+    }
+
+    async fn owned_listing(&self, user: UserId, id: ListingId) -> RepoResult<Option<Listing>> {
+        let rows = self
+            .load_listings(|q| {
+                owned_by(q, user);
+                q.sql(" AND l.id = ").bind(id.get());
+            })
+            .await?;
+        Ok(rows.into_iter().next())
+    }
+
+    async fn save_profile_edit(
+        &self,
+        id: ListingId,
+        user: UserId,
+        p: &ListingProfile,
+        before: &str,
+        after: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let am = listings::ActiveModel {
+            id: Set(id.get()),
+            tagline: Set(p.tagline.clone()),
+            short_description: Set(p.short_description.clone()),
+            description: Set(p.description.clone()),
+            pricing_model: Set(p.pricing_model.clone()),
+            pricing_summary: Set(p.pricing_summary.clone()),
+            country: Set(p.country.as_ref().map(|c| c.as_str().to_owned())),
+            city: Set(p.city.clone()),
+            founded_year: Set(p.founded_year.map(FoundedYear::get)),
+            demo_video_url: Set(p.demo_video_url.clone()),
+            contact_email: Set(p.contact_email.clone()),
+            features: Set(list_to_json(&p.features)),
+            usps: Set(list_to_json(&p.usps)),
+            keywords: Set(list_to_json(&p.keywords)),
+            headline: Set(p.headline.clone()),
+            summary: Set(p.summary.clone()),
+            seo_title: Set(p.seo_title.clone()),
+            seo_description: Set(p.seo_description.clone()),
+            socials: Set(socials_to_json(&p.socials)),
+            faqs: Set(faqs_to_json(&p.faqs)),
+            updated_at: Set(ts(now)),
+            ..Default::default()
+        };
+        am.update(&txn).await.map_err(repo_err)?;
+        listing_versions::ActiveModel {
+            listing_id: Set(id.get()),
+            user_id: Set(Some(user.get())),
+            before: Set(before.to_owned()),
+            after: Set(after.to_owned()),
+            created_at: Set(ts(now)),
+            ..Default::default()
+        }
+        .insert(&txn)
+        .await
+        .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)
+    }
+
+    async fn listing_versions(&self, id: ListingId) -> RepoResult<Vec<ListingVersion>> {
+        let rows = listing_versions::Entity::find()
+            .filter(listing_versions::Column::ListingId.eq(id.get()))
+            .order_by_asc(listing_versions::Column::Id)
+            .all(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|v| ListingVersion {
+                id: v.id,
+                listing_id: ListingId::from_db(v.listing_id),
+                user_id: v.user_id.map(UserId::from_db),
+                before: v.before,
+                after: v.after,
+                created_at: v.created_at.with_timezone(&Utc),
+            })
+            .collect())
+    }
+
+    async fn move_lifecycle(
+        &self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool> {
+        let mut q = listings::Entity::update_many()
+            .col_expr(listings::Column::Status, Expr::value(to.status().as_str()))
+            .col_expr(listings::Column::Plan, Expr::value(to.plan().as_str()))
+            .col_expr(listings::Column::LaunchWeek, Expr::value(to.launch_week().map(LaunchWeek::monday)))
+            .col_expr(listings::Column::LaunchedAt, Expr::value(to.launched_at().map(ts)))
+            .col_expr(listings::Column::UpdatedAt, Expr::value(ts(now)))
+            .filter(listings::Column::Id.eq(id.get()))
+            .filter(listings::Column::Status.eq(from.status().as_str()))
+            .filter(listings::Column::Plan.eq(from.plan().as_str()));
+        q = match from.launch_week() {
+            Some(w) => q.filter(listings::Column::LaunchWeek.eq(w.monday())),
+            None => q.filter(listings::Column::LaunchWeek.is_null()),
+        };
+        let r = q.exec(&self.db).await.map_err(repo_err)?;
+        Ok(r.rows_affected == 1)
+    }
+
+    async fn free_launches(&self, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>> {
+        if weeks.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT launch_week, COUNT(*) AS n FROM listings WHERE plan = 'free' \
+             AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN (",
+        );
+        for (i, w) in weeks.iter().enumerate() {
+            if i > 0 {
+                q.sql(", ");
+            }
+            q.bind(w.monday());
+        }
+        q.sql(") GROUP BY launch_week");
+        let rows = WeekCount::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
+    }
+
+    async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {
+        self.load_listings(|q| {
+            q.sql(" WHERE l.status = ")
+                .bind(status.as_str())
+                .sql(" AND l.launch_week <= ")
+                .bind(week.monday())
+                .sql(" ORDER BY l.id");
+        })
+        .await
+    }
+
+    async fn record_badge_check(&self, id: ListingId, check: &BadgeCheck) -> RepoResult<()> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE listings SET badge_checked_at = ")
+            .bind(ts(check.checked_at))
+            .sql(", badge_found = ")
+            .bind(check.found.clone())
+            .sql(", badge_detail = ")
+            .bind(check.detail.clone())
+            .sql(" WHERE id = ")
+            .bind(id.get());
+        sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
+        Ok(())
+    }
+
+    async fn badge_check(&self, id: ListingId) -> RepoResult<Option<BadgeCheck>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT badge_checked_at, badge_found, badge_detail FROM listings WHERE id = ").bind(id.get());
+        let row = BadgeRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.and_then(|r| {
+            Some(BadgeCheck {
+                checked_at: r.badge_checked_at?.with_timezone(&Utc),
+                found: r.badge_found,
+                detail: r.badge_detail.unwrap_or_default(),
+            })
+        }))
+    }
+
+    async fn post_update(&self, id: ListingId, u: &ListingUpdate) -> RepoResult<i64> {
+        let m = listing_updates::ActiveModel {
+            listing_id: Set(id.get()),
+            title: Set(u.title.clone()),
+            body: Set(u.body.clone()),
+            posted_at: Set(ts(u.posted_at)),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await
+        .map_err(repo_err)?;
+        Ok(m.id)
+    }
+
+    async fn add_milestone(&self, id: ListingId, m: &Milestone, max: usize) -> RepoResult<Option<MilestoneId>> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        // Serialize adders of one listing (a no-op row update locks it on PostgreSQL; SQLite has one writer).
+        listings::Entity::update_many()
+            .col_expr(listings::Column::Id, Expr::col(listings::Column::Id))
+            .filter(listings::Column::Id.eq(id.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        let held = milestones::Entity::find()
+            .filter(milestones::Column::ListingId.eq(id.get()))
+            .count(&txn)
+            .await
+            .map_err(repo_err)?;
+        if held >= max as u64 {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(None);
+        }
+        let row = milestones::ActiveModel {
+            listing_id: Set(id.get()),
+            date: Set(m.date),
+            title: Set(m.title.as_str().to_owned()),
+            description: Set(m.description.as_str().to_owned()),
+            url: Set(m.url.clone()),
+            ..Default::default()
+        }
+        .insert(&txn)
+        .await
+        .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(Some(MilestoneId::from_db(row.id)))
+    }
+
+    async fn milestones(&self, id: ListingId) -> RepoResult<Vec<StoredMilestone>> {
+        Ok(self.listing_details(id, true).await?.milestones)
+    }
+
+    async fn delete_milestone(&self, id: ListingId, milestone: MilestoneId) -> RepoResult<bool> {
+        let r = milestones::Entity::delete_many()
+            .filter(milestones::Column::Id.eq(milestone.get()))
+            .filter(milestones::Column::ListingId.eq(id.get()))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(r.rows_affected == 1)
+    }
+
+    async fn set_story(&self, id: ListingId, story: &Story, now: DateTime<Utc>) -> RepoResult<()> {
+        let sections: Vec<(&str, &str)> = story.sections().collect();
+        let json = serde_json::to_string(&sections).map_err(|e| domain::ports::RepoError::Unexpected(Box::new(e)))?;
+        stories::Entity::insert(stories::ActiveModel {
+            listing_id: Set(id.get()),
+            sections: Set(json),
+            updated_at: Set(ts(now)),
+        })
+        .on_conflict(
+            OnConflict::column(stories::Column::ListingId)
+                .update_columns([stories::Column::Sections, stories::Column::UpdatedAt])
+                .to_owned(),
+        )
+        .exec(&self.db)
+        .await
+        .map_err(repo_err)?;
+        Ok(())
+    }
+
+    async fn story(&self, id: ListingId) -> RepoResult<Option<Story>> {
+        Ok(self.listing_details(id, true).await?.story)
+    }
+
+    async fn save_interview_answers(
+        &self,
+        user: UserId,
+        answers: &[InterviewAnswer],
+        now: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        for a in answers {
+            interview_answers::Entity::insert(interview_answers::ActiveModel {
+                user_id: Set(user.get()),
+                question_id: Set(a.question_id.get()),
+                answer: Set(a.answer.as_str().to_owned()),
+                updated_at: Set(ts(now)),
+            })
+            .on_conflict(
+                OnConflict::columns([interview_answers::Column::UserId, interview_answers::Column::QuestionId])
+                    .update_columns([interview_answers::Column::Answer, interview_answers::Column::UpdatedAt])
+                    .to_owned(),
+            )
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        }
+        txn.commit().await.map_err(repo_err)
+    }
+
+    async fn cast_vote(&self, v: &domain::engagement::Vote) -> RepoResult<bool> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let row = votes::ActiveModel {
+            listing_id: Set(v.listing_id.get()),
+            user_id: Set(v.voter.get()),
+            created_at: Set(ts(v.cast_at)),
+            ..Default::default()
+        };
+        if !insert_once(&txn, row).await? {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        // A new vote weighs 1 in the trending score (the weight halves every 72 hours as the score is refreshed).
+        listings::Entity::update_many()
+            .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(1))
+            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(1.0))
+            .filter(listings::Column::Id.eq(v.listing_id.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        vote_tallies::Entity::insert(vote_tallies::ActiveModel {
+            week_start: Set(LaunchWeek::of(v.cast_at).monday()),
+            listing_id: Set(v.listing_id.get()),
+            votes: Set(1),
+        })
+        .on_conflict(
+            OnConflict::columns([vote_tallies::Column::WeekStart, vote_tallies::Column::ListingId])
+                .value(
+                    vote_tallies::Column::Votes,
+                    Expr::col((vote_tallies::Entity, vote_tallies::Column::Votes)).add(1),
+                )
+                .to_owned(),
+        )
+        .exec(&txn)
+        .await
+        .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
+    }
+
+    async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let row =
+            follows::ActiveModel { listing_id: Set(id.get()), user_id: Set(user.get()), created_at: Set(ts(now)) };
+        if !insert_once(&txn, row).await? {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        add_follows(&txn, id, 1).await?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
+    }
+
+    async fn unfollow(&self, id: ListingId, user: UserId) -> RepoResult<bool> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let r = follows::Entity::delete_many()
+            .filter(follows::Column::ListingId.eq(id.get()))
+            .filter(follows::Column::UserId.eq(user.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        if r.rows_affected == 1 {
+            add_follows(&txn, id, -1).await?;
+        }
+        txn.commit().await.map_err(repo_err)?;
+        Ok(r.rows_affected == 1)
+    }
+
+    async fn followers(&self, id: ListingId) -> RepoResult<Vec<Email>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT u.email FROM follows f JOIN users u ON u.id = f.user_id WHERE f.listing_id = ")
+            .bind(id.get())
+            .sql(" ORDER BY f.created_at, u.id");
+        let rows = EmailRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows.into_iter().filter_map(|r| Email::parse(&r.email).ok()).collect())
+    }
+
+    async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT l.id AS listing_id, COALESCE(v.votes, 0) AS votes FROM listings l LEFT JOIN vote_tallies v ON v.listing_id = l.id AND v.week_start = ")
+            .bind(week.monday())
+            .sql(" WHERE l.status = 'live' AND l.launch_week = ")
+            .bind(week.monday())
+            .sql(" ORDER BY l.id");
+        let rows = TallyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows.into_iter().map(|r| (ListingId::from_db(r.listing_id), r.votes)).collect())
+    }
+
+    async fn award_week(&self, week: LaunchWeek, list: &[Award]) -> RepoResult<bool> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let held = awards::Entity::find()
+            .filter(awards::Column::WeekStart.eq(week.monday()))
+            .count(&txn)
+            .await
+            .map_err(repo_err)?;
+        if held > 0 {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        for a in list {
+            let row = awards::ActiveModel {
+                week_start: Set(week.monday()),
+                rank: Set(i16::from(a.rank.get())),
+                listing_id: Set(a.listing_id.get()),
+                votes: Set(a.votes),
+                ..Default::default()
+            };
+            if let Err(e) = awards::Entity::insert(row).exec(&txn).await {
+                txn.rollback().await.map_err(repo_err)?;
+                // Another instance awarded the week at the same moment (unique week and rank).
+                return if is_unique_violation(&e) { Ok(false) } else { Err(repo_err(e)) };
+            }
+        }
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
+    }
+}

@@ -1,0 +1,90 @@
+//! Own listings on both databases: lifecycle compare-and-set, free-week counts, due listings, badge
+//! checks, edits with versions, milestones up to their cap, votes into the week's tally, one award set
+//! per week, and follows.
+
+use crate::accounts::user;
+use crate::{listing, now, on_both};
+use chrono::Duration;
+use domain::award::launch_of_the_week;
+use domain::engagement::Vote;
+use domain::listing::ListingStatus;
+use domain::ports::{BadgeCheck, ListingRepository, OwnListingRepository, UserRepository};
+use domain::sections::Milestone;
+use domain::week::LaunchWeek;
+
+on_both!(lifecycle_moves_compare_and_set_and_the_free_queue_counts, |store| {
+    let l = store.create_listing(listing("Queue One", ListingStatus::Draft, None)).await.unwrap();
+    let week = LaunchWeek::of(now()).plus_weeks(7);
+    let mut free = l.lifecycle;
+    free.choose_free(week).unwrap();
+    assert!(store.move_lifecycle(l.id, &l.lifecycle, &free, now()).await.unwrap());
+    assert!(!store.move_lifecycle(l.id, &l.lifecycle, &free, now()).await.unwrap(), "moved from a stale state");
+    let got = store.get_listing(l.id).await.unwrap().unwrap();
+    assert_eq!((got.lifecycle.status(), got.lifecycle.launch_week()), (ListingStatus::AwaitingBadge, Some(week)));
+    let counts = store.free_launches(&[week, week.plus_weeks(1)]).await.unwrap();
+    assert_eq!(counts, vec![(week, 1)]);
+    assert!(store.listings_due(ListingStatus::AwaitingBadge, week.plus_weeks(-1)).await.unwrap().is_empty());
+    assert_eq!(store.listings_due(ListingStatus::AwaitingBadge, week).await.unwrap().len(), 1);
+    assert_eq!(store.badge_check(l.id).await.unwrap(), None);
+    let check = BadgeCheck { checked_at: now(), found: Some("a link".into()), detail: "found on x".into() };
+    store.record_badge_check(l.id, &check).await.unwrap();
+    assert_eq!(store.badge_check(l.id).await.unwrap(), Some(check));
+    // Nobody owns a listing created outside a draft.
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    assert_eq!(store.owned_listing(ann.id, l.id).await.unwrap(), None);
+    assert_eq!(store.owned_listings(ann.id, Default::default()).await.unwrap().total, 0);
+});
+
+on_both!(edits_keep_versions_and_milestones_stop_at_their_cap, |store| {
+    let l = store.create_listing(listing("Edited", ListingStatus::Live, None)).await.unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let mut p = l.profile.clone();
+    p.tagline = "New tagline".into();
+    store
+        .save_profile_edit(l.id, ann.id, &p, r#"{"tagline":"old"}"#, r#"{"tagline":"New tagline"}"#, now())
+        .await
+        .unwrap();
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().profile.tagline, "New tagline");
+    let v = store.listing_versions(l.id).await.unwrap();
+    assert_eq!((v.len(), v[0].user_id, v[0].before.as_str()), (1, Some(ann.id), r#"{"tagline":"old"}"#));
+    let m = Milestone::parse("2026-01-31", "Launched".into(), None, None).unwrap();
+    let first = store.add_milestone(l.id, &m, 2).await.unwrap().unwrap();
+    assert!(store.add_milestone(l.id, &m, 2).await.unwrap().is_some());
+    assert_eq!(store.add_milestone(l.id, &m, 2).await.unwrap(), None, "the cap holds");
+    assert!(store.delete_milestone(l.id, first).await.unwrap());
+    assert!(!store.delete_milestone(l.id, first).await.unwrap());
+    assert_eq!(store.milestones(l.id).await.unwrap().len(), 1);
+});
+
+on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
+    let week = LaunchWeek::of(now());
+    let a = store.create_listing(listing("Voted A", ListingStatus::Live, None)).await.unwrap();
+    let b = store.create_listing(listing("Voted B", ListingStatus::Live, None)).await.unwrap();
+    let mut n = 0;
+    for (l, votes) in [(a.id, 2), (b.id, 3)] {
+        for _ in 0..votes {
+            n += 1;
+            let u = store.create_user(user(&format!("v{n}@voters.example")), now()).await.unwrap();
+            let v = Vote { listing_id: l, voter: u.id, cast_at: now() + Duration::minutes(n) };
+            assert!(store.cast_vote(&v).await.unwrap());
+            assert!(!store.cast_vote(&v).await.unwrap(), "one vote per person and listing");
+        }
+    }
+    assert_eq!(store.get_listing(b.id).await.unwrap().unwrap().votes, 3);
+    let mut tally = store.week_tally(week).await.unwrap();
+    tally.sort();
+    assert_eq!(tally, vec![(a.id, 2), (b.id, 3)]);
+    let awards = launch_of_the_week(week, tally);
+    assert!(store.award_week(week, &awards).await.unwrap());
+    assert!(!store.award_week(week, &awards).await.unwrap(), "once per week");
+    let fan = store.create_user(user("fan@people.example"), now()).await.unwrap();
+    assert!(store.follow(a.id, fan.id, now()).await.unwrap());
+    assert!(!store.follow(a.id, fan.id, now()).await.unwrap());
+    assert_eq!(
+        store.followers(a.id).await.unwrap().iter().map(|e| e.as_str().to_owned()).collect::<Vec<_>>(),
+        ["fan@people.example"]
+    );
+    assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 1);
+    assert!(store.unfollow(a.id, fan.id).await.unwrap());
+    assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 0);
+});

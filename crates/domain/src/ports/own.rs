@@ -1,0 +1,116 @@
+//! A maker's own listings: reading them as their owner, editing them with a version history, their
+//! sections, the lifecycle moves, and what the background jobs need (badge checks, go-live, awards).
+
+use super::RepoResult;
+use crate::award::Award;
+use crate::ids::{ListingId, MilestoneId, UserId};
+use crate::interview::InterviewAnswer;
+use crate::listing::{Lifecycle, Listing, ListingProfile, ListingStatus};
+use crate::paging::{PageRequest, Paged};
+use crate::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
+use crate::user::Email;
+use crate::week::LaunchWeek;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+/// One kept copy of an edit: the own-editable fields before and after, as JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingVersion {
+    pub id: i64,
+    pub listing_id: ListingId,
+    /// Who edited (`None` once the account was deleted).
+    pub user_id: Option<UserId>,
+    pub before: String,
+    pub after: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The last look for our badge on a listing's homepage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadgeCheck {
+    pub checked_at: DateTime<Utc>,
+    /// What was found (`a link to …`, `our badge image …`), or `None`.
+    pub found: Option<String>,
+    /// What the check saw, for the maker: the reason it found nothing or could not look.
+    pub detail: String,
+}
+
+#[async_trait]
+pub trait OwnListingRepository: Send + Sync {
+    /// The listings `user` owns or co-owns, any status, newest first.
+    async fn owned_listings(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Listing>>;
+
+    /// One listing when `user` owns or co-owns it; `None` for anyone else's (and unknown ids).
+    async fn owned_listing(&self, user: UserId, id: ListingId) -> RepoResult<Option<Listing>>;
+
+    /// Saves an edited profile and keeps the before/after copy, in one transaction.
+    async fn save_profile_edit(
+        &self,
+        id: ListingId,
+        user: UserId,
+        profile: &ListingProfile,
+        before: &str,
+        after: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()>;
+
+    /// Every kept copy of a listing's edits, oldest first.
+    async fn listing_versions(&self, id: ListingId) -> RepoResult<Vec<ListingVersion>>;
+
+    /// Moves the lifecycle to `to` only if it is still `from` (compare-and-set); false when another
+    /// writer moved it first.
+    async fn move_lifecycle(
+        &self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+    ) -> RepoResult<bool>;
+
+    /// How many free-plan listings (waiting for the badge, scheduled or live) each week holds.
+    async fn free_launches(&self, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>>;
+
+    /// Listings in `status` whose launch week starts on or before `week`'s Monday.
+    async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>>;
+
+    async fn record_badge_check(&self, id: ListingId, check: &BadgeCheck) -> RepoResult<()>;
+    async fn badge_check(&self, id: ListingId) -> RepoResult<Option<BadgeCheck>>;
+
+    /// Posts a "what's new" update; returns its id.
+    async fn post_update(&self, id: ListingId, update: &ListingUpdate) -> RepoResult<i64>;
+
+    /// Adds a milestone unless the listing holds `max` already (`None` then).
+    async fn add_milestone(&self, id: ListingId, m: &Milestone, max: usize) -> RepoResult<Option<MilestoneId>>;
+    /// Oldest first.
+    async fn milestones(&self, id: ListingId) -> RepoResult<Vec<StoredMilestone>>;
+    /// False when the listing has no such milestone.
+    async fn delete_milestone(&self, id: ListingId, milestone: MilestoneId) -> RepoResult<bool>;
+
+    async fn set_story(&self, id: ListingId, story: &Story, now: DateTime<Utc>) -> RepoResult<()>;
+    async fn story(&self, id: ListingId) -> RepoResult<Option<Story>>;
+
+    /// Saves (inserts or replaces) a founder's answers.
+    async fn save_interview_answers(
+        &self,
+        user: UserId,
+        answers: &[InterviewAnswer],
+        now: DateTime<Utc>,
+    ) -> RepoResult<()>;
+
+    /// Records a vote (cast on the site, checked by `engagement::Vote::cast`): the listing's total, its
+    /// trending score and the tally of the vote's launch week, in one transaction. False when this
+    /// person already voted for the listing.
+    async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
+
+    /// Follows a listing; false when already following.
+    async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;
+    /// Stops following; false when not following.
+    async fn unfollow(&self, id: ListingId, user: UserId) -> RepoResult<bool>;
+    /// The email addresses of a listing's followers.
+    async fn followers(&self, id: ListingId) -> RepoResult<Vec<Email>>;
+
+    /// Live listings launched in `week` with the community votes cast for each in that week.
+    async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>>;
+    /// Stores a week's awards unless the week has awards already; false then.
+    async fn award_week(&self, week: LaunchWeek, awards: &[Award]) -> RepoResult<bool>;
+}
