@@ -65,6 +65,11 @@ async fn setup() -> Setup {
 
 /// Submits the fixture site and saves its draft as a listing; returns the listing id.
 async fn saved_listing(s: &Setup) -> i64 {
+    saved_listing_with(s, None).await
+}
+
+/// As [`saved_listing`], applying `edit` (an update_draft body) to the ready draft first.
+async fn saved_listing_with(s: &Setup, edit: Option<Value>) -> i64 {
     let (st, d) = call(&s.app, "POST", "/drafts", &s.key, Some(json!({"url": s.site.url()}))).await;
     assert_eq!(st, 201, "{d}");
     let id = d["id"].as_str().unwrap().to_owned();
@@ -75,6 +80,10 @@ async fn saved_listing(s: &Setup) -> i64 {
         }
         assert_ne!(d["status"], "failed", "{d}");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    if let Some(body) = edit {
+        let (st, d) = call(&s.app, "PATCH", &format!("/drafts/{id}"), &s.key, Some(body)).await;
+        assert_eq!(st, 200, "{d}");
     }
     let (st, saved) = call(&s.app, "POST", &format!("/drafts/{id}/submit"), &s.key, None).await;
     assert_eq!((st, saved["created"].as_bool()), (200, Some(true)), "{saved}");
@@ -471,4 +480,18 @@ async fn followers_are_told_of_updates_through_the_outbox() {
     )
     .await;
     assert_eq!(posted["followers_notified"], 0);
+}
+
+#[tokio::test]
+async fn the_drafts_story_and_milestones_become_the_listings() {
+    let s = setup().await;
+    let edit = json!({
+        "story": {"title": "Why cats", "problem": "Cats could not reach orbit."},
+        "milestones": [{"date": "2025-05-01", "title": "First launch"}],
+    });
+    let id = saved_listing_with(&s, Some(edit)).await;
+    let (_, mine) = call(&s.app, "GET", &format!("/me/listings/{id}"), &s.key, None).await;
+    assert_eq!(mine["profile"]["story"]["problem"], "Cats could not reach orbit.", "{mine}");
+    let ms = mine["profile"]["milestones"].as_array().unwrap();
+    assert_eq!((ms.len(), ms[0]["title"].as_str()), (1, Some("First launch")));
 }

@@ -8,7 +8,9 @@ use domain::ValidationErrors;
 use domain::category::{Category, ListingCategories};
 use domain::draft::{Draft, DraftField, FieldValue};
 use domain::listing::{CountryCode, FoundedYear, Lifecycle, ListingProfile, NewListing, UnlockedSections};
+use domain::ports::OwnListingRepository;
 use domain::ports::{CategoryRepository, DraftRepository, RepoError};
+use domain::sections::Story;
 use domain::slug::Slug;
 use domain::text::check_max;
 
@@ -130,11 +132,28 @@ pub(crate) fn to_new_listing(
 pub(crate) async fn save_listing(app: &bootstrap::App, d: &Draft) -> OpResult<domain::ids::ListingId> {
     let cats = app.store.all_categories().await?;
     let new = to_new_listing(d, &cats, app.now())?;
-    match app.store.save_draft_listing(d, &new, app.now()).await {
-        Ok(id) => Ok(id),
-        Err(RepoError::Conflict(m)) => Err(OpError::Conflict { code: "submit_conflict", message: m }),
-        Err(e) => Err(e.into()),
+    // The story's title is bounded tighter on a listing (200) than in a draft (8000).
+    let story = Story::parse(
+        "story",
+        d.extras.story.sections().map(|(k, v)| (k.to_owned(), v.to_owned())),
+        Story::MAX_LISTING_TITLE,
+    )?;
+    let id = match app.store.save_draft_listing(d, &new, app.now()).await {
+        Ok(id) => id,
+        Err(RepoError::Conflict(m)) => return Err(OpError::Conflict { code: "submit_conflict", message: m }),
+        Err(e) => return Err(e.into()),
+    };
+    if d.listing_id.is_none() {
+        // The first save carries the draft's story and milestones over; afterwards the listing's own
+        // operations (set_founder_story, add/delete_milestone) own them.
+        if !story.is_empty() {
+            app.store.set_story(id, &story, app.now()).await?;
+        }
+        for m in d.extras.milestones.iter().take(domain::own::limits::MILESTONES) {
+            app.store.add_milestone(id, m, domain::own::limits::MILESTONES).await?;
+        }
     }
+    Ok(id)
 }
 
 /// Load → change → save with the version read, retried when another writer (the worker, another
