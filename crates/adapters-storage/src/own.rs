@@ -3,7 +3,7 @@
 
 use crate::entity::{
     awards, follows, interview_answers, listing_owners, listing_updates, listing_versions, listings, milestones,
-    stories, vote_tallies, votes,
+    site_settings, stories, vote_tallies, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::sql::RawQuery;
@@ -69,6 +69,18 @@ where
         Err(e) if is_unique_violation(&e) => Ok(false),
         Err(e) => Err(repo_err(e)),
     }
+}
+
+/// Where the trending scores' instant is kept (a site setting no operator can set: `validate` refuses it).
+const TRENDING_AS_OF: &str = "_trending_as_of";
+
+fn as_of_text(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+async fn read_trending_as_of(db: &impl sea_orm::ConnectionTrait) -> RepoResult<Option<DateTime<Utc>>> {
+    let row = site_settings::Entity::find_by_id(TRENDING_AS_OF.to_owned()).one(db).await.map_err(repo_err)?;
+    Ok(row.and_then(|r| DateTime::parse_from_rfc3339(&r.value).ok()).map(|t| t.with_timezone(&Utc)))
 }
 
 /// Moves a listing's follower count by `delta`.
@@ -382,10 +394,12 @@ impl OwnListingRepository for SeaOrmStore {
             txn.rollback().await.map_err(repo_err)?;
             return Ok(false);
         }
-        // A new vote weighs 1 in the trending score (the weight halves every 72 hours as the score is refreshed).
+        // Weighted relative to the instant the stored scores are as of, so the next decay is exact.
+        let as_of = read_trending_as_of(&txn).await?.unwrap_or(v.cast_at);
+        let weight = domain::listing::trending::weight_as_of(v.cast_at, as_of);
         listings::Entity::update_many()
             .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(1))
-            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(1.0))
+            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(weight))
             .filter(listings::Column::Id.eq(v.listing_id.get()))
             .exec(&txn)
             .await
@@ -445,6 +459,48 @@ impl OwnListingRepository for SeaOrmStore {
             .sql(" ORDER BY f.created_at, u.id");
         let rows = EmailRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(rows.into_iter().filter_map(|r| Email::parse(&r.email).ok()).collect())
+    }
+
+    async fn trending_as_of(&self) -> RepoResult<Option<DateTime<Utc>>> {
+        read_trending_as_of(&self.db).await
+    }
+
+    async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool> {
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let Some(from) = from else {
+            let row = site_settings::ActiveModel {
+                key: Set(TRENDING_AS_OF.to_owned()),
+                value: Set(as_of_text(to)),
+                updated_at: Set(ts(to)),
+            };
+            let started = insert_once(&txn, row).await?;
+            if started {
+                txn.commit().await.map_err(repo_err)?;
+            } else {
+                txn.rollback().await.map_err(repo_err)?;
+            }
+            return Ok(started);
+        };
+        let moved = site_settings::Entity::update_many()
+            .col_expr(site_settings::Column::Value, Expr::value(as_of_text(to)))
+            .col_expr(site_settings::Column::UpdatedAt, Expr::value(ts(to)))
+            .filter(site_settings::Column::Key.eq(TRENDING_AS_OF))
+            .filter(site_settings::Column::Value.eq(as_of_text(from)))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        if moved.rows_affected != 1 {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        listings::Entity::update_many()
+            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).mul(factor))
+            .filter(listings::Column::TrendingScore.gt(0.0))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
     }
 
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>> {

@@ -387,6 +387,14 @@ pub mod trending {
 
     pub const HALF_LIFE_HOURS: f64 = 72.0;
 
+    /// A vote's weight relative to the instant the stored scores are as of: above 1 for a vote cast
+    /// after it, so that decaying the stored score from `as_of` to any later instant weighs the vote
+    /// exactly by its own age. Exponential decay makes this exact: decaying a sum decays each term.
+    pub fn weight_as_of(voted_at: DateTime<Utc>, as_of: DateTime<Utc>) -> f64 {
+        let hours = (as_of - voted_at).num_seconds() as f64 / 3600.0;
+        0.5f64.powf(hours / HALF_LIFE_HOURS)
+    }
+
     pub fn vote_weight(voted_at: DateTime<Utc>, now: DateTime<Utc>) -> f64 {
         let age_h = (now - voted_at).num_seconds().max(0) as f64 / 3600.0;
         0.5f64.powf(age_h / HALF_LIFE_HOURS)
@@ -701,6 +709,15 @@ mod tests {
         assert!(CountryCode::parse("1A").is_err());
         assert!(CountryCode::parse_assigned("XX").is_err());
         assert!(CountryCode::parse_assigned("ie").is_ok());
+    }
+
+    #[test]
+    fn trending_weights_relative_to_the_scores_instant() {
+        let t = chrono::Utc.with_ymd_and_hms(2026, 11, 22, 0, 0, 0).unwrap();
+        let h = |n| t + chrono::Duration::hours(n);
+        assert!((trending::weight_as_of(h(72), t) - 2.0).abs() < 1e-9);
+        assert!((trending::weight_as_of(t, h(72)) - 0.5).abs() < 1e-9);
+        assert!((trending::weight_as_of(t, h(72)) - trending::vote_weight(t, h(72))).abs() < 1e-12);
     }
 
     #[test]

@@ -4,6 +4,10 @@
 //! (`Lifecycle`, `own::free_launch_week`, `own::badge_placed`, `award::launch_of_the_week`); this
 //! module reads and writes through the ports.
 //!
+//! The duties also decay the stored trending scores every hour (exponential decay of a sum is the sum
+//! of the decayed votes, so one `UPDATE … SET trending_score = trending_score * f` keeps every score
+//! exact; a vote is added weighted as of the scores' instant).
+//!
 //! The duties run with every pass of the worker on every instance. Each change is a compare-and-set
 //! (a listing moves only from the state it was read in) and a week is awarded once (storage refuses a
 //! second set), so two instances running them at once change nothing twice.
@@ -76,7 +80,11 @@ pub(crate) async fn notify_followers(app: &App, id: ListingId, title: &str, body
     Ok(())
 }
 
-/// The calendar duties as of `app.now()`; returns how many changes they made.
+/// How often the stored trending scores are decayed.
+pub const TRENDING_DECAY_HOURS: i64 = 1;
+
+/// The calendar duties as of `app.now()`; returns how many listings they moved or weeks they awarded
+/// (the hourly trending decay is not counted).
 pub async fn duties(app: &App) -> RepoResult<usize> {
     let now = app.now();
     let this_week = LaunchWeek::of(now);
@@ -94,7 +102,8 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
         let Some(week) =
             crate::own::free_week_for(app, now).await.map_err(|e| RepoError::Unexpected(e.to_string().into()))?
         else {
-            tracing::warn!(listing = l.id.get(), "badge never found and every free week is full; it keeps waiting");
+            // Logged at debug: the duties run every second, and the listing's page shows the state.
+            tracing::debug!(listing = l.id.get(), "badge never found and every free week is full; it keeps waiting");
             continue;
         };
         let mut next = l.lifecycle;
@@ -117,7 +126,20 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
             changed += 1;
         }
     }
-    if changed > 0 {
+    // Trending: the stored scores decay with time, not only when votes come (hourly, one statement).
+    let decayed = match app.store.trending_as_of().await? {
+        None => {
+            // Starting the clock changes no score, so nothing cached is out of date.
+            app.store.decay_trending(None, now, 1.0).await?;
+            false
+        }
+        Some(t) if now - t >= Duration::hours(TRENDING_DECAY_HOURS) => {
+            let factor = domain::listing::trending::weight_as_of(t, now);
+            app.store.decay_trending(Some(t), now, factor).await?
+        }
+        Some(_) => false,
+    };
+    if changed > 0 || decayed {
         crate::public_data_changed(app, &crate::ReadCache::disabled()).await;
     }
     Ok(changed)

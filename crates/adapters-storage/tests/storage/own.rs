@@ -88,3 +88,28 @@ on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     assert!(store.unfollow(a.id, fan.id).await.unwrap());
     assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 0);
 });
+
+on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
+    let l = store.create_listing(listing("Trendy", ListingStatus::Live, None)).await.unwrap();
+    let t0 = now();
+    assert_eq!(store.trending_as_of().await.unwrap(), None);
+    assert!(store.decay_trending(None, t0, 1.0).await.unwrap(), "the clock starts");
+    assert!(!store.decay_trending(None, t0, 1.0).await.unwrap(), "once");
+    assert_eq!(store.trending_as_of().await.unwrap(), Some(t0));
+    // A vote cast 72 hours after the scores' instant weighs 2 as of that instant…
+    let u = store.create_user(user("fan@people.example"), now()).await.unwrap();
+    let cast = t0 + Duration::hours(72);
+    assert!(store.cast_vote(&Vote { listing_id: l.id, voter: u.id, cast_at: cast }).await.unwrap());
+    let score = |s: f64| (s * 1e6).round() / 1e6;
+    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 2.0);
+    // …so decaying the scores to the vote's own instant leaves it at exactly 1, and 72 hours later at ½.
+    let f = domain::listing::trending::weight_as_of(t0, cast);
+    assert!(store.decay_trending(Some(t0), cast, f).await.unwrap());
+    assert!(!store.decay_trending(Some(t0), cast, f).await.unwrap(), "a second instance does not decay twice");
+    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 1.0);
+    let later = cast + Duration::hours(72);
+    assert!(
+        store.decay_trending(Some(cast), later, domain::listing::trending::weight_as_of(cast, later)).await.unwrap()
+    );
+    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 0.5);
+});

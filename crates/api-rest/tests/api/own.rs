@@ -176,7 +176,8 @@ async fn a_free_listing_goes_live_through_the_badge_and_the_weeks_and_wins_by_vo
     assert_eq!(m["status"], "scheduled", "{m}");
     let week_path = format!("/launches/weeks/{week}");
     let (_, w) = call(&s.app, "GET", &week_path, &s.key, None).await;
-    assert!(w.to_string().contains(&slug), "a future week shows its scheduled launches: {w}");
+    assert!(w["scheduled"].to_string().contains(&slug), "a future week shows its scheduled launches: {w}");
+    assert!(!w["launches"].to_string().contains(&slug), "but not as a live launch: {w}");
     let (_, found) = call(&s.app, "GET", "/listings?q=rockets&per_page=100", &s.key, None).await;
     assert!(!found.to_string().contains(&slug), "not searchable before it is live");
 
@@ -190,6 +191,9 @@ async fn a_free_listing_goes_live_through_the_badge_and_the_weeks_and_wins_by_vo
     assert_eq!(st, 200, "{public}");
     let (_, found) = call(&s.app, "GET", "/listings?q=rockets&per_page=100", &s.key, None).await;
     assert!(found.to_string().contains(&slug), "searchable once live: {found}");
+    let (_, w) = call(&s.app, "GET", &week_path, &s.key, None).await;
+    assert!(w["launches"].to_string().contains(&slug), "a live launch of its week: {w}");
+    assert!(!w["scheduled"].to_string().contains(&slug), "{w}");
 
     // Three more launches that week and votes cast in it: the awards follow the week's vote order.
     let app = bootstrap::App::connect(&s.app.db.url).await.unwrap();

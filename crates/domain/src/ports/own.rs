@@ -98,7 +98,8 @@ pub trait OwnListingRepository: Send + Sync {
     ) -> RepoResult<()>;
 
     /// Records a vote (cast on the site, checked by `engagement::Vote::cast`): the listing's total, its
-    /// trending score and the tally of the vote's launch week, in one transaction. False when this
+    /// trending score (weighted as of the scores' instant, `trending::weight_as_of`) and the tally of
+    /// the vote's launch week, in one transaction. False when this
     /// person already voted for the listing.
     async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
 
@@ -108,6 +109,13 @@ pub trait OwnListingRepository: Send + Sync {
     async fn unfollow(&self, id: ListingId, user: UserId) -> RepoResult<bool>;
     /// The email addresses of a listing's followers.
     async fn followers(&self, id: ListingId) -> RepoResult<Vec<Email>>;
+
+    /// When the stored trending scores were last decayed; `None` before the first time.
+    async fn trending_as_of(&self) -> RepoResult<Option<DateTime<Utc>>>;
+    /// Multiplies every trending score by `factor` and moves the as-of instant from `from` to `to`,
+    /// only if it still reads `from` (compare-and-set: two instances never decay twice). `from = None`
+    /// starts the clock (`factor` is then ignored). False when another instance got there first.
+    async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool>;
 
     /// Live listings launched in `week` with the community votes cast for each in that week.
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>>;
