@@ -514,6 +514,15 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(rows.into_iter().map(|r| (ListingId::from_db(r.listing_id), r.votes)).collect())
     }
 
+    async fn week_awarded(&self, week: LaunchWeek) -> RepoResult<bool> {
+        let n = awards::Entity::find()
+            .filter(awards::Column::WeekStart.eq(week.monday()))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(n > 0)
+    }
+
     async fn award_week(&self, week: LaunchWeek, list: &[Award]) -> RepoResult<bool> {
         let txn = self.db.begin().await.map_err(repo_err)?;
         let held = awards::Entity::find()

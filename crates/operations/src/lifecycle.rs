@@ -116,6 +116,9 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
     // Launch of the Week for the week that ended (and any earlier one missed while nothing ran).
     for back in 1..=4 {
         let week = this_week.plus_weeks(-back);
+        if app.store.week_awarded(week).await? {
+            continue; // The common case, one indexed count: the tally is read once per week.
+        }
         let tally = app.store.week_tally(week).await?;
         if tally.is_empty() {
             continue;

@@ -75,7 +75,9 @@ on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     tally.sort();
     assert_eq!(tally, vec![(a.id, 2), (b.id, 3)]);
     let awards = launch_of_the_week(week, tally);
+    assert!(!store.week_awarded(week).await.unwrap());
     assert!(store.award_week(week, &awards).await.unwrap());
+    assert!(store.week_awarded(week).await.unwrap());
     assert!(!store.award_week(week, &awards).await.unwrap(), "once per week");
     let fan = store.create_user(user("fan@people.example"), now()).await.unwrap();
     assert!(store.follow(a.id, fan.id, now()).await.unwrap());

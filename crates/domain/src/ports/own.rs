@@ -119,6 +119,8 @@ pub trait OwnListingRepository: Send + Sync {
 
     /// Live listings launched in `week` with the community votes cast for each in that week.
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>>;
+    /// Whether the week has its awards already.
+    async fn week_awarded(&self, week: LaunchWeek) -> RepoResult<bool>;
     /// Stores a week's awards unless the week has awards already; false then.
     async fn award_week(&self, week: LaunchWeek, awards: &[Award]) -> RepoResult<bool>;
 }
