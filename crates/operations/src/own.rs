@@ -3,7 +3,7 @@
 //! milestones, the founder story and interview answers, and choose the free plan. Other people's
 //! listings answer 404, like unknown ones.
 
-use crate::drafts::{FaqInput, Item200, Link500, nullable, story_input};
+use crate::drafts::{FaqInput, Item200, Link500, PageInput, milestone_input, nullable, story_input};
 use crate::public::Pagination;
 use crate::public::listings::{ListingProfileOut, MilestoneOut, profile_out};
 use crate::{Ctx, Descriptor, Method, OpError, OpResult, Operation, worker};
@@ -16,7 +16,7 @@ use domain::listing::{Listing, ListingProfile, ListingStatus, UnlockedSections};
 use domain::own::{OwnEdit, limits};
 use domain::paging::PageRequest;
 use domain::ports::{InterviewRepository, OwnListingRepository, SettingsRepository};
-use domain::sections::{ListingUpdate, Milestone, Story};
+use domain::sections::{ListingUpdate, Story};
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -187,15 +187,6 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
 
 // ---- list_my_listings ----
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListMyListingsInput {
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
-    pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
-    pub per_page: Option<i64>,
-}
-
 pub struct ListMyListings;
 
 #[async_trait]
@@ -208,10 +199,10 @@ impl Operation for ListMyListings {
     const DESCRIPTION: &'static str = "Lists the listings the caller owns or co-owns, newest first, whatever their \
         status (draft = saved not published, awaiting_badge, scheduled, live), with plan and launch week. \
         Call get_my_listing for one in full. Read-only.";
-    type Input = ListMyListingsInput;
+    type Input = PageInput;
     type Output = MyListingPage;
 
-    async fn run(ctx: &Ctx, i: ListMyListingsInput) -> OpResult<MyListingPage> {
+    async fn run(ctx: &Ctx, i: PageInput) -> OpResult<MyListingPage> {
         let user = ctx.principal()?.user_id;
         let page = PageRequest::parse(i.page, i.per_page)?;
         let listings = ctx.app.store.owned_listings(user, page).await?;
@@ -472,22 +463,12 @@ impl Operation for PostListingUpdate {
 
 // ---- add_milestone / delete_milestone ----
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct AddMilestoneInput {
+milestone_input!(
+    /// The listing and the milestone.
+    AddMilestoneInput,
     #[schema(minimum = 1)]
-    pub listing_id: i64,
-    /// YYYY-MM-DD.
-    #[schema(format = Date, max_length = 10)]
-    pub date: String,
-    #[schema(max_length = 200, min_length = 1)]
-    pub title: String,
-    #[schema(max_length = 2000)]
-    pub description: Option<String>,
-    /// An https link.
-    #[schema(max_length = 500, pattern = "^https://")]
-    pub url: Option<String>,
-}
+    listing_id: i64
+);
 
 pub struct AddMilestone;
 
@@ -509,8 +490,9 @@ impl Operation for AddMilestone {
     type Output = MilestoneOut;
 
     async fn run(ctx: &Ctx, i: AddMilestoneInput) -> OpResult<MilestoneOut> {
-        let m = Milestone::parse(&i.date, i.title, i.description, i.url)?;
-        let l = own_listing(ctx, i.listing_id).await?;
+        let listing_id = i.listing_id;
+        let m = i.parse()?;
+        let l = own_listing(ctx, listing_id).await?;
         let Some(id) = ctx.app.store.add_milestone(l.id, &m, limits::MILESTONES).await? else {
             return Err(OpError::Conflict {
                 code: "too_many_milestones",

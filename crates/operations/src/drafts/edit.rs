@@ -114,20 +114,37 @@ pub struct FounderInput {
     pub bio: Option<String>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MilestoneInput {
-    /// YYYY-MM-DD.
-    #[schema(format = Date, max_length = 10)]
-    pub date: String,
-    #[schema(max_length = 200, min_length = 1)]
-    pub title: String,
-    #[schema(max_length = 2000)]
-    pub description: Option<String>,
-    /// An https link.
-    #[schema(max_length = 500, pattern = "^https://")]
-    pub url: Option<String>,
+/// A milestone input type (date and title required), after any extra fields given (a path parameter).
+macro_rules! milestone_input {
+    ($(#[$doc:meta])* $name:ident $(, $(#[$fmeta:meta])* $extra:ident : $ety:ty)*) => {
+        $(#[$doc])*
+        #[derive(Debug, serde::Deserialize, utoipa::ToSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $( $(#[$fmeta])* pub $extra: $ety, )*
+            /// YYYY-MM-DD.
+            #[schema(format = Date, max_length = 10)]
+            pub date: String,
+            #[schema(max_length = 200, min_length = 1)]
+            pub title: String,
+            #[schema(max_length = 2000)]
+            pub description: Option<String>,
+            /// An https link.
+            #[schema(max_length = 500, pattern = "^https://")]
+            pub url: Option<String>,
+        }
+
+        impl $name {
+            /// The milestone, its bounds checked.
+            pub(crate) fn parse(self) -> Result<domain::sections::Milestone, domain::ValidationError> {
+                domain::sections::Milestone::parse(&self.date, self.title, self.description, self.url)
+            }
+        }
+    };
 }
+pub(crate) use milestone_input;
+
+milestone_input!(MilestoneInput);
 
 /// A story input type: the nine sections, the title bounded by `$title_max`, every other section by
 /// 8000, after any extra fields given (a path parameter).
@@ -361,12 +378,7 @@ impl DraftEdit {
                 let parsed: Vec<Option<Milestone>> = ms
                     .into_iter()
                     .enumerate()
-                    .map(|(i, m)| {
-                        errs.take(
-                            Milestone::parse(&m.date, m.title, m.description, m.url)
-                                .map_err(|e| e.within(&format!("milestones[{i}]"))),
-                        )
-                    })
+                    .map(|(i, m)| errs.take(m.parse().map_err(|e| e.within(&format!("milestones[{i}]")))))
                     .collect();
                 edit.milestones = parsed.into_iter().collect();
             }

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use view::{DraftOut, DraftPage, DraftSummaryOut};
 
-pub(crate) use edit::{FaqInput, Item200, Link500, UpdateDraftInput, nullable, story_input};
+pub(crate) use edit::{FaqInput, Item200, Link500, UpdateDraftInput, milestone_input, nullable, story_input};
 pub(crate) use listing::{save_listing, to_new_listing, update_draft};
 
 pub(crate) fn descriptors() -> Vec<Descriptor> {
@@ -112,9 +112,10 @@ impl Operation for SubmitListing {
 
 // ---- list_my_drafts ----
 
+/// Paging only: what list operations without filters take.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ListMyDraftsInput {
+pub struct PageInput {
     #[schema(minimum = 1, maximum = 1000, default = 1)]
     pub page: Option<i64>,
     #[schema(minimum = 1, maximum = 100, default = 20)]
@@ -132,10 +133,10 @@ impl Operation for ListMyDrafts {
     const SUMMARY: &'static str = "The caller's drafts, newest first";
     const DESCRIPTION: &'static str = "Lists the caller's drafts newest first with status (crawling, drafting, \
         ready, failed), completeness (0–100) and the listing each was submitted as. Read-only.";
-    type Input = ListMyDraftsInput;
+    type Input = PageInput;
     type Output = DraftPage;
 
-    async fn run(ctx: &Ctx, input: ListMyDraftsInput) -> OpResult<DraftPage> {
+    async fn run(ctx: &Ctx, input: PageInput) -> OpResult<DraftPage> {
         let p = ctx.principal()?;
         let page = PageRequest::parse(input.page, input.per_page)?;
         let drafts = ctx.app.store.list_drafts(p.user_id, page).await?;
