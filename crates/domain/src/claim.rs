@@ -73,6 +73,137 @@ impl ClaimStatus {
     }
 }
 
+/// What the claimant publishes for a method (or is told, for email).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Instructions {
+    /// A TXT record at `name` whose value is `value` (other TXT records may stay).
+    Dns { name: String, value: String },
+    /// A `<meta>` tag in the homepage's HTML.
+    Meta { tag: String, name: String, content: String },
+    /// A file at `url` (path `path`) whose body is `body`.
+    File { url: String, path: String, body: String },
+    /// A link was emailed to `to`; opening it verifies.
+    Email { to: String },
+}
+
+/// The DNS name, meta name and file path claims use; fixed so a site can keep them across claims.
+pub const DNS_LABEL: &str = "_launchdir-challenge";
+pub const META_NAME: &str = "launchdir-verification";
+pub const FILE_PATH: &str = "/.well-known/launchdir-verification.txt";
+/// The only local parts an email claim may go to (those a domain reserves for its administrators,
+/// as certificate authorities accept them).
+pub const EMAIL_LOCAL_PARTS: [&str; 5] = ["admin", "administrator", "webmaster", "hostmaster", "postmaster"];
+
+/// The value a DNS record, meta tag or file must carry for `token`.
+pub fn proof(token: &str) -> String {
+    format!("launchdir-verification={token}")
+}
+
+/// What to publish for a claim on `domain` (the listing's, without `www.`) with `token`.
+pub fn instructions(
+    method: ClaimMethod,
+    domain: &str,
+    homepage: &str,
+    token: &str,
+    email: Option<&str>,
+) -> Instructions {
+    match method {
+        ClaimMethod::Dns => Instructions::Dns { name: format!("{DNS_LABEL}.{domain}"), value: proof(token) },
+        ClaimMethod::Meta => Instructions::Meta {
+            tag: format!("<meta name=\"{META_NAME}\" content=\"{token}\">"),
+            name: META_NAME.into(),
+            content: token.into(),
+        },
+        ClaimMethod::File => Instructions::File {
+            url: format!("{}{FILE_PATH}", homepage.trim_end_matches('/')),
+            path: FILE_PATH.into(),
+            body: proof(token),
+        },
+        ClaimMethod::Email => Instructions::Email { to: email.unwrap_or_default().to_owned() },
+    }
+}
+
+/// The listing's domain as claims name it: lower case, without `www.`.
+pub fn claim_domain(listing_domain: &str) -> String {
+    let d = listing_domain.trim().trim_end_matches('.').to_ascii_lowercase();
+    d.strip_prefix("www.").map(str::to_owned).unwrap_or(d)
+}
+
+/// Checks the address of an email claim: one of [`EMAIL_LOCAL_PARTS`] at the listing's domain.
+pub fn check_claim_email(email: &str, listing_domain: &str) -> Result<String, ValidationError> {
+    let email = email.trim().to_ascii_lowercase();
+    let domain = claim_domain(listing_domain);
+    let Some((local, at)) = email.rsplit_once('@') else {
+        return Err(ValidationError::new("email", "is not an email address"));
+    };
+    if at != domain {
+        return Err(ValidationError::new("email", format!("must be an address at {domain}, the listing's domain")));
+    }
+    if !EMAIL_LOCAL_PARTS.contains(&local) {
+        return Err(ValidationError::new(
+            "email",
+            format!(
+                "must be one of {}",
+                EMAIL_LOCAL_PARTS.iter().map(|l| format!("{l}@{domain}")).collect::<Vec<_>>().join(", ")
+            ),
+        ));
+    }
+    Ok(email)
+}
+
+/// Why a check did not verify: what was looked for and what was found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("looked for {looked_for}; found {found}")]
+pub struct NotProven {
+    pub looked_for: String,
+    pub found: String,
+}
+
+fn summary(items: &[String]) -> String {
+    match items {
+        [] => "nothing".into(),
+        [one] => format!("{one:?}"),
+        many => format!(
+            "{} values: {}",
+            many.len(),
+            many.iter().take(5).map(|v| format!("{v:?}")).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// Whether one of the TXT records (all of them are scanned) carries the proof for `token`.
+pub fn check_txt(records: &[String], name: &str, token: &str) -> Result<(), NotProven> {
+    let want = proof(token);
+    if records.iter().any(|r| r.trim() == want) {
+        return Ok(());
+    }
+    Err(NotProven {
+        looked_for: format!("a TXT record {want:?} at {name}"),
+        found: format!("TXT {}", summary(records)),
+    })
+}
+
+/// Whether one of the homepage's `launchdir-verification` meta tags carries `token`.
+pub fn check_meta(contents: &[String], token: &str) -> Result<(), NotProven> {
+    if contents.iter().any(|c| c.trim() == token) {
+        return Ok(());
+    }
+    Err(NotProven {
+        looked_for: format!("<meta name=\"{META_NAME}\" content=\"{token}\"> on the homepage"),
+        found: format!("{META_NAME} meta tags with {}", summary(contents)),
+    })
+}
+
+/// Whether the verification file's body is the proof for `token` (surrounding whitespace ignored).
+pub fn check_file(body: &str, token: &str) -> Result<(), NotProven> {
+    let want = proof(token);
+    if body.trim() == want {
+        return Ok(());
+    }
+    let shown: String = body.trim().chars().take(120).collect();
+    Err(NotProven { looked_for: format!("{FILE_PATH} containing {want:?}"), found: format!("{shown:?}") })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +219,43 @@ mod tests {
         let e = late.verify(t0, t0 + Duration::days(7) + Duration::seconds(1)).unwrap_err();
         assert_eq!((late, e.current), (ClaimStatus::Expired, "expired"));
         assert!(ClaimMethod::parse("sms").is_err());
+    }
+
+    #[test]
+    fn instructions_name_what_to_publish() {
+        let dns = instructions(ClaimMethod::Dns, "acme.example", "https://acme.example/", "t0k", None);
+        assert_eq!(
+            dns,
+            Instructions::Dns {
+                name: "_launchdir-challenge.acme.example".into(),
+                value: "launchdir-verification=t0k".into()
+            }
+        );
+        let file = instructions(ClaimMethod::File, "acme.example", "https://acme.example/", "t0k", None);
+        assert!(
+            matches!(file, Instructions::File { url, .. } if url == "https://acme.example/.well-known/launchdir-verification.txt")
+        );
+        assert_eq!(claim_domain("WWW.Acme.Example."), "acme.example");
+    }
+
+    #[test]
+    fn proofs_are_found_or_the_reason_says_what_was_seen() {
+        let recs = vec!["v=spf1 -all".to_owned(), "launchdir-verification=good".to_owned()];
+        assert!(check_txt(&recs, "_launchdir-challenge.acme.example", "good").is_ok());
+        let e = check_txt(&recs, "_launchdir-challenge.acme.example", "other").unwrap_err();
+        assert!(e.found.contains("v=spf1") && e.looked_for.contains("launchdir-verification=other"), "{e}");
+        assert!(check_meta(&["good".into()], "good").is_ok());
+        assert!(check_meta(&[], "good").unwrap_err().found.contains("nothing"));
+        assert!(check_file("launchdir-verification=good\n", "good").is_ok());
+        assert!(check_file("launchdir-verification=bad", "good").is_err());
+    }
+
+    #[test]
+    fn email_claims_go_to_an_administrator_of_the_listings_domain() {
+        assert_eq!(check_claim_email("Admin@Acme.example", "www.acme.example").unwrap(), "admin@acme.example");
+        assert_eq!(check_claim_email("ann@acme.example", "acme.example").unwrap_err().field, "email");
+        let other = check_claim_email("admin@evil.example", "acme.example").unwrap_err();
+        assert!(other.problem.contains("acme.example"), "{other:?}");
+        assert!(check_claim_email("admin", "acme.example").is_err());
     }
 }
