@@ -14,6 +14,7 @@ mod m20261122_000007_sessions;
 mod m20261122_000008_draft_version;
 mod m20261122_000009_public_changes;
 mod m20261122_000010_badge_checks;
+mod m20261122_000011_claim_tokens;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000008_draft_version::Migration),
             Box::new(m20261122_000009_public_changes::Migration),
             Box::new(m20261122_000010_badge_checks::Migration),
+            Box::new(m20261122_000011_claim_tokens::Migration),
         ]
     }
 }

@@ -187,7 +187,27 @@ impl SiteReader for SiteCrawler {
             url: home.url.to_string(),
             hrefs: html::links(&doc, &home.url).into_iter().map(|(u, _)| u.to_string()).collect(),
             images: html::images(&doc, &home.url).into_iter().map(|u| u.to_string()).collect(),
+            meta: html::head_meta(&doc),
         })
+    }
+
+    async fn read_file(&self, url: &str) -> Result<String, SiteError> {
+        let start =
+            Url::parse(url.trim()).map_err(|_| SiteError::Unreachable("the address is not a valid URL".into()))?;
+        let mut at = start.clone();
+        for _ in 0..=MAX_REDIRECTS {
+            match self.fetcher.get_hop(&at).await.map_err(site_error)? {
+                Hop::Redirect(next) if !same_site(&next, &start) => {
+                    return Err(SiteError::OffSite(next.host_str().unwrap_or_default().to_owned()));
+                }
+                Hop::Redirect(next) => at = next,
+                Hop::Done(f) if (200..300).contains(&f.status) => {
+                    return Ok(String::from_utf8_lossy(&f.body).into_owned());
+                }
+                Hop::Done(f) => return Err(SiteError::Status(f.status)),
+            }
+        }
+        Err(SiteError::TooManyRedirects)
     }
 
     async fn read_site(&self, url: &str) -> Result<Site, SiteError> {

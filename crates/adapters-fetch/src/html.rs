@@ -196,6 +196,17 @@ pub fn images(doc: &Html, base: &Url) -> Vec<Url> {
         .collect()
 }
 
+/// The `<meta name=… content=…>` pairs in the document's `<head>` (names lower-cased). Only the head:
+/// text a site shows from its users lands in the body, never here.
+pub fn head_meta(doc: &Html) -> Vec<(String, String)> {
+    doc.select(&sel("head meta[name][content]"))
+        .filter_map(|m| {
+            let v = m.value();
+            Some((v.attr("name")?.trim().to_ascii_lowercase(), v.attr("content")?.to_owned()))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -170,3 +170,52 @@ async fn robots_txt_status_rules() {
     assert!(!Robots::fetch(&fetcher, &origin(9)).await.allows(&origin(9)));
     assert_eq!(missing.paths.lock().unwrap().as_slice(), ["/robots.txt"]);
 }
+
+#[tokio::test]
+async fn claim_reads_head_meta_and_well_known_files_within_the_site() {
+    use adapters_fetch::SiteCrawler;
+    use domain::ports::{SiteError, SiteReader};
+    let canary =
+        serve(HashMap::from([("/.well-known/launchdir-verification.txt", (200, vec![], b"x".to_vec()))])).await;
+    let c = canary.port;
+    let file = "/.well-known/launchdir-verification.txt";
+    let site = serve(HashMap::from([
+        (
+            "/",
+            html(
+                r#"<html><head><meta name="Launchdir-Verification" content="abc"></head>
+                <body><meta name="launchdir-verification" content="from-a-comment"></body></html>"#,
+            ),
+        ),
+        ("/robots.txt", (200, vec![], b"User-agent: *\nDisallow: /\n".to_vec())),
+        ("/moved.txt", (301, vec![("Location", file.into())], vec![])),
+        (file, (200, vec![("Content-Type", "text/plain".into())], b"launchdir-verification=abc\n".to_vec())),
+        ("/elsewhere.txt", (302, vec![("Location", format!("http://127.0.0.1:{c}{file}"))], vec![])),
+    ]))
+    .await;
+    let base = format!("http://127.0.0.1:{}", site.port);
+    let reader = SiteCrawler::new(SafeFetcher::new("launchdir-test", [format!("127.0.0.1:{}", site.port)]).unwrap());
+    // robots.txt disallows everything: the homepage is not read, the well-known file is.
+    assert_eq!(reader.read_homepage(&format!("{base}/")).await.unwrap_err(), SiteError::RobotsForbid);
+    assert_eq!(reader.read_file(&format!("{base}{file}")).await.unwrap(), "launchdir-verification=abc\n");
+    assert_eq!(reader.read_file(&format!("{base}/moved.txt")).await.unwrap(), "launchdir-verification=abc\n");
+    assert!(matches!(reader.read_file(&format!("{base}/elsewhere.txt")).await, Err(SiteError::OffSite(_))));
+    assert_eq!(reader.read_file(&format!("{base}/missing.txt")).await.unwrap_err(), SiteError::Status(404));
+    assert_eq!(canary.connections.load(Ordering::SeqCst), 0);
+
+    let open = serve(HashMap::from([(
+        "/",
+        html(
+            r#"<html><head><meta name="Launchdir-Verification" content="abc"></head>
+            <body><meta name="launchdir-verification" content="from-a-comment"></body></html>"#,
+        ),
+    )]))
+    .await;
+    let reader = SiteCrawler::new(SafeFetcher::new("launchdir-test", [format!("127.0.0.1:{}", open.port)]).unwrap());
+    let home = reader.read_homepage(&format!("http://127.0.0.1:{}/", open.port)).await.unwrap();
+    assert_eq!(
+        home.meta,
+        [("launchdir-verification".to_owned(), "abc".to_owned())],
+        "the head only, names lower-cased"
+    );
+}

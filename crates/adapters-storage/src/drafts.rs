@@ -413,15 +413,8 @@ impl DraftRepository for SeaOrmStore {
 
     async fn list_drafts(&self, owner: UserId, page: PageRequest) -> RepoResult<Paged<Draft>> {
         let q = drafts::Entity::find().filter(drafts::Column::UserId.eq(owner.get()));
-        let total = q.clone().count(&self.db).await.map_err(repo_err)?;
-        let rows = q
-            .order_by_desc(drafts::Column::CreatedAt)
-            .order_by_desc(drafts::Column::Id)
-            .offset(page.offset())
-            .limit(u64::from(page.per_page()))
-            .all(&self.db)
-            .await
-            .map_err(repo_err)?;
+        let (rows, total) =
+            crate::store::newest_page(&self.db, q, drafts::Column::CreatedAt, drafts::Column::Id, page).await?;
         Ok(Paged::new(rows.into_iter().map(to_draft).collect(), page, total))
     }
 

@@ -5,6 +5,7 @@
 
 mod accounts;
 mod categories;
+mod claims;
 mod content;
 pub mod db;
 mod drafts;

@@ -118,3 +118,28 @@ pub(crate) fn repo_err(e: DbErr) -> RepoError {
 pub(crate) fn is_unique_violation(e: &DbErr) -> bool {
     matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_)))
 }
+
+/// One page of `q`'s rows, newest first (`created`, then `id`, descending), with the total count.
+pub(crate) async fn newest_page<E>(
+    db: &DatabaseConnection,
+    q: sea_orm::Select<E>,
+    created: E::Column,
+    id: E::Column,
+    page: domain::paging::PageRequest,
+) -> RepoResult<(Vec<E::Model>, u64)>
+where
+    E: sea_orm::EntityTrait,
+    E::Model: Sync,
+{
+    use sea_orm::{PaginatorTrait, QueryOrder, QuerySelect};
+    let total = q.clone().count(db).await.map_err(repo_err)?;
+    let rows = q
+        .order_by_desc(created)
+        .order_by_desc(id)
+        .offset(page.offset())
+        .limit(u64::from(page.per_page()))
+        .all(db)
+        .await
+        .map_err(repo_err)?;
+    Ok((rows, total))
+}

@@ -111,6 +111,14 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+    /// Print every claim on a listing: who claimed it by which method, its status, and who verified
+    /// what, when.
+    ListingClaims {
+        /// The listing's id.
+        listing_id: i64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
     /// Set a site setting, e.g. `free_plan_min_weeks 6` or `seller_country IE`.
     SetSetting {
         key: String,
@@ -264,6 +272,39 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                     if old != new {
                         println!("{field}:\n  before: {old}\n  after:  {new}");
                     }
+                }
+            }
+            Ok(())
+        }
+        Command::Admin(Admin::ListingClaims { listing_id, db }) => {
+            use domain::ports::{ClaimRepository, UserRepository};
+            let id = domain::ids::ListingId::parse(listing_id)?;
+            let app = ready_app(&db).await?;
+            let claims = app.store.claims_on_listing(id).await?;
+            if claims.is_empty() {
+                println!("listing {listing_id} has no claims");
+            }
+            let now = app.now();
+            for c in claims {
+                let who = app
+                    .store
+                    .get_user(c.user)
+                    .await?
+                    .map_or_else(|| format!("user {}", c.user), |u| u.email.to_string());
+                let by = c.email.as_deref().map(|e| format!(" to {e}")).unwrap_or_default();
+                println!(
+                    "claim {} · {} · {}{by} · {} · made {}",
+                    c.id,
+                    who,
+                    c.method.as_str(),
+                    c.status_at(now).as_str(),
+                    c.created_at.to_rfc3339()
+                );
+                if let Some(at) = c.verified_at {
+                    println!("  verified {}", at.to_rfc3339());
+                }
+                if let Some(k) = c.last_check {
+                    println!("  last check {}: looked for {}; found {}", k.at.to_rfc3339(), k.looked_for, k.found);
                 }
             }
             Ok(())

@@ -413,6 +413,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(crate::invites::accept))
             .default_service(na()),
     )
+    .service(
+        web::resource("/claims/confirm/{token}").route(web::get().to(crate::claim_links::open)).default_service(na()),
+    )
     .service(web::resource("/bot").route(web::get().to(crate::invites::bot)).default_service(na()))
     .service(web::resource("/static/site.css").route(web::get().to(stylesheet)).default_service(na()));
 }

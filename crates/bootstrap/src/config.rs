@@ -40,6 +40,10 @@ pub struct OutboundArgs {
 
     #[arg(long, env = "LAUNCHDIR_LLM_API_KEY", hide_env_values = true)]
     pub llm_api_key: Option<String>,
+
+    /// `ip:port` of the DNS resolver DNS claims are checked with; unset: the system's resolvers.
+    #[arg(long, env = "LAUNCHDIR_DNS_SERVER")]
+    pub dns_server: Option<std::net::SocketAddr>,
 }
 
 impl Default for OutboundArgs {
@@ -51,6 +55,7 @@ impl Default for OutboundArgs {
             llm_base_url: None,
             llm_model: None,
             llm_api_key: None,
+            dns_server: None,
         }
     }
 }

@@ -11,7 +11,7 @@ use adapters_auth::OsSecrets;
 use adapters_storage::{SeaOrmStore, db};
 use anyhow::Context;
 use chrono::{DateTime, Utc};
-use domain::ports::{Clock, Drafter, MailSender, RateLimiter, Secrets, SiteReader, SystemClock};
+use domain::ports::{Clock, DnsResolver, Drafter, MailSender, RateLimiter, Secrets, SiteReader, SystemClock};
 use std::sync::Arc;
 
 pub use config::{DatabaseArgs, OutboundArgs, ServeArgs};
@@ -32,6 +32,8 @@ pub struct App {
     pub reader: Arc<dyn SiteReader>,
     /// Drafts profiles from what the reader fetched.
     pub drafter: Arc<dyn Drafter>,
+    /// Looks up TXT records for DNS claims (`LAUNCHDIR_DNS_SERVER` or the system's resolvers).
+    pub dns: Arc<dyn DnsResolver>,
     /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
     pub mailer: Option<Arc<dyn MailSender>>,
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
@@ -60,6 +62,7 @@ impl App {
             secrets: Arc::new(OsSecrets::default()),
             reader: Arc::new(adapters_fetch::SiteCrawler::new(Self::fetcher(&user_agent("http://localhost"), &[])?)),
             drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
+            dns: Arc::new(adapters_dns::NoResolver("not set up yet".into())),
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
@@ -74,7 +77,9 @@ impl App {
     }
 
     /// Sets up what reaches outside — the crawler (allowed hosts, user agent naming `public_url`), the
-    /// drafter (an OpenAI-compatible server when configured, else extractive) and SMTP delivery.
+    /// drafter (an OpenAI-compatible server when configured, else extractive), DNS lookups and SMTP
+    /// delivery. Without a usable system DNS configuration, DNS claims say so instead of the service
+    /// refusing to start.
     pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
         self.public_url = public_url.trim_end_matches('/').to_owned();
         let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?;
@@ -86,6 +91,19 @@ impl App {
             ),
             (Some(_), None) => anyhow::bail!("LAUNCHDIR_LLM_BASE_URL is set without LAUNCHDIR_LLM_MODEL"),
             (None, _) => Arc::new(adapters_drafter::ExtractiveDrafter),
+        };
+        self.dns = match args.dns_server {
+            Some(addr) => Arc::new(
+                adapters_dns::HickoryDns::with_server(addr)
+                    .map_err(|e| anyhow::anyhow!("configuring DNS (LAUNCHDIR_DNS_SERVER): {e}"))?,
+            ),
+            None => match adapters_dns::HickoryDns::system() {
+                Ok(dns) => Arc::new(dns),
+                Err(e) => {
+                    tracing::warn!(error = %e, "no system DNS resolver; DNS claims will fail until LAUNCHDIR_DNS_SERVER is set");
+                    Arc::new(adapters_dns::NoResolver(e))
+                }
+            },
         };
         self.mailer = match &args.smtp_url {
             Some(url) => Some(Arc::new(

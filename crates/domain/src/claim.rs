@@ -1,6 +1,7 @@
 //! Claims: proving control of a listing's domain by DNS, meta tag, file or email.
 
 use crate::ValidationError;
+use crate::ids::{ClaimId, ListingId, UserId};
 use crate::listing::TransitionError;
 use chrono::{DateTime, Duration, Utc};
 
@@ -57,10 +58,15 @@ impl ClaimStatus {
         TransitionError { machine: "claim", action, current: self.as_str() }
     }
 
-    /// Verification succeeds only for a pending claim within its validity; a late one expires.
-    pub fn verify(&mut self, created_at: DateTime<Utc>, now: DateTime<Utc>) -> Result<(), TransitionError> {
+    /// When a claim started at `created_at` expires.
+    pub fn expires_at(created_at: DateTime<Utc>) -> DateTime<Utc> {
+        created_at + Duration::days(Self::VALIDITY_DAYS)
+    }
+
+    /// Verification succeeds only for a pending claim until it expires; a late one expires.
+    pub fn verify(&mut self, expires_at: DateTime<Utc>, now: DateTime<Utc>) -> Result<(), TransitionError> {
         match self {
-            Self::Pending if now - created_at <= Duration::days(Self::VALIDITY_DAYS) => {
+            Self::Pending if now <= expires_at => {
                 *self = Self::Verified;
                 Ok(())
             }
@@ -71,6 +77,56 @@ impl ClaimStatus {
             _ => Err(self.refuse("verify")),
         }
     }
+}
+
+/// One look for a claim's proof: when, whether it proved control, what was looked for and found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimCheck {
+    pub at: DateTime<Utc>,
+    pub verified: bool,
+    pub looked_for: String,
+    pub found: String,
+}
+
+/// A claim as stored: who claims which listing by which method, with its public token (DNS, meta and
+/// file claims; an email claim's link token is kept only as a hash) and its last check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    pub id: ClaimId,
+    pub user: UserId,
+    pub listing: ListingId,
+    pub method: ClaimMethod,
+    pub email: Option<String>,
+    pub token: Option<String>,
+    /// As stored: pending or verified ([`Claim::status_at`] says expired).
+    pub status: ClaimStatus,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub verified_at: Option<DateTime<Utc>>,
+    pub last_check: Option<ClaimCheck>,
+}
+
+impl Claim {
+    /// The status as of `now`: a pending claim past its expiry is expired.
+    pub fn status_at(&self, now: DateTime<Utc>) -> ClaimStatus {
+        match self.status {
+            ClaimStatus::Pending if now > self.expires_at => ClaimStatus::Expired,
+            s => s,
+        }
+    }
+}
+
+/// A claim to store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewClaim {
+    pub user: UserId,
+    pub listing: ListingId,
+    pub method: ClaimMethod,
+    pub email: Option<String>,
+    pub token: Option<String>,
+    /// Hash of the secret (the email link's token; for other methods the public token's).
+    pub token_hash: String,
+    pub created_at: DateTime<Utc>,
 }
 
 /// What the claimant publishes for a method (or is told, for email).
@@ -99,6 +155,18 @@ pub fn proof(token: &str) -> String {
     format!("launchdir-verification={token}")
 }
 
+/// `scheme://host[:port]` of `url`: where the verification file lives, whatever path the homepage has.
+pub fn origin(url: &str) -> String {
+    let (scheme, rest) = url.trim().split_once("://").unwrap_or(("https", url.trim()));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    format!("{}://{authority}", scheme.to_ascii_lowercase())
+}
+
+/// The URL of the verification file for a listing whose homepage is `homepage`.
+pub fn file_url(homepage: &str) -> String {
+    format!("{}{FILE_PATH}", origin(homepage))
+}
+
 /// What to publish for a claim on `domain` (the listing's, without `www.`) with `token`.
 pub fn instructions(
     method: ClaimMethod,
@@ -114,11 +182,7 @@ pub fn instructions(
             name: META_NAME.into(),
             content: token.into(),
         },
-        ClaimMethod::File => Instructions::File {
-            url: format!("{}{FILE_PATH}", homepage.trim_end_matches('/')),
-            path: FILE_PATH.into(),
-            body: proof(token),
-        },
+        ClaimMethod::File => Instructions::File { url: file_url(homepage), path: FILE_PATH.into(), body: proof(token) },
         ClaimMethod::Email => Instructions::Email { to: email.unwrap_or_default().to_owned() },
     }
 }
@@ -131,6 +195,9 @@ pub fn claim_domain(listing_domain: &str) -> String {
 
 /// Checks the address of an email claim: one of [`EMAIL_LOCAL_PARTS`] at the listing's domain.
 pub fn check_claim_email(email: &str, listing_domain: &str) -> Result<String, ValidationError> {
+    if email.chars().count() > 254 {
+        return Err(ValidationError::new("email", "longer than 254 characters"));
+    }
     let email = email.trim().to_ascii_lowercase();
     let domain = claim_domain(listing_domain);
     let Some((local, at)) = email.rsplit_once('@') else {
@@ -211,12 +278,13 @@ mod tests {
     #[test]
     fn claims_expire_after_seven_days() {
         let t0 = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let end = ClaimStatus::expires_at(t0);
         let mut ok = ClaimStatus::Pending;
-        ok.verify(t0, t0 + Duration::days(7)).unwrap();
+        ok.verify(end, t0 + Duration::days(7)).unwrap();
         assert_eq!(ok, ClaimStatus::Verified);
-        assert!(ok.verify(t0, t0).is_err(), "verified once");
+        assert!(ok.verify(end, t0).is_err(), "verified once");
         let mut late = ClaimStatus::Pending;
-        let e = late.verify(t0, t0 + Duration::days(7) + Duration::seconds(1)).unwrap_err();
+        let e = late.verify(end, t0 + Duration::days(7) + Duration::seconds(1)).unwrap_err();
         assert_eq!((late, e.current), (ClaimStatus::Expired, "expired"));
         assert!(ClaimMethod::parse("sms").is_err());
     }
@@ -231,7 +299,7 @@ mod tests {
                 value: "launchdir-verification=t0k".into()
             }
         );
-        let file = instructions(ClaimMethod::File, "acme.example", "https://acme.example/", "t0k", None);
+        let file = instructions(ClaimMethod::File, "acme.example", "https://acme.example/app?x=1", "t0k", None);
         assert!(
             matches!(file, Instructions::File { url, .. } if url == "https://acme.example/.well-known/launchdir-verification.txt")
         );

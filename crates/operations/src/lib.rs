@@ -10,6 +10,7 @@ mod account;
 pub mod accounts;
 pub mod badges;
 pub mod cache;
+pub mod claims;
 mod drafts;
 pub mod idempotency;
 mod input;
@@ -337,5 +338,6 @@ pub fn registry() -> Vec<Descriptor> {
     all.extend(account::descriptors());
     all.extend(drafts::descriptors());
     all.extend(own::descriptors());
+    all.extend(claims::descriptors());
     all
 }

@@ -112,8 +112,25 @@ fn operation(op: &Descriptor) -> Value {
     if !path_params.is_empty() {
         responses.insert("404".into(), error_response("not found, or not the caller's"));
     }
+    match (op.read_only, op.idempotency_key) {
+        (false, true) => {
+            responses.insert(
+                "409".into(),
+                error_response("the record's state does not allow this now (the message names it), or a request with this Idempotency-Key is still running"),
+            );
+        }
+        (false, false) => {
+            responses.insert(
+                "409".into(),
+                error_response("the record's state does not allow this now (the message names it)"),
+            );
+        }
+        (true, true) => {
+            responses.insert("409".into(), error_response("a request with this Idempotency-Key is still running"));
+        }
+        (true, false) => {}
+    }
     if op.idempotency_key {
-        responses.insert("409".into(), error_response("a request with this Idempotency-Key is still running"));
         responses.insert("422".into(), error_response("this Idempotency-Key was used with a different request"));
     }
     responses.insert("429".into(), error_response("rate limited; see Retry-After"));

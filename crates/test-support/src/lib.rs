@@ -108,6 +108,15 @@ pub fn sites_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/sites")
 }
 
+/// Copies fixture site `name` into `dest` (created), for a test that edits the site while it is served.
+pub fn copy_site(name: &str, dest: &std::path::Path) {
+    std::fs::create_dir_all(dest).expect("create the site's copy");
+    for f in std::fs::read_dir(sites_dir().join(name)).expect("the fixture site exists") {
+        let f = f.expect("a directory entry");
+        std::fs::copy(f.path(), dest.join(f.file_name())).expect("copy a fixture file");
+    }
+}
+
 impl FixtureSite {
     /// Serves site `name`; `{canary}` in its `_redirects` becomes `canary` (a base URL).
     pub async fn serve(name: &str, canary: &str) -> Self {
@@ -327,5 +336,89 @@ impl SmtpSink {
     /// The raw text (headers and body) of each message received.
     pub fn messages(&self) -> Vec<String> {
         self.messages.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}
+
+/// A local DNS server on loopback UDP answering TXT questions from a table the test fills; every
+/// other name is NXDOMAIN. Speaks real DNS wire format (hickory-proto), so the resolver under test
+/// talks to it exactly as to any server.
+#[derive(Debug)]
+pub struct DnsServer {
+    pub addr: std::net::SocketAddr,
+    records: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<Vec<String>>>>>,
+    questions: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for DnsServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+fn dns_key(name: &str) -> String {
+    name.trim_end_matches('.').to_ascii_lowercase()
+}
+
+impl DnsServer {
+    pub async fn start() -> Self {
+        use hickory_proto::op::{Message, ResponseCode};
+        use hickory_proto::rr::rdata::TXT;
+        use hickory_proto::rr::{RData, Record, RecordType};
+        let sock = tokio::net::UdpSocket::bind("127.0.0.1:0").await.expect("bind a loopback UDP port");
+        let addr = sock.local_addr().expect("a bound address");
+        let records =
+            std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::<String, Vec<Vec<String>>>::new()));
+        let questions = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (table, asked) = (records.clone(), questions.clone());
+        let task = tokio::spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            loop {
+                let Ok((n, peer)) = sock.recv_from(&mut buf).await else { return };
+                let Ok(query) = Message::from_vec(&buf[..n]) else { continue };
+                let mut reply = Message::response(query.metadata.id, query.metadata.op_code);
+                reply.metadata.authoritative = true;
+                reply.metadata.recursion_desired = query.metadata.recursion_desired;
+                reply.metadata.recursion_available = true;
+                let mut found = true;
+                for q in &query.queries {
+                    let name = dns_key(&q.name().to_ascii());
+                    asked.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(name.clone());
+                    let txts = table
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .get(&name)
+                        .cloned()
+                        .unwrap_or_default();
+                    if txts.is_empty() {
+                        found = false;
+                    }
+                    if q.query_type() == RecordType::TXT {
+                        for strings in txts {
+                            reply.add_answer(Record::from_rdata(q.name().clone(), 60, RData::TXT(TXT::new(strings))));
+                        }
+                    }
+                }
+                reply.add_queries(query.queries.clone());
+                if !found {
+                    reply.metadata.response_code = ResponseCode::NXDomain;
+                }
+                if let Ok(bytes) = reply.to_vec() {
+                    let _ = sock.send_to(&bytes, peer).await;
+                }
+            }
+        });
+        Self { addr, records, questions, task }
+    }
+
+    /// Publishes TXT records at `name` (each record one or more strings), replacing what was there.
+    pub fn set_txt(&self, name: &str, records: &[&[&str]]) {
+        let rows = records.iter().map(|r| r.iter().map(|s| (*s).to_owned()).collect()).collect();
+        self.records.lock().unwrap_or_else(std::sync::PoisonError::into_inner).insert(dns_key(name), rows);
+    }
+
+    /// Every name asked, in order.
+    pub fn questions(&self) -> Vec<String> {
+        self.questions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }

@@ -18,6 +18,8 @@ pub struct Model {
     pub verified_at: Option<DateTimeWithTimeZone>,
     #[sea_orm(column_type = "Text", nullable)]
     pub last_check: Option<String>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub token: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -2,6 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod accounts;
+mod claims;
 mod drafts;
 mod harness;
 mod jobs;

@@ -4,6 +4,7 @@
 mod auth;
 mod binary;
 mod browser;
+mod claims;
 mod drafts;
 mod helpers;
 mod http;

@@ -11,7 +11,7 @@ use test_support::FixtureSite;
 
 const PUBLIC: &str = "https://launchdir.example";
 
-async fn call(app: &TestApp, method: &str, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
+pub(crate) async fn call(app: &TestApp, method: &str, path: &str, key: &str, body: Option<Value>) -> (u16, Value) {
     let url = format!("{}/api/v1{path}", app.base);
     let mut req = match method {
         "GET" => app.client.get(url),
@@ -43,11 +43,7 @@ struct Setup {
 async fn setup() -> Setup {
     let db = test_support::sqlite();
     let site_dir = db.sqlite_dir().unwrap().join("site");
-    std::fs::create_dir_all(&site_dir).unwrap();
-    for f in std::fs::read_dir(test_support::sites_dir().join("acme-rockets")).unwrap() {
-        let f = f.unwrap();
-        std::fs::copy(f.path(), site_dir.join(f.file_name())).unwrap();
-    }
+    test_support::copy_site("acme-rockets", &site_dir);
     let site = FixtureSite::serve_dir(site_dir.clone(), "http://127.0.0.1:9").await;
     let key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
     let other = key_for(&db.url, "bob@other.example", &[AccountRead, ListingsWrite]).await;

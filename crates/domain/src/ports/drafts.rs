@@ -108,13 +108,15 @@ pub enum SiteError {
     OffSite(String),
 }
 
-/// A homepage as the badge check reads it: where it ended up (after same-site redirects) and the
-/// visible links and images on it, as absolute URLs.
+/// A homepage as the badge check and meta-tag claims read it: where it ended up (after same-site
+/// redirects), the visible links and images on it as absolute URLs, and the `<meta name content>`
+/// pairs of its `<head>` (names lower-cased).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Homepage {
     pub url: String,
     pub hrefs: Vec<String>,
     pub images: Vec<String>,
+    pub meta: Vec<(String, String)>,
 }
 
 #[async_trait]
@@ -125,6 +127,10 @@ pub trait SiteReader: Send + Sync + std::fmt::Debug {
     /// Reads only the homepage at `url`, obeying robots.txt and following redirects within the same
     /// site (a redirect elsewhere is [`SiteError::OffSite`]).
     async fn read_homepage(&self, url: &str) -> Result<Homepage, SiteError>;
+
+    /// Reads the small text file at `url` (a claim's verification file), following redirects within
+    /// the same site. robots.txt is not asked: the site's owner put the file there for us to read.
+    async fn read_file(&self, url: &str) -> Result<String, SiteError>;
 }
 
 /// Why a drafter produced nothing.

@@ -3,6 +3,7 @@
 
 mod accounts;
 mod changes;
+mod claims;
 mod clock;
 mod content;
 mod directory;
@@ -15,6 +16,7 @@ pub use accounts::{
     ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, UserRepository,
 };
 pub use changes::PublicChanges;
+pub use claims::{ClaimRepository, DnsError, DnsResolver};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
 pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};

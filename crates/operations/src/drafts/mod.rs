@@ -3,7 +3,7 @@
 //! edit drafts and queue that work.
 
 mod edit;
-mod listing;
+pub(crate) mod listing;
 pub(crate) mod view;
 
 use crate::public::Pagination;

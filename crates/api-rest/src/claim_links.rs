@@ -1,0 +1,71 @@
+//! The emailed claim link (`/claims/confirm/{token}`, from claim_listing with method email). Opening it
+//! verifies the claim once: the link is a 256-bit secret that only reached the domain's administrator
+//! mailbox, and that delivery is what the email method proves. No sign-in is asked, so the person at the
+//! mailbox need not be the one signed in (a colleague forwarding it does not change who the owner
+//! becomes: the claim names its account). Opening it again says it was used.
+
+use crate::server::State;
+use crate::web::{html, oops, page, signed_in};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use operations::badges::escape;
+use operations::claims::{EmailLinkOutcome, open_email_link};
+
+pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
+    let me = signed_in(&state, &req).await;
+    let me = me.as_ref().map(|(p, _)| p);
+    let outcome = match open_email_link(&state.app, &state.ctx.reads, &token).await {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::error!(error = %e, "could not open a claim link");
+            return oops(me);
+        }
+    };
+    let card = |h: &str, p: String| format!("<section class=\"card narrow\"><h1>{h}</h1>{p}</section>");
+    let listing_link = |slug: &str, name: &str| {
+        format!("<a href=\"{}\">{}</a>", escape(&domain::own::listing_page(&state.public_url, slug)), escape(name))
+    };
+    let (status, title, body) = match outcome {
+        EmailLinkOutcome::Verified { listing, slug, domain } => (
+            StatusCode::OK,
+            "Claim verified",
+            card(
+                "Claim verified",
+                format!(
+                    "<p class=\"ok\" role=\"status\">Control of {} is proven: the account that made the claim is now \
+                     an owner of {}. Its plan and placement did not change.</p>",
+                    escape(&domain),
+                    listing_link(&slug, &listing)
+                ),
+            ),
+        ),
+        EmailLinkOutcome::AlreadyVerified { listing, slug } => (
+            StatusCode::OK,
+            "Claim already verified",
+            card(
+                "This link was used already",
+                format!(
+                    "<p>The claim of {} was verified when the link was first opened.</p>",
+                    listing_link(&slug, &listing)
+                ),
+            ),
+        ),
+        EmailLinkOutcome::Expired { listing } => (
+            StatusCode::GONE,
+            "Claim expired",
+            card(
+                "This claim expired",
+                format!(
+                    "<p>Claim links work for 7 days. Start a new claim of {} with claim_listing.</p>",
+                    escape(&listing)
+                ),
+            ),
+        ),
+        EmailLinkOutcome::Unknown => (
+            StatusCode::NOT_FOUND,
+            "Claim link not found",
+            card("This claim link does not work", "<p>Check that the whole link was opened.</p>".into()),
+        ),
+    };
+    html(status, page(title, me, &body))
+}
