@@ -2,7 +2,7 @@
 //! makes the claimant an owner and marks the listing verified.
 
 use crate::entity::{claims, listing_owners, listings, users};
-use crate::store::{SeaOrmStore, newest_page, repo_err};
+use crate::store::{SeaOrmStore, add_owner, newest_page, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, FixedOffset, Utc};
 use domain::claim::{Claim, ClaimCheck, ClaimMethod, ClaimStatus, NewClaim};
@@ -10,7 +10,7 @@ use domain::ids::{ClaimId, ListingId, UserId};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{ClaimRepository, RepoError, RepoResult};
 use domain::user::Email;
-use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
     TransactionTrait,
@@ -163,20 +163,7 @@ impl ClaimRepository for SeaOrmStore {
         }
         let claim =
             claims::Entity::find_by_id(id.get()).one(&txn).await.map_err(repo_err)?.ok_or(RepoError::NotFound)?;
-        listing_owners::Entity::insert(listing_owners::ActiveModel {
-            listing_id: Set(claim.listing_id),
-            user_id: Set(claim.user_id),
-            role: Set(CLAIMANT.to_owned()),
-            created_at: Set(ts(check.at)),
-        })
-        .on_conflict(
-            OnConflict::columns([listing_owners::Column::ListingId, listing_owners::Column::UserId])
-                .do_nothing()
-                .to_owned(),
-        )
-        .exec_without_returning(&txn)
-        .await
-        .map_err(repo_err)?;
+        add_owner(&txn, claim.listing_id, claim.user_id, CLAIMANT, check.at).await?;
         listings::Entity::update_many()
             .col_expr(listings::Column::Verified, Expr::value(true))
             .filter(listings::Column::Id.eq(claim.listing_id))

@@ -18,7 +18,7 @@ use domain::paging::{PageRequest, Paged};
 use domain::ports::{DraftRepository, Invite, Outbox, OutboxEmail, RepoError, RepoResult};
 use domain::sections::{Milestone, Story};
 use domain::social::{Faq, Socials};
-use sea_orm::sea_query::{Expr, ExprTrait, Func, OnConflict};
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
     TransactionTrait,
@@ -639,20 +639,7 @@ impl DraftRepository for SeaOrmStore {
         let listing =
             drafts::Entity::find_by_id(inv.draft_id).one(&txn).await.map_err(repo_err)?.and_then(|d| d.listing_id);
         if let Some(listing) = listing {
-            listing_owners::Entity::insert(listing_owners::ActiveModel {
-                listing_id: Set(listing),
-                user_id: Set(user.get()),
-                role: Set(COFOUNDER.to_owned()),
-                created_at: Set(ts(now)),
-            })
-            .on_conflict(
-                OnConflict::columns([listing_owners::Column::ListingId, listing_owners::Column::UserId])
-                    .do_nothing()
-                    .to_owned(),
-            )
-            .exec_without_returning(&txn)
-            .await
-            .map_err(repo_err)?;
+            crate::store::add_owner(&txn, listing, user.get(), COFOUNDER, now).await?;
         }
         txn.commit().await.map_err(repo_err)
     }

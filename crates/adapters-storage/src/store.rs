@@ -143,3 +143,32 @@ where
         .map_err(repo_err)?;
     Ok((rows, total))
 }
+
+/// Makes `user` an owner of `listing` with `role`, keeping an existing ownership (and its role) as it is.
+pub(crate) async fn add_owner(
+    txn: &sea_orm::DatabaseTransaction,
+    listing: i64,
+    user: i64,
+    role: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> RepoResult<()> {
+    use crate::entity::listing_owners;
+    use sea_orm::ActiveValue::Set;
+    use sea_orm::EntityTrait;
+    use sea_orm::sea_query::OnConflict;
+    listing_owners::Entity::insert(listing_owners::ActiveModel {
+        listing_id: Set(listing),
+        user_id: Set(user),
+        role: Set(role.to_owned()),
+        created_at: Set(now.into()),
+    })
+    .on_conflict(
+        OnConflict::columns([listing_owners::Column::ListingId, listing_owners::Column::UserId])
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(txn)
+    .await
+    .map_err(repo_err)?;
+    Ok(())
+}
