@@ -15,6 +15,7 @@ mod m20261122_000008_draft_version;
 mod m20261122_000009_public_changes;
 mod m20261122_000010_badge_checks;
 mod m20261122_000011_claim_tokens;
+mod m20261122_000012_orders;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000009_public_changes::Migration),
             Box::new(m20261122_000010_badge_checks::Migration),
             Box::new(m20261122_000011_claim_tokens::Migration),
+            Box::new(m20261122_000012_orders::Migration),
         ]
     }
 }

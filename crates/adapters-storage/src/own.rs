@@ -35,12 +35,6 @@ fn owned_by(q: &mut RawQuery, user: UserId) {
 }
 
 #[derive(Debug, FromQueryResult)]
-struct WeekCount {
-    launch_week: chrono::NaiveDate,
-    n: i64,
-}
-
-#[derive(Debug, FromQueryResult)]
 struct BadgeRow {
     badge_checked_at: Option<DateTime<FixedOffset>>,
     badge_found: Option<String>,
@@ -212,26 +206,6 @@ impl OwnListingRepository for SeaOrmStore {
         };
         let r = q.exec(&self.db).await.map_err(repo_err)?;
         Ok(r.rows_affected == 1)
-    }
-
-    async fn free_launches(&self, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>> {
-        if weeks.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut q = RawQuery::new(self.backend());
-        q.sql(
-            "SELECT launch_week, COUNT(*) AS n FROM listings WHERE plan = 'free' \
-             AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN (",
-        );
-        for (i, w) in weeks.iter().enumerate() {
-            if i > 0 {
-                q.sql(", ");
-            }
-            q.bind(w.monday());
-        }
-        q.sql(") GROUP BY launch_week");
-        let rows = WeekCount::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
     }
 
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {

@@ -31,6 +31,7 @@ pub mod slug;
 pub mod social;
 pub mod text;
 pub mod user;
+pub mod vat;
 pub mod week;
 
 pub use error::{ValidationError, ValidationErrors};

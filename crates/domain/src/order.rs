@@ -1,7 +1,14 @@
-//! Orders: the status machine (payment only moves forward) and order numbers.
+//! Orders: the status machine (payment only moves forward), order numbers, and pricing an order's lines
+//! with VAT (`crate::vat` decides the rate; every line is split exactly and the totals are their sums).
 
 use crate::ValidationError;
+use crate::ids::{CategoryId, ListingId, UserId};
 use crate::listing::TransitionError;
+use crate::money::Cents;
+use crate::product::{Product, ProductCode, ProductKind};
+use crate::vat::VatDecision;
+use crate::week::LaunchWeek;
+use chrono::{DateTime, Utc};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum OrderStatus {
@@ -91,10 +98,166 @@ impl OrderNumber {
     }
 }
 
+/// What a line buys beyond its product, already validated against the listing and the calendar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineOptions {
+    None,
+    /// Live at once (`None`) or in that launch week.
+    Launch {
+        week: Option<LaunchWeek>,
+    },
+    /// These categories as extras (one unit each).
+    ExtraCategories {
+        categories: Vec<CategoryId>,
+    },
+    /// This much money on the billboard.
+    Billboard {
+        amount: Cents,
+    },
+}
+
+/// One line of an order: what is bought, for which listing, and its price split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderLine {
+    pub product: ProductCode,
+    pub kind: ProductKind,
+    pub name: String,
+    pub listing: Option<ListingId>,
+    pub options: LineOptions,
+    pub quantity: u32,
+    /// The product's price when the order was priced (for a billboard line: the amount).
+    pub unit: Cents,
+    pub net: Cents,
+    pub vat: Cents,
+    pub gross: Cents,
+}
+
+/// A priced order: its lines, the VAT decision and the totals (sums of the lines).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quote {
+    pub lines: Vec<OrderLine>,
+    pub vat: VatDecision,
+    pub net: Cents,
+    pub vat_total: Cents,
+    pub gross: Cents,
+}
+
+/// Prices `items` (product, listing, options) at the products' current prices with `vat`.
+pub fn price(items: Vec<(Product, Option<ListingId>, LineOptions)>, vat: VatDecision) -> Quote {
+    let lines: Vec<OrderLine> = items
+        .into_iter()
+        .map(|(p, listing, options)| {
+            let (quantity, unit) = match &options {
+                LineOptions::ExtraCategories { categories } => (categories.len().max(1) as u32, p.price),
+                LineOptions::Billboard { amount } => (1, *amount),
+                _ => (1, p.price),
+            };
+            let net = Cents::new(unit.get() * i64::from(quantity));
+            let (net, vat_part, gross) = crate::vat::split(net, vat.rate_bp);
+            OrderLine {
+                product: p.code,
+                kind: p.kind,
+                name: p.name,
+                listing,
+                options,
+                quantity,
+                unit,
+                net,
+                vat: vat_part,
+                gross,
+            }
+        })
+        .collect();
+    let sum = |f: fn(&OrderLine) -> Cents| lines.iter().map(f).fold(Cents::ZERO, |a, b| a + b);
+    Quote { net: sum(|l| l.net), vat_total: sum(|l| l.vat), gross: sum(|l| l.gross), lines, vat }
+}
+
+/// Billing details given on the checkout page (or with the order).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Billing {
+    pub country: Option<String>,
+    pub vat_number: Option<String>,
+    pub name: Option<String>,
+}
+
+/// A stored line with its fulfilment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredLine {
+    pub id: i64,
+    pub line: OrderLine,
+    pub fulfilled_at: Option<DateTime<Utc>>,
+    pub fulfilment_note: String,
+}
+
+/// A stored order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Order {
+    pub id: i64,
+    pub number: OrderNumber,
+    pub user: UserId,
+    pub status: OrderStatus,
+    pub billing: Billing,
+    pub vat_rate_bp: u32,
+    pub reverse_charge: bool,
+    pub vat_note: String,
+    /// Whether the VAT is final (a billing country is known).
+    pub vat_final: bool,
+    pub net: Cents,
+    pub vat: Cents,
+    pub gross: Cents,
+    /// `sandbox` or `stripe`.
+    pub gateway: String,
+    pub gateway_ref: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub paid_at: Option<DateTime<Utc>>,
+    pub lines: Vec<StoredLine>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    fn product(code: &str, kind: ProductKind, cents: i64) -> Product {
+        Product {
+            code: ProductCode::parse(code).unwrap(),
+            kind,
+            name: code.into(),
+            description: String::new(),
+            price: Cents::new(cents),
+            needs_listing: true,
+            active: true,
+            position: 0,
+        }
+    }
+
+    #[test]
+    fn lines_add_up_to_the_totals() {
+        let vat = VatDecision { rate_bp: 1900, reverse_charge: false, note: String::new(), final_rate: true };
+        let l = Some(ListingId::from_db(1));
+        let q = price(
+            vec![
+                (product("launch", ProductKind::Launch, 4900), l, LineOptions::Launch { week: None }),
+                (
+                    product("extra-category", ProductKind::ExtraCategory, 1900),
+                    l,
+                    LineOptions::ExtraCategories { categories: vec![CategoryId::from_db(2), CategoryId::from_db(3)] },
+                ),
+                (
+                    product("billboard", ProductKind::Billboard, 500),
+                    l,
+                    LineOptions::Billboard { amount: Cents::new(1234) },
+                ),
+            ],
+            vat,
+        );
+        let nets: Vec<i64> = q.lines.iter().map(|l| l.net.get()).collect();
+        assert_eq!(nets, [4900, 3800, 1234]);
+        assert_eq!(q.lines[1].quantity, 2);
+        let vats: Vec<i64> = q.lines.iter().map(|l| l.vat.get()).collect();
+        assert_eq!(vats, [931, 722, 234], "1234 × 19 % = 234.46 → 234");
+        assert_eq!((q.net.get(), q.vat_total.get(), q.gross.get()), (9934, 1887, 11821));
+    }
 
     #[test]
     fn payment_only_moves_forward() {

@@ -15,7 +15,7 @@ use domain::interview::{InterviewAnswer, InterviewAnswerText};
 use domain::listing::{Listing, ListingProfile, ListingStatus, UnlockedSections};
 use domain::own::{OwnEdit, limits};
 use domain::paging::PageRequest;
-use domain::ports::{InterviewRepository, OwnListingRepository, SettingsRepository};
+use domain::ports::{InterviewRepository, OrderRepository, OwnListingRepository, SettingsRepository};
 use domain::sections::{ListingUpdate, Story};
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};
@@ -736,6 +736,6 @@ pub(crate) async fn free_week_for(
     let pairs = app.store.all_settings().await?;
     let settings = domain::settings::SiteSettings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let window = domain::own::free_window(now, &settings);
-    let counts = app.store.free_launches(&window).await?;
+    let counts = app.store.launches_in(domain::listing::Plan::Free, &window).await?;
     Ok(domain::own::free_launch_week(now, &settings, |w| counts.iter().find(|(cw, _)| *cw == w).map_or(0, |(_, n)| *n)))
 }

@@ -30,6 +30,7 @@ pub mod milestones;
 pub mod order_lines;
 pub mod orders;
 pub mod outbox;
+pub mod payment_events;
 pub mod products;
 pub mod reviews;
 pub mod sessions;

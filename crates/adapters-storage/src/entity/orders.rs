@@ -24,6 +24,9 @@ pub struct Model {
     pub gateway_ref: Option<String>,
     pub created_at: DateTimeWithTimeZone,
     pub paid_at: Option<DateTimeWithTimeZone>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub billing_name: Option<String>,
+    pub vat_final: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

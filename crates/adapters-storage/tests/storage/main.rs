@@ -6,6 +6,7 @@ mod claims;
 mod drafts;
 mod harness;
 mod jobs;
+mod orders;
 mod own;
 
 use adapters_storage::db;

@@ -7,8 +7,8 @@ use crate::{listing, now, on_both};
 use chrono::Duration;
 use domain::award::launch_of_the_week;
 use domain::engagement::Vote;
-use domain::listing::ListingStatus;
-use domain::ports::{BadgeCheck, ListingRepository, OwnListingRepository, UserRepository};
+use domain::listing::{ListingStatus, Plan};
+use domain::ports::{BadgeCheck, ListingRepository, OrderRepository, OwnListingRepository, UserRepository};
 use domain::sections::Milestone;
 use domain::week::LaunchWeek;
 
@@ -21,7 +21,7 @@ on_both!(lifecycle_moves_compare_and_set_and_the_free_queue_counts, |store| {
     assert!(!store.move_lifecycle(l.id, &l.lifecycle, &free, now()).await.unwrap(), "moved from a stale state");
     let got = store.get_listing(l.id).await.unwrap().unwrap();
     assert_eq!((got.lifecycle.status(), got.lifecycle.launch_week()), (ListingStatus::AwaitingBadge, Some(week)));
-    let counts = store.free_launches(&[week, week.plus_weeks(1)]).await.unwrap();
+    let counts = store.launches_in(Plan::Free, &[week, week.plus_weeks(1)]).await.unwrap();
     assert_eq!(counts, vec![(week, 1)]);
     assert!(store.listings_due(ListingStatus::AwaitingBadge, week.plus_weeks(-1)).await.unwrap().is_empty());
     assert_eq!(store.listings_due(ListingStatus::AwaitingBadge, week).await.unwrap().len(), 1);

@@ -9,6 +9,7 @@ mod content;
 mod directory;
 mod drafts;
 mod jobs;
+mod orders;
 mod own;
 mod reference;
 
@@ -25,6 +26,7 @@ pub use drafts::{
     SiteError, SiteReader,
 };
 pub use jobs::{Job, JobQueue};
+pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 

@@ -67,9 +67,6 @@ pub trait OwnListingRepository: Send + Sync {
         now: DateTime<Utc>,
     ) -> RepoResult<bool>;
 
-    /// How many free-plan listings (waiting for the badge, scheduled or live) each week holds.
-    async fn free_launches(&self, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>>;
-
     /// Listings in `status` whose launch week starts on or before `week`'s Monday.
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>>;
 

@@ -1,0 +1,97 @@
+//! Orders on both databases: an order and its lines round-trip, re-pricing only while pending, payment
+//! and each line's fulfilment happen once, gateway events are seen once, and the listing effects of
+//! fulfilment (extra categories up to three, billboard money once per line, unlocks, featured).
+
+use crate::accounts::user;
+use crate::{cat_id, listing, now, on_both, seed_categories};
+use domain::ids::CategoryId;
+use domain::listing::{ListingStatus, Plan};
+use domain::money::Cents;
+use domain::order::{Billing, LineOptions, OrderNumber, OrderStatus, price};
+use domain::ports::{ListingRepository, OrderRepository, ProductRepository, UserRepository};
+use domain::vat::VatDecision;
+use domain::week::LaunchWeek;
+
+fn vat(bp: u32) -> VatDecision {
+    VatDecision { rate_bp: bp, reverse_charge: false, note: format!("{bp} bp"), final_rate: true }
+}
+
+on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
+    demo_free_products(store).await;
+    let products = store.list_products().await.unwrap();
+    let pick = |code: &str| products.iter().find(|p| p.code.as_str() == code).unwrap().clone();
+    let cats = seed_categories(store).await;
+    let l =
+        store.create_listing(listing("Bought", ListingStatus::Draft, Some(cat_id(&cats, "dev-tools")))).await.unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let week = LaunchWeek::of(now()).plus_weeks(2);
+    let extra = vec![cat_id(&cats, "marketing"), cat_id(&cats, "api-tools")];
+    let items = vec![
+        (pick("launch"), Some(l.id), LineOptions::Launch { week: Some(week) }),
+        (pick("extra-category"), Some(l.id), LineOptions::ExtraCategories { categories: extra.clone() }),
+        (pick("billboard"), Some(l.id), LineOptions::Billboard { amount: Cents::new(2500) }),
+        (pick("unlock-story"), Some(l.id), LineOptions::None),
+    ];
+    let quote = price(items, vat(0));
+    let number = OrderNumber::from_random(42);
+    let billing = Billing::default();
+    let o = store.create_order(ann.id, &number, &quote, &billing, "sandbox", now()).await.unwrap();
+    assert_eq!((o.status, o.lines.len(), o.net), (OrderStatus::Pending, 4, quote.net));
+    assert_eq!(o.lines[0].line.options, LineOptions::Launch { week: Some(week) });
+    assert_eq!(o.lines[1].line.options, LineOptions::ExtraCategories { categories: extra.clone() });
+    assert_eq!((o.lines[1].line.quantity, o.lines[2].line.unit), (2, Cents::new(2500)));
+    assert!(
+        store.create_order(ann.id, &number, &quote, &billing, "sandbox", now()).await.is_err(),
+        "numbers are unique"
+    );
+    assert_eq!(store.order_by_number(&number).await.unwrap().unwrap(), o);
+    assert_eq!(store.my_orders(ann.id, Default::default()).await.unwrap().items, vec![o.clone()]);
+
+    // The billing form re-prices VAT while pending.
+    let de = Billing { country: Some("DE".into()), vat_number: None, name: Some("Ann".into()) };
+    let repriced = price(
+        o.lines.iter().map(|s| (pick(s.line.product.as_str()), s.line.listing, s.line.options.clone())).collect(),
+        vat(1900),
+    );
+    assert!(store.reprice_order(o.id, &repriced, &de).await.unwrap());
+    let got = store.order_by_number(&number).await.unwrap().unwrap();
+    assert_eq!((got.vat, got.vat_rate_bp, got.billing), (repriced.vat_total, 1900, de.clone()));
+    assert_eq!(got.lines[0].line.vat, Cents::new(931));
+
+    store.set_gateway_ref(o.id, "cs_test_1").await.unwrap();
+    assert_eq!(store.order_by_gateway_ref("cs_test_1").await.unwrap().unwrap().id, o.id);
+    assert!(store.orders_to_fulfil(10).await.unwrap().is_empty(), "not paid yet");
+    assert!(store.mark_paid(o.id, now()).await.unwrap());
+    assert!(!store.mark_paid(o.id, now()).await.unwrap(), "paid once");
+    assert!(!store.reprice_order(o.id, &repriced, &de).await.unwrap(), "a paid order keeps its prices");
+    assert_eq!(store.orders_to_fulfil(10).await.unwrap().len(), 1);
+    for s in &got.lines {
+        assert!(store.fulfil_line(s.id, "done", now()).await.unwrap());
+        assert!(!store.fulfil_line(s.id, "again", now()).await.unwrap());
+    }
+    assert!(store.orders_to_fulfil(10).await.unwrap().is_empty());
+    assert!(store.first_payment_event("stripe", "evt_1", now()).await.unwrap());
+    assert!(!store.first_payment_event("stripe", "evt_1", now()).await.unwrap(), "a replay is seen");
+
+    // Effects.
+    assert_eq!(store.add_extra_categories(l.id, &extra).await.unwrap(), 2);
+    assert_eq!(store.add_extra_categories(l.id, &extra).await.unwrap(), 2, "adding again changes nothing");
+    let fourth = [cat_id(&cats, "dev-tools"), CategoryId::from_db(cat_id(&cats, "marketing").get())];
+    assert_eq!(store.add_extra_categories(l.id, &fourth).await.unwrap(), 2, "the primary is no extra");
+    store.add_billboard(l.id, got.lines[2].id, Cents::new(2500), now()).await.unwrap();
+    store.add_billboard(l.id, got.lines[2].id, Cents::new(2500), now()).await.unwrap();
+    store.unlock_sections(l.id, true, false, false).await.unwrap();
+    store.set_featured(l.id).await.unwrap();
+    use sea_orm::EntityTrait;
+    let row = adapters_storage::entity::listings::Entity::find_by_id(l.id.get()).one(store.connection()).await.unwrap();
+    assert_eq!(row.unwrap().billboard_cents, 2500, "counted once per line");
+    let after = store.get_listing(l.id).await.unwrap().unwrap();
+    assert_eq!(after.categories.as_ref().unwrap().extras().len(), 2);
+    assert!(after.unlocked.story && !after.unlocked.milestones && after.featured);
+    let board = store.launches_in(Plan::Paid, &[LaunchWeek::of(now())]).await.unwrap();
+    assert!(board.is_empty(), "a draft is no launch");
+});
+
+async fn demo_free_products(store: &adapters_storage::SeaOrmStore) {
+    store.ensure_products(&demo_data::reference::products().unwrap()).await.unwrap();
+}

@@ -1,0 +1,71 @@
+//! Orders: storing priced orders, moving them to paid once (compare-and-set), recording each line's
+//! fulfilment once, and the effects fulfilment has on a listing.
+
+use super::RepoResult;
+use crate::ids::{CategoryId, ListingId, UserId};
+use crate::listing::Plan;
+use crate::money::Cents;
+use crate::order::{Billing, Order, OrderNumber, Quote};
+use crate::paging::{PageRequest, Paged};
+use crate::week::LaunchWeek;
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+#[async_trait]
+pub trait OrderRepository: Send + Sync {
+    /// Stores a pending order with its lines, in one transaction.
+    async fn create_order(
+        &self,
+        user: UserId,
+        number: &OrderNumber,
+        quote: &Quote,
+        billing: &Billing,
+        gateway: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Order>;
+
+    /// `user`'s orders, newest first.
+    async fn my_orders(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Order>>;
+
+    async fn order_by_number(&self, number: &OrderNumber) -> RepoResult<Option<Order>>;
+
+    async fn order_by_gateway_ref(&self, gateway_ref: &str) -> RepoResult<Option<Order>>;
+
+    /// Replaces the billing details, VAT and totals of a pending order (the checkout page's billing form);
+    /// false when the order is no longer pending.
+    async fn reprice_order(&self, id: i64, quote: &Quote, billing: &Billing) -> RepoResult<bool>;
+
+    async fn set_gateway_ref(&self, id: i64, gateway_ref: &str) -> RepoResult<()>;
+
+    /// Moves a pending order to paid (compare-and-set); false when it was not pending.
+    async fn mark_paid(&self, id: i64, now: DateTime<Utc>) -> RepoResult<bool>;
+
+    /// Records a line's fulfilment once; false when it was recorded already.
+    async fn fulfil_line(&self, line_id: i64, note: &str, now: DateTime<Utc>) -> RepoResult<bool>;
+
+    /// Paid orders with a line not fulfilled yet, oldest first.
+    async fn orders_to_fulfil(&self, limit: u64) -> RepoResult<Vec<Order>>;
+
+    /// Records a payment gateway's event id; false when it was seen before (a replay).
+    async fn first_payment_event(&self, gateway: &str, event_id: &str, now: DateTime<Utc>) -> RepoResult<bool>;
+
+    /// How many listings on `plan` (waiting, scheduled or live) each week holds.
+    async fn launches_in(&self, plan: Plan, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>>;
+
+    /// Adds extra categories to a listing, keeping at most three extras; returns how many it holds now.
+    async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize>;
+
+    async fn set_featured(&self, listing: ListingId) -> RepoResult<()>;
+
+    /// Unlocks the named sections (others stay as they are).
+    async fn unlock_sections(&self, listing: ListingId, story: bool, milestones: bool, media: bool) -> RepoResult<()>;
+
+    /// Puts money on the billboard for a listing (counted on the paid billboard board), once per line.
+    async fn add_billboard(
+        &self,
+        listing: ListingId,
+        line_id: i64,
+        amount: Cents,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()>;
+}
