@@ -4,6 +4,7 @@
 //! [`bootstrap::App`], and maps results to HTTP; no SQL, no business rule lives here.
 
 pub mod badges;
+mod checkout;
 mod claim_links;
 pub mod cli;
 pub mod docs_page;

@@ -25,7 +25,9 @@ pub(crate) const NEXT: &str = "ld_next";
 
 /// A path sign-in may return to: one of ours that needs it, never another site.
 fn valid_next(p: &str) -> bool {
-    p.starts_with("/invites/") && !p.contains("//") && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
+    (p.starts_with("/invites/") || p.starts_with("/checkout/"))
+        && !p.contains("//")
+        && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
 }
 
 pub const STYLESHEET: &str = include_str!("site.css");
@@ -413,6 +415,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(crate::invites::accept))
             .default_service(na()),
     )
+    .service(web::resource("/checkout/{number}").route(web::get().to(crate::checkout::show)).default_service(na()))
+    .service(
+        web::resource("/checkout/{number}/billing")
+            .route(web::post().to(crate::checkout::billing))
+            .default_service(na()),
+    )
+    .service(web::resource("/checkout/{number}/pay").route(web::post().to(crate::checkout::pay)).default_service(na()))
     .service(
         web::resource("/claims/confirm/{token}").route(web::get().to(crate::claim_links::open)).default_service(na()),
     )

@@ -41,6 +41,10 @@ pub struct OutboundArgs {
     #[arg(long, env = "LAUNCHDIR_LLM_API_KEY", hide_env_values = true)]
     pub llm_api_key: Option<String>,
 
+    /// The payment gateway of the checkout page: `sandbox` (a clearly marked test payment) or `stripe`.
+    #[arg(long, env = "LAUNCHDIR_PAYMENTS", default_value = "sandbox")]
+    pub payments: String,
+
     /// `ip:port` of the DNS resolver DNS claims are checked with; unset: the system's resolvers.
     #[arg(long, env = "LAUNCHDIR_DNS_SERVER")]
     pub dns_server: Option<std::net::SocketAddr>,
@@ -56,6 +60,7 @@ impl Default for OutboundArgs {
             llm_model: None,
             llm_api_key: None,
             dns_server: None,
+            payments: "sandbox".into(),
         }
     }
 }

@@ -34,6 +34,10 @@ pub struct App {
     pub drafter: Arc<dyn Drafter>,
     /// Looks up TXT records for DNS claims (`LAUNCHDIR_DNS_SERVER` or the system's resolvers).
     pub dns: Arc<dyn DnsResolver>,
+    /// EU VAT rates and VAT number formats (`fixtures/reference/eu_vat.json`).
+    pub vat: Arc<domain::vat::VatTable>,
+    /// The payment gateway checkout uses (`LAUNCHDIR_PAYMENTS`): `sandbox` for now.
+    pub payments: String,
     /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
     pub mailer: Option<Arc<dyn MailSender>>,
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
@@ -63,6 +67,8 @@ impl App {
             reader: Arc::new(adapters_fetch::SiteCrawler::new(Self::fetcher(&user_agent("http://localhost"), &[])?)),
             drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
             dns: Arc::new(adapters_dns::NoResolver("not set up yet".into())),
+            vat: Arc::new(demo_data::reference::vat_table().context("reading the VAT table")?),
+            payments: "sandbox".into(),
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
@@ -91,6 +97,13 @@ impl App {
             ),
             (Some(_), None) => anyhow::bail!("LAUNCHDIR_LLM_BASE_URL is set without LAUNCHDIR_LLM_MODEL"),
             (None, _) => Arc::new(adapters_drafter::ExtractiveDrafter),
+        };
+        self.payments = match args.payments.as_str() {
+            "sandbox" => "sandbox".into(),
+            "stripe" => anyhow::bail!(
+                "LAUNCHDIR_PAYMENTS=stripe: the Stripe adapter is not in this build yet; use sandbox (the default)"
+            ),
+            other => anyhow::bail!("LAUNCHDIR_PAYMENTS must be sandbox or stripe, not {other:?}"),
         };
         self.dns = match args.dns_server {
             Some(addr) => Arc::new(

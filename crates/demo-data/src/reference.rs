@@ -11,6 +11,7 @@ use serde::Deserialize;
 const CATEGORIES: &str = include_str!("../../../fixtures/reference/categories.json");
 const PRODUCTS: &str = include_str!("../../../fixtures/reference/products.json");
 const QUESTIONS: &str = include_str!("../../../fixtures/reference/interview_questions.json");
+const EU_VAT: &str = include_str!("../../../fixtures/reference/eu_vat.json");
 
 /// A fixture file that does not parse: a bug in the repository, reported with the file's name.
 #[derive(Debug, thiserror::Error)]
@@ -102,6 +103,35 @@ pub fn products() -> Result<Vec<Product>, FixtureError> {
             })
         })
         .collect()
+}
+
+#[derive(Debug, Deserialize)]
+struct VatFile {
+    countries: Vec<VatCountryJson>,
+}
+
+#[derive(Debug, Deserialize)]
+struct VatCountryJson {
+    country: String,
+    prefix: String,
+    standard_rate_bp: u32,
+    pattern: String,
+}
+
+/// The EU member states' standard VAT rates and VAT number formats (`eu_vat.json`).
+pub fn vat_table() -> Result<domain::vat::VatTable, FixtureError> {
+    let file: VatFile = serde_json::from_str(EU_VAT).map_err(|e| bad("eu_vat.json", e))?;
+    Ok(domain::vat::VatTable::new(
+        file.countries
+            .into_iter()
+            .map(|c| domain::vat::VatCountry {
+                country: c.country,
+                prefix: c.prefix,
+                standard_rate_bp: c.standard_rate_bp,
+                pattern: c.pattern,
+            })
+            .collect(),
+    ))
 }
 
 pub fn interview_questions() -> Result<Vec<String>, FixtureError> {

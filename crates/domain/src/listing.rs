@@ -509,6 +509,24 @@ pub struct NewListing {
     pub created_at: DateTime<Utc>,
 }
 
+impl NewListing {
+    /// A listing with no categories, nothing unlocked, not featured or verified, no ratings or revenue.
+    pub fn plain(slug: Slug, profile: ListingProfile, lifecycle: Lifecycle, created_at: DateTime<Utc>) -> Self {
+        Self {
+            slug,
+            profile,
+            lifecycle,
+            categories: None,
+            unlocked: UnlockedSections::default(),
+            featured: false,
+            verified: false,
+            domain_rating: None,
+            revenue: None,
+            created_at,
+        }
+    }
+}
+
 /// A search result: the spec shows name, url and votes; the rest helps pages and clients.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListingSummary {

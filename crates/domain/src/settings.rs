@@ -9,8 +9,8 @@ pub const DEFAULTS: [(&str, &str); 6] = [
     ("free_plan_min_weeks", "6"),
     ("free_plan_max_weeks", "8"),
     ("free_plan_weekly_capacity", "25"),
+    ("paid_plan_weekly_capacity", "25"),
     ("seller_country", "IE"),
-    ("billboard_minimum_cents", "500"),
 ];
 
 /// Checks a setting before it is stored: known key, value of the right type and range.
@@ -24,8 +24,7 @@ pub fn validate(key: &str, value: &str) -> Result<(), ValidationError> {
     match key {
         "site_name" => crate::text::check_max(key, value, 100),
         "free_plan_min_weeks" | "free_plan_max_weeks" => int(1, 52),
-        "free_plan_weekly_capacity" => int(1, 10_000),
-        "billboard_minimum_cents" => int(1, 100_000_000),
+        "free_plan_weekly_capacity" | "paid_plan_weekly_capacity" => int(1, 10_000),
         "seller_country" => CountryCode::parse_assigned(value).map(|_| ()).map_err(|e| e.named(key)),
         _ => {
             let keys: Vec<&str> = DEFAULTS.iter().map(|(k, _)| *k).collect();
@@ -41,8 +40,9 @@ pub struct SiteSettings {
     pub free_plan_min_weeks: i64,
     pub free_plan_max_weeks: i64,
     pub free_plan_weekly_capacity: i64,
+    /// Paid launches a week holds; a full week cannot be bought.
+    pub paid_plan_weekly_capacity: i64,
     pub seller_country: String,
-    pub billboard_minimum_cents: i64,
 }
 
 impl SiteSettings {
@@ -62,8 +62,8 @@ impl SiteSettings {
             free_plan_min_weeks: min.min(max),
             free_plan_max_weeks: min.max(max),
             free_plan_weekly_capacity: int("free_plan_weekly_capacity", 25),
+            paid_plan_weekly_capacity: int("paid_plan_weekly_capacity", 25),
             seller_country: map.get("seller_country").copied().unwrap_or("IE").to_owned(),
-            billboard_minimum_cents: int("billboard_minimum_cents", 500),
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod idempotency;
 mod input;
 pub mod lifecycle;
 pub mod openapi;
+pub mod orders;
 mod own;
 mod public;
 pub mod worker;
@@ -339,5 +340,6 @@ pub fn registry() -> Vec<Descriptor> {
     all.extend(drafts::descriptors());
     all.extend(own::descriptors());
     all.extend(claims::descriptors());
+    all.extend(orders::descriptors());
     all
 }

@@ -129,6 +129,11 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
             changed += 1;
         }
     }
+    // Paid orders whose lines were not all applied (an instance stopped right after a payment).
+    changed += crate::orders::fulfil_pending(app).await.map_err(|e| match e {
+        crate::OpError::Repo(r) => r,
+        other => RepoError::Unexpected(other.to_string().into()),
+    })?;
     // Trending: the stored scores decay with time, not only when votes come (hourly, one statement).
     let decayed = match app.store.trending_as_of().await? {
         None => {

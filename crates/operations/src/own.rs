@@ -733,9 +733,14 @@ pub(crate) async fn free_week_for(
     app: &bootstrap::App,
     now: chrono::DateTime<chrono::Utc>,
 ) -> OpResult<Option<domain::week::LaunchWeek>> {
-    let pairs = app.store.all_settings().await?;
-    let settings = domain::settings::SiteSettings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let settings = site_settings(app).await?;
     let window = domain::own::free_window(now, &settings);
     let counts = app.store.launches_in(domain::listing::Plan::Free, &window).await?;
     Ok(domain::own::free_launch_week(now, &settings, |w| counts.iter().find(|(cw, _)| *cw == w).map_or(0, |(_, n)| *n)))
+}
+
+/// The site settings as stored now (defaults for anything missing).
+pub(crate) async fn site_settings(app: &bootstrap::App) -> OpResult<domain::settings::SiteSettings> {
+    let pairs = app.store.all_settings().await?;
+    Ok(domain::settings::SiteSettings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
 }

@@ -4,11 +4,11 @@
 //! other people's claims are 404; the bounds of claim_listing at their edges.
 
 use crate::drafts::key_for;
-use crate::helpers::{TestApp, spawn_app_configured};
+use crate::helpers::{TestApp, cli, spawn_app_configured};
 use crate::own::call;
 use adapters_storage::entity::claims;
 use chrono::{Duration, Utc};
-use domain::listing::{Lifecycle, ListingProfile, NewListing, UnlockedSections};
+use domain::listing::{Lifecycle, ListingProfile, NewListing};
 use domain::ports::{ListingRepository, Outbox};
 use domain::slug::Slug;
 use domain::user::Scope::{AccountRead, ListingsWrite};
@@ -61,18 +61,12 @@ async fn listing(s: &Setup, name: &str, url: &str, domain: &str, published: bool
     if published {
         lifecycle.paid_launch(None, Utc::now()).unwrap();
     }
-    let new = NewListing {
-        slug: Slug::slugify(name).unwrap(),
-        profile: ListingProfile::named(name, url, domain),
+    let new = NewListing::plain(
+        Slug::slugify(name).unwrap(),
+        ListingProfile::named(name, url, domain),
         lifecycle,
-        categories: None,
-        unlocked: UnlockedSections::default(),
-        featured: false,
-        verified: false,
-        domain_rating: None,
-        revenue: None,
-        created_at: Utc::now(),
-    };
+        Utc::now(),
+    );
     s.store.store.create_listing(new).await.unwrap().id.get()
 }
 
@@ -190,17 +184,7 @@ async fn meta_and_file_claims_against_a_fixture_site_and_a_second_claimant() {
     assert!(s.site.paths().iter().any(|p| p == "/.well-known/launchdir-verification.txt"));
 
     // The site team sees who verified what, when.
-    let url = s.app.db.url.clone();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
-            .args(["admin", "listing-claims", &id.to_string()])
-            .env("DATABASE_URL", url)
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let out = cli(&s.app.db.url, &["admin", "listing-claims", &id.to_string()]).await;
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     assert!(

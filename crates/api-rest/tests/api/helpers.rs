@@ -135,3 +135,20 @@ pub fn run(db: &TestDatabase, args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Runs `launchdir-api <args>` with `DATABASE_URL` off the test's runtime (so an in-process server keeps
+/// answering meanwhile); returns its output.
+pub async fn cli(db_url: &str, args: &[&str]) -> std::process::Output {
+    let url = db_url.to_owned();
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+            .args(&args)
+            .env("DATABASE_URL", url)
+            .env("RUST_LOG", "warn")
+            .output()
+            .expect("run launchdir-api")
+    })
+    .await
+    .expect("the command's thread")
+}

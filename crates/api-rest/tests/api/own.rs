@@ -3,7 +3,7 @@
 //! week, every update_my_listing bound at its edge, the version history, sections, owners and scopes.
 
 use crate::drafts::key_for;
-use crate::helpers::{TestApp, spawn_app_configured};
+use crate::helpers::{TestApp, cli, spawn_app_configured};
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use domain::user::Scope::{AccountRead, ListingsWrite};
 use serde_json::{Value, json};
@@ -88,18 +88,12 @@ async fn saved_listing_with(s: &Setup, edit: Option<Value>) -> i64 {
 
 /// `admin run-jobs --now at`, off the test's runtime so the server keeps answering meanwhile.
 async fn run_jobs(s: &Setup, at: DateTime<Utc>) -> String {
-    let (url, allowed) = (s.app.db.url.clone(), s.site.host_port());
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
-            .args(["admin", "run-jobs", "--crawler-allowed-hosts", &allowed, "--public-url", PUBLIC])
-            .args(["--now", &at.to_rfc3339()])
-            .env("DATABASE_URL", url)
-            .env("RUST_LOG", "warn")
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let (allowed, now) = (s.site.host_port(), at.to_rfc3339());
+    let out = cli(
+        &s.app.db.url,
+        &["admin", "run-jobs", "--crawler-allowed-hosts", &allowed, "--public-url", PUBLIC, "--now", &now],
+    )
+    .await;
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "{stdout}{stderr}");
     stdout.into_owned()

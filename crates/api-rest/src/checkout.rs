@@ -1,0 +1,220 @@
+//! The checkout page (`/checkout/{number}`, the `checkout_url` create_checkout returns): the signed-in
+//! owner of the order reviews it, gives billing details (country, optional EU VAT number, name — VAT is
+//! re-priced from them) and pays. With the sandbox gateway the page offers a clearly marked test
+//! payment. Someone else's order is a 404 page, like an unknown one.
+
+use crate::server::State;
+use crate::web::{NEXT, cookie, html, oops, page, same, see_other, signed_in};
+use actix_web::cookie::SameSite;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::auth::Principal;
+use domain::money::Cents;
+use domain::order::{Billing, Order, OrderNumber, OrderStatus};
+use domain::ports::OrderRepository;
+use operations::OpError;
+use operations::badges::escape;
+use serde::Deserialize;
+
+fn not_found(p: Option<&Principal>) -> HttpResponse {
+    html(
+        StatusCode::NOT_FOUND,
+        page(
+            "Order not found",
+            p,
+            "<section class=\"card narrow\"><h1>No such order</h1><p>Check the link, and that you are signed in with \
+             the account that made the order.</p></section>",
+        ),
+    )
+}
+
+/// The caller's order by its number, or the page to answer instead.
+async fn find(state: &State, p: &Principal, number: &str) -> Result<Order, HttpResponse> {
+    let Ok(number) = OrderNumber::parse(number) else { return Err(not_found(Some(p))) };
+    match state.app.store.order_by_number(&number).await {
+        Ok(Some(o)) if o.user == p.user_id => Ok(o),
+        Ok(_) => Err(not_found(Some(p))),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read an order");
+            Err(oops(Some(p)))
+        }
+    }
+}
+
+fn money(c: Cents) -> String {
+    c.to_string()
+}
+
+fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
+    let rows: String = o
+        .lines
+        .iter()
+        .map(|s| {
+            let l = &s.line;
+            let done = match (&s.fulfilled_at, s.fulfilment_note.is_empty()) {
+                (Some(_), false) => format!("<br><span class=\"muted\">{}</span>", escape(&s.fulfilment_note)),
+                _ => String::new(),
+            };
+            format!(
+                "<tr><td>{}{}{done}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&l.name),
+                l.listing.map(|id| format!(" <span class=\"muted\">(listing {id})</span>")).unwrap_or_default(),
+                l.quantity,
+                money(l.net),
+                money(l.vat),
+                money(l.gross)
+            )
+        })
+        .collect();
+    let table = format!(
+        "<table class=\"order\"><thead><tr><th>Item</th><th>Qty</th><th>Net</th><th>VAT</th><th>Total</th></tr></thead>\
+         <tbody>{rows}</tbody><tfoot><tr><th>Total (USD)</th><td></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+         <td class=\"num\"><strong>{}</strong></td></tr></tfoot></table><p class=\"muted\">{} VAT rate: {}.</p>",
+        money(o.net),
+        money(o.vat),
+        money(o.gross),
+        escape(&o.vat_note),
+        domain::vat::pct(o.vat_rate_bp)
+    );
+    let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
+    let n = escape(o.number.as_str());
+    let body = match o.status {
+        OrderStatus::Pending => {
+            let b = &o.billing;
+            let billing = format!(
+                r#"<h2>Billing details</h2><form method="post" action="/checkout/{n}/billing" class="stack">
+<input type="hidden" name="csrf" value="{csrf}">
+<label>Name or company <input name="name" maxlength="200" value="{name}" autocomplete="name"></label>
+<label>Country (ISO code, e.g. DE, US) <input name="country" required maxlength="2" minlength="2" value="{country}" autocomplete="country"></label>
+<label>EU VAT number (businesses; optional) <input name="vat_number" maxlength="20" value="{vat}"></label>
+<button type="submit">Update VAT</button></form>"#,
+                name = escape(b.name.as_deref().unwrap_or_default()),
+                country = escape(b.country.as_deref().unwrap_or_default()),
+                vat = escape(b.vat_number.as_deref().unwrap_or_default()),
+            );
+            let pay = if !o.vat_final {
+                "<p>Enter your billing country above to see the VAT and pay.</p>".to_owned()
+            } else if o.gateway == "sandbox" {
+                format!(
+                    r#"<h2>Pay</h2><div class="sandbox" role="note"><strong>Test mode.</strong> This service runs with the
+sandbox payment gateway: the button below records a test payment. No card is asked for and no money moves.</div>
+<form method="post" action="/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
+<button type="submit" id="pay">Pay {total} (test payment)</button></form>"#,
+                    total = money(o.gross)
+                )
+            } else {
+                "<p>Payments are not available right now.</p>".to_owned()
+            };
+            format!("{table}{billing}{pay}")
+        }
+        OrderStatus::Paid => format!(
+            "<p class=\"ok\" role=\"status\">Paid on {}. Thank you.</p>{table}",
+            o.paid_at.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
+        ),
+        other => format!("<p>This order is {}.</p>{table}", other.as_str()),
+    };
+    format!("<section class=\"card\"><h1>Order {n}</h1>{err}{body}</section>")
+}
+
+pub async fn show(state: web::Data<State>, req: HttpRequest, number: web::Path<String>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else {
+        let body = "<section class=\"card narrow\"><h1>Sign in to pay</h1><p>Sign in with the account that made the \
+                    order; you will come back here.</p><p><a class=\"button\" href=\"/signin\">Sign in</a></p></section>";
+        let mut r = html(StatusCode::OK, page("Checkout", None, body));
+        if OrderNumber::parse(&number).is_ok() {
+            let _ = r.add_cookie(&cookie(&state, NEXT, format!("/checkout/{number}"), SameSite::Lax, 1));
+        }
+        return r;
+    };
+    match find(&state, &p, &number).await {
+        Ok(o) => html(StatusCode::OK, page("Checkout", Some(&p), &render(&o, &csrf, None))),
+        Err(r) => r,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BillingForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    country: String,
+    #[serde(default)]
+    vat_number: String,
+}
+
+pub async fn billing(
+    state: web::Data<State>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    form: web::Form<BillingForm>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/checkout/{number}")) };
+    let o = match find(&state, &p, &number).await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    if !same(&state, &form.csrf, &csrf) {
+        return html(
+            StatusCode::FORBIDDEN,
+            page("Checkout", Some(&p), &render(&o, &csrf, Some("This form expired; try again."))),
+        );
+    }
+    let opt = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
+    let name = opt(&form.name).map(|n| n.chars().take(200).collect());
+    let b = Billing { country: opt(&form.country), vat_number: opt(&form.vat_number), name };
+    match operations::orders::set_billing(&state.app, &o, b).await {
+        Ok(_) => see_other(&format!("/checkout/{number}")),
+        Err(OpError::Invalid(e)) => {
+            let msg: Vec<String> = e.0.iter().map(|d| format!("{}: {}", d.field, d.problem)).collect();
+            html(StatusCode::BAD_REQUEST, page("Checkout", Some(&p), &render(&o, &csrf, Some(&msg.join("; ")))))
+        }
+        Err(OpError::Conflict { message, .. }) => {
+            html(StatusCode::CONFLICT, page("Checkout", Some(&p), &render(&o, &csrf, Some(&message))))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "could not set billing details");
+            oops(Some(&p))
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct PayForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+pub async fn pay(
+    state: web::Data<State>,
+    req: HttpRequest,
+    number: web::Path<String>,
+    form: web::Form<PayForm>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/checkout/{number}")) };
+    let o = match find(&state, &p, &number).await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let refuse = |status, why: &str| html(status, page("Checkout", Some(&p), &render(&o, &csrf, Some(why))));
+    if !same(&state, &form.csrf, &csrf) {
+        return refuse(StatusCode::FORBIDDEN, "This form expired; try again.");
+    }
+    if o.gateway != "sandbox" {
+        return refuse(StatusCode::CONFLICT, "This order is paid through its payment provider, not here.");
+    }
+    if o.status != OrderStatus::Pending {
+        return see_other(&format!("/checkout/{number}"));
+    }
+    if !o.vat_final {
+        return refuse(StatusCode::BAD_REQUEST, "Enter your billing country first.");
+    }
+    match operations::orders::paid(&state.app, &state.ctx.reads, &o).await {
+        Ok(_) => see_other(&format!("/checkout/{number}")),
+        Err(e) => {
+            tracing::error!(error = %e, "could not record a sandbox payment");
+            oops(Some(&p))
+        }
+    }
+}

@@ -1,0 +1,737 @@
+//! Orders: quote_order prices items at the admin's current prices with VAT previewed, create_checkout
+//! stores the order and hands back the checkout page's address (the person pays there; no card data
+//! ever passes through a client), list_my_orders and get_order read them back with each line's
+//! fulfilment. Fulfilment — what a paid line does to its listing — lives here too, run when an order is
+//! paid and by the worker for any paid line left unfulfilled.
+
+use crate::public::Pagination;
+use crate::{Ctx, Descriptor, Method, OpError, OpResult, Operation};
+use async_trait::async_trait;
+use chrono::NaiveDate;
+use domain::ValidationError;
+use domain::ValidationErrors;
+use domain::ids::{CategoryId, ListingId};
+use domain::listing::{CountryCode, Listing, ListingStatus, Plan};
+use domain::money::Cents;
+use domain::order::{Billing, LineOptions, Order, OrderNumber, OrderStatus, Quote, StoredLine, price};
+use domain::paging::PageRequest;
+use domain::ports::{
+    CategoryRepository, ListingRepository, OrderRepository, OwnListingRepository, ProductRepository, RepoError,
+};
+use domain::product::{Product, ProductKind};
+use domain::user::Scope;
+use domain::vat::{VatCheck, VatDecision, pct};
+use domain::week::LaunchWeek;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub(crate) fn descriptors() -> Vec<Descriptor> {
+    vec![
+        Descriptor::of::<QuoteOrder>(),
+        Descriptor::of::<CreateCheckout>(),
+        Descriptor::of::<ListMyOrders>(),
+        Descriptor::of::<GetOrder>(),
+    ]
+}
+
+/// Items one order may hold.
+pub const MAX_ITEMS: usize = 20;
+
+/// The checkout page of an order.
+pub fn checkout_url(public_url: &str, number: &OrderNumber) -> String {
+    format!("{public_url}/checkout/{}", number.as_str())
+}
+
+// ---- inputs ----
+
+/// A category name or slug from list_categories.
+#[derive(Debug, Deserialize, ToSchema)]
+#[schema(value_type = String, max_length = 100, min_length = 1)]
+pub struct CategoryName(pub String);
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderItemInput {
+    /// A product id from list_products (launch, extra-category, featured, billboard, unlock-story,
+    /// unlock-milestones, unlock-media).
+    #[schema(max_length = 64, pattern = "^[a-z0-9_-]{1,64}$")]
+    pub product: String,
+    /// One of the caller's listings (every product is bought for a listing).
+    #[schema(minimum = 1)]
+    pub listing_id: Option<i64>,
+    /// launch only: a date in the launch week wanted (snapped to its Monday); omitted or this week = live at
+    /// once.
+    #[schema(format = Date, max_length = 10)]
+    pub week: Option<String>,
+    /// extra-category only: 1 to 3 category names or slugs from list_categories (one unit each; a listing
+    /// holds at most 3 extras).
+    #[schema(inline, max_items = 3, min_items = 1)]
+    pub categories: Option<Vec<CategoryName>>,
+    /// billboard only: the amount in USD cents, at least the billboard product's price.
+    #[schema(minimum = 1, maximum = 100_000_000)]
+    pub amount_cents: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderInput {
+    #[schema(inline, min_items = 1, max_items = 20)]
+    pub items: Vec<OrderItemInput>,
+    /// ISO 3166-1 code of the billing address; decides VAT (the checkout page asks when omitted).
+    #[schema(max_length = 2, min_length = 2, pattern = "^[A-Za-z]{2}$")]
+    pub billing_country: Option<String>,
+    /// An EU VAT number (prefix and number); a valid one of another member state than the seller's gives
+    /// reverse charge.
+    #[schema(max_length = 20, min_length = 3)]
+    pub vat_number: Option<String>,
+}
+
+// ---- outputs ----
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct LineOut {
+    pub product: String,
+    pub name: String,
+    pub listing_id: Option<i64>,
+    /// launch: Monday of the week bought (null: at once).
+    pub week: Option<String>,
+    /// extra-category: the categories' slugs.
+    pub categories: Vec<String>,
+    pub quantity: u32,
+    /// Price per unit, USD cents, VAT excluded (billboard: the amount).
+    pub unit_cents: i64,
+    pub net_cents: i64,
+    pub vat_rate_bp: u32,
+    pub vat_cents: i64,
+    pub gross_cents: i64,
+    /// After payment: whether the line took effect, when, and what it did.
+    pub fulfilled: bool,
+    pub fulfilled_at: Option<String>,
+    pub fulfilment: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct VatOut {
+    /// Basis points: 1900 = 19 %.
+    pub rate_bp: u32,
+    pub rate: String,
+    pub reverse_charge: bool,
+    /// Why this rate; on an invoice with reverse charge, the note it must carry.
+    pub note: String,
+    /// False until a billing country is known.
+    #[serde(rename = "final")]
+    pub is_final: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct TotalsOut {
+    /// Always USD.
+    pub currency: String,
+    pub net_cents: i64,
+    pub vat_cents: i64,
+    pub gross_cents: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct QuoteOut {
+    pub lines: Vec<LineOut>,
+    pub vat: VatOut,
+    pub totals: TotalsOut,
+    /// Nothing was saved or charged.
+    pub saved: bool,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BillingOut {
+    pub country: Option<String>,
+    pub vat_number: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderOut {
+    pub number: String,
+    /// pending, paid, cancelled or refunded.
+    pub status: String,
+    /// The page where the person reviews the order and pays (while pending).
+    pub checkout_url: Option<String>,
+    /// sandbox (test payments) or stripe.
+    pub gateway: String,
+    pub created_at: String,
+    pub paid_at: Option<String>,
+    pub billing: BillingOut,
+    pub lines: Vec<LineOut>,
+    pub vat: VatOut,
+    pub totals: TotalsOut,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct OrderPage {
+    pub items: Vec<OrderOut>,
+    pub pagination: Pagination,
+}
+
+fn vat_out(d: &VatDecision) -> VatOut {
+    VatOut {
+        rate_bp: d.rate_bp,
+        rate: pct(d.rate_bp),
+        reverse_charge: d.reverse_charge,
+        note: d.note.clone(),
+        is_final: d.final_rate,
+    }
+}
+
+fn totals(net: Cents, vat: Cents, gross: Cents) -> TotalsOut {
+    TotalsOut { currency: "USD".into(), net_cents: net.get(), vat_cents: vat.get(), gross_cents: gross.get() }
+}
+
+fn line_out(
+    l: &domain::order::OrderLine,
+    rate_bp: u32,
+    slugs: &[(CategoryId, String)],
+    done: Option<&StoredLine>,
+) -> LineOut {
+    let (week, categories) = match &l.options {
+        LineOptions::Launch { week } => (week.map(|w| w.monday().to_string()), Vec::new()),
+        LineOptions::ExtraCategories { categories } => (
+            None,
+            categories
+                .iter()
+                .map(|c| slugs.iter().find(|(id, _)| id == c).map_or_else(|| c.to_string(), |(_, s)| s.clone()))
+                .collect(),
+        ),
+        _ => (None, Vec::new()),
+    };
+    LineOut {
+        product: l.product.as_str().into(),
+        name: l.name.clone(),
+        listing_id: l.listing.map(|id| id.get()),
+        week,
+        categories,
+        quantity: l.quantity,
+        unit_cents: l.unit.get(),
+        net_cents: l.net.get(),
+        vat_rate_bp: rate_bp,
+        vat_cents: l.vat.get(),
+        gross_cents: l.gross.get(),
+        fulfilled: done.is_some_and(|s| s.fulfilled_at.is_some()),
+        fulfilled_at: done.and_then(|s| s.fulfilled_at).map(|t| t.to_rfc3339()),
+        fulfilment: done.map(|s| s.fulfilment_note.clone()).unwrap_or_default(),
+    }
+}
+
+async fn category_slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, String, String)>> {
+    Ok(app
+        .store
+        .list_categories()
+        .await?
+        .into_iter()
+        .map(|c| (c.category.id, c.category.slug.to_string(), c.category.name))
+        .collect())
+}
+
+pub(crate) async fn order_out(app: &bootstrap::App, public_url: &str, o: &Order) -> OpResult<OrderOut> {
+    let cats: Vec<(CategoryId, String)> = category_slugs(app).await?.into_iter().map(|(id, s, _)| (id, s)).collect();
+    let decision = VatDecision {
+        rate_bp: o.vat_rate_bp,
+        reverse_charge: o.reverse_charge,
+        note: o.vat_note.clone(),
+        final_rate: o.vat_final,
+    };
+    Ok(OrderOut {
+        number: o.number.as_str().into(),
+        status: o.status.as_str().into(),
+        checkout_url: (o.status == OrderStatus::Pending).then(|| checkout_url(public_url, &o.number)),
+        gateway: o.gateway.clone(),
+        created_at: o.created_at.to_rfc3339(),
+        paid_at: o.paid_at.map(|t| t.to_rfc3339()),
+        billing: BillingOut {
+            country: o.billing.country.clone(),
+            vat_number: o.billing.vat_number.clone(),
+            name: o.billing.name.clone(),
+        },
+        lines: o.lines.iter().map(|s| line_out(&s.line, o.vat_rate_bp, &cats, Some(s))).collect(),
+        vat: vat_out(&decision),
+        totals: totals(o.net, o.vat, o.gross),
+    })
+}
+
+// ---- pricing ----
+
+/// The VAT decision for a billing country and VAT number, checked offline (format; VIES is not configured).
+pub fn decide_vat(
+    app: &bootstrap::App,
+    seller: &str,
+    country: Option<&str>,
+    vat_number: Option<&str>,
+) -> Result<(VatDecision, Billing), ValidationErrors> {
+    let mut errs = ValidationErrors::default();
+    let billing =
+        country.and_then(|c| errs.take(CountryCode::parse_assigned(c).map_err(|e| e.named("billing_country"))));
+    let number = vat_number.filter(|n| !n.trim().is_empty()).and_then(|n| errs.take(app.vat.parse_number(n)));
+    if !errs.is_empty() {
+        return Err(errs);
+    }
+    let seller = CountryCode::parse_assigned(seller)
+        .unwrap_or_else(|_| CountryCode::parse("IE").unwrap_or_else(|_| unreachable!()));
+    let check = VatCheck::FormatOnly;
+    let decision = domain::vat::decide(&app.vat, &seller, billing.as_ref(), number.as_ref().map(|n| (n, &check)))
+        .map_err(ValidationErrors::from)?;
+    let billing =
+        Billing { country: billing.map(|c| c.as_str().to_owned()), vat_number: number.map(|n| n.full()), name: None };
+    Ok((decision, billing))
+}
+
+/// Validates the items against the products, the caller's listings, the calendar and the categories,
+/// and prices them. Every problem is a 400 naming `items[i].field`; a listing not the caller's is a 404.
+async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
+    let user = ctx.principal()?.user_id;
+    let app = &ctx.app;
+    if input.items.is_empty() || input.items.len() > MAX_ITEMS {
+        return Err(ValidationError::new("items", format!("must hold 1 to {MAX_ITEMS} items")).into());
+    }
+    let settings = crate::own::site_settings(app).await?;
+    let products = app.store.list_products().await?;
+    let cats = category_slugs(app).await?;
+    let now = app.now();
+    let this_week = LaunchWeek::of(now);
+    let mut errs = ValidationErrors::default();
+    let mut items: Vec<(Product, Option<ListingId>, LineOptions)> = Vec::new();
+    let mut launches: Vec<ListingId> = Vec::new();
+    for (i, it) in input.items.into_iter().enumerate() {
+        let f = |name: &str| format!("items[{i}].{name}");
+        let Some(p) = products.iter().find(|p| p.code.as_str() == it.product).cloned() else {
+            errs.push(ValidationError::new(f("product"), "unknown product; see list_products"));
+            continue;
+        };
+        let only = |present: bool, name: &str, kind: ProductKind| {
+            (present && p.kind != kind)
+                .then(|| ValidationError::new(f(name), format!("is only for the {} product", kind.as_str())))
+        };
+        for e in [
+            only(it.week.is_some(), "week", ProductKind::Launch),
+            only(it.categories.is_some(), "categories", ProductKind::ExtraCategory),
+            only(it.amount_cents.is_some(), "amount_cents", ProductKind::Billboard),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            errs.push(e);
+        }
+        let listing: Option<Listing> = match (p.needs_listing, it.listing_id) {
+            (true, None) => {
+                errs.push(ValidationError::new(
+                    f("listing_id"),
+                    "is required: this product is bought for one of your listings",
+                ));
+                continue;
+            }
+            (false, Some(_)) => {
+                errs.push(ValidationError::new(f("listing_id"), "is not taken by this product"));
+                continue;
+            }
+            (_, Some(raw)) => {
+                let id = ListingId::parse(raw).map_err(|e| e.named(&f("listing_id")))?;
+                Some(app.store.owned_listing(user, id).await?.ok_or(OpError::NotFound("listing"))?)
+            }
+            (false, None) => None,
+        };
+        let options = match p.kind {
+            ProductKind::Launch => {
+                let Some(l) = &listing else { continue };
+                let launchable = match l.lifecycle.status() {
+                    ListingStatus::Draft | ListingStatus::AwaitingBadge => true,
+                    ListingStatus::Scheduled => l.lifecycle.plan() == Plan::Free,
+                    _ => false,
+                };
+                if !launchable {
+                    errs.push(ValidationError::new(
+                        f("listing_id"),
+                        format!(
+                            "is {} already; launch is for a saved listing or one on the free plan",
+                            l.lifecycle.status().as_str()
+                        ),
+                    ));
+                    continue;
+                }
+                if launches.contains(&l.id) {
+                    errs.push(ValidationError::new(f("listing_id"), "has a launch in this order already"));
+                    continue;
+                }
+                launches.push(l.id);
+                let week = match it.week.as_deref() {
+                    None => None,
+                    Some(raw) => match NaiveDate::parse_from_str(raw, "%Y-%m-%d") {
+                        Err(_) => {
+                            errs.push(ValidationError::new(f("week"), "must be a date, YYYY-MM-DD"));
+                            continue;
+                        }
+                        Ok(d) => {
+                            let w = LaunchWeek::containing(d);
+                            if w < this_week {
+                                errs.push(ValidationError::new(
+                                    f("week"),
+                                    format!("the week of {} is in the past", w.monday()),
+                                ));
+                                continue;
+                            }
+                            (w > this_week).then_some(w)
+                        }
+                    },
+                };
+                if let Some(w) = week {
+                    let held = app.store.launches_in(Plan::Paid, &[w]).await?.first().map_or(0, |(_, n)| *n);
+                    if held >= settings.paid_plan_weekly_capacity {
+                        errs.push(ValidationError::new(
+                            f("week"),
+                            format!("the week of {} is full ({held} paid launches); choose another week", w.monday()),
+                        ));
+                        continue;
+                    }
+                }
+                LineOptions::Launch { week }
+            }
+            ProductKind::ExtraCategory => {
+                let Some(l) = &listing else { continue };
+                let Some(names) = it.categories.filter(|c| !c.is_empty()) else {
+                    errs.push(ValidationError::new(f("categories"), "is required: 1 to 3 names from list_categories"));
+                    continue;
+                };
+                let (current_primary, current_extras) = match &l.categories {
+                    Some(c) => (Some(c.primary()), c.extras().to_vec()),
+                    None => (None, Vec::new()),
+                };
+                let mut chosen: Vec<CategoryId> = Vec::new();
+                for (j, CategoryName(n)) in names.iter().enumerate() {
+                    let key = n.trim().to_lowercase();
+                    match cats.iter().find(|(_, slug, name)| *slug == key || name.to_lowercase() == key) {
+                        None => errs.push(ValidationError::new(
+                            format!("items[{i}].categories[{j}]"),
+                            "unknown category; use a name or slug from list_categories",
+                        )),
+                        Some((id, _, _))
+                            if Some(*id) == current_primary || current_extras.contains(id) || chosen.contains(id) =>
+                        {
+                            errs.push(ValidationError::new(
+                                format!("items[{i}].categories[{j}]"),
+                                "is one of the listing's categories already",
+                            ));
+                        }
+                        Some((id, _, _)) => chosen.push(*id),
+                    }
+                }
+                let max = domain::category::ListingCategories::MAX_EXTRAS;
+                if current_extras.len() + chosen.len() > max {
+                    errs.push(ValidationError::new(
+                        f("categories"),
+                        format!(
+                            "a listing holds at most {max} extra categories; this one has {}",
+                            current_extras.len()
+                        ),
+                    ));
+                    continue;
+                }
+                LineOptions::ExtraCategories { categories: chosen }
+            }
+            ProductKind::Billboard => match it.amount_cents {
+                None => {
+                    errs.push(ValidationError::new(
+                        f("amount_cents"),
+                        format!("is required: at least {} ({} cents)", p.price, p.price.get()),
+                    ));
+                    continue;
+                }
+                Some(a) if a < p.price.get() => {
+                    errs.push(ValidationError::new(
+                        f("amount_cents"),
+                        format!("is below the billboard minimum of {} ({} cents)", p.price, p.price.get()),
+                    ));
+                    continue;
+                }
+                Some(a) if a > 100_000_000 => {
+                    errs.push(ValidationError::new(f("amount_cents"), "must be at most 100000000"));
+                    continue;
+                }
+                Some(a) => LineOptions::Billboard { amount: Cents::new(a) },
+            },
+            _ => LineOptions::None,
+        };
+        items.push((p, listing.map(|l| l.id), options));
+    }
+    let vat = decide_vat(app, &settings.seller_country, input.billing_country.as_deref(), input.vat_number.as_deref());
+    let (decision, billing) = match vat {
+        Ok(v) => v,
+        Err(e) => {
+            errs.0.extend(e.0);
+            return Err(errs.into());
+        }
+    };
+    if !errs.is_empty() {
+        return Err(errs.into());
+    }
+    Ok((price(items, decision), billing))
+}
+
+// ---- quote_order ----
+
+#[derive(Debug)]
+pub struct QuoteOrder;
+
+#[async_trait]
+impl Operation for QuoteOrder {
+    const ID: &'static str = "quote_order";
+    const METHOD: Method = Method::Post;
+    const PATH: &'static str = "/orders/quote";
+    const SCOPE: Option<Scope> = Some(Scope::OrdersWrite);
+    const SUMMARY: &'static str = "Price an order with VAT, without saving or charging anything";
+    const DESCRIPTION: &'static str = "Prices items at the admin's current prices (USD cents, VAT excluded; see \
+        list_products) and previews VAT from billing_country and vat_number: EU consumers pay their country's \
+        standard rate, an EU business with a valid VAT number of another member state gets reverse charge at 0 %, \
+        buyers outside the EU pay no VAT. Each line shows net, VAT rate, VAT and gross; totals are the lines' sums \
+        (VAT rounded per line, half away from zero). Items: product plus listing_id (one of your listings; \
+        404 otherwise) and the product's option — week for launch (not past, not full), categories for \
+        extra-category (names from list_categories, at most 3 extras), amount_cents for billboard (at least its \
+        price). Nothing is saved or charged; create_checkout with the same body makes the order.";
+    type Input = OrderInput;
+    type Output = QuoteOut;
+
+    async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<QuoteOut> {
+        let (q, _) = priced(ctx, input).await?;
+        let cats: Vec<(CategoryId, String)> =
+            category_slugs(&ctx.app).await?.into_iter().map(|(id, s, _)| (id, s)).collect();
+        Ok(QuoteOut {
+            lines: q.lines.iter().map(|l| line_out(l, q.vat.rate_bp, &cats, None)).collect(),
+            vat: vat_out(&q.vat),
+            totals: totals(q.net, q.vat_total, q.gross),
+            saved: false,
+        })
+    }
+}
+
+// ---- create_checkout ----
+
+#[derive(Debug)]
+pub struct CreateCheckout;
+
+#[async_trait]
+impl Operation for CreateCheckout {
+    const ID: &'static str = "create_checkout";
+    const METHOD: Method = Method::Post;
+    const PATH: &'static str = "/orders/checkout";
+    const SCOPE: Option<Scope> = Some(Scope::OrdersWrite);
+    const STATUS: u16 = 201;
+    const READ_ONLY: bool = false;
+    const IDEMPOTENCY_KEY: bool = true;
+    const SUMMARY: &'static str = "Create an order and the checkout page where the person pays";
+    const DESCRIPTION: &'static str = "Validates and prices the items exactly as quote_order does, stores a \
+        pending order, and returns it with checkout_url: a page on this service where the person reviews the \
+        order, enters billing details and pays themselves. Give the link to the person; never ask for card \
+        details. Send an Idempotency-Key so a retry returns the same order. Afterwards read the status with \
+        get_order: once paid, each line takes effect (launch makes the listing live or scheduled for its week) \
+        and get_order shows what each did.";
+    type Input = OrderInput;
+    type Output = OrderOut;
+
+    async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<OrderOut> {
+        let user = ctx.principal()?.user_id;
+        let (q, billing) = priced(ctx, input).await?;
+        let app = &ctx.app;
+        for _ in 0..5 {
+            let bits = u64::from_str_radix(&app.secrets.random_token()[..16], 16).unwrap_or_default();
+            let number = OrderNumber::from_random(bits);
+            match app.store.create_order(user, &number, &q, &billing, &app.payments, app.now()).await {
+                Ok(o) => return order_out(app, &ctx.public_url, &o).await,
+                Err(RepoError::Conflict(_)) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(OpError::Repo(RepoError::Unexpected("five order numbers in a row were taken".into())))
+    }
+}
+
+// ---- list_my_orders / get_order ----
+
+#[derive(Debug)]
+pub struct ListMyOrders;
+
+#[async_trait]
+impl Operation for ListMyOrders {
+    const ID: &'static str = "list_my_orders";
+    const METHOD: Method = Method::Get;
+    const PATH: &'static str = "/orders";
+    const SCOPE: Option<Scope> = Some(Scope::AccountRead);
+    const SUMMARY: &'static str = "The caller's orders, newest first, with status";
+    const DESCRIPTION: &'static str = "Lists the caller's orders newest first with status (pending, paid, \
+        cancelled, refunded), totals with VAT, lines and their fulfilment. Read-only.";
+    type Input = crate::drafts::PageInput;
+    type Output = OrderPage;
+
+    async fn run(ctx: &Ctx, i: crate::drafts::PageInput) -> OpResult<OrderPage> {
+        let user = ctx.principal()?.user_id;
+        let page = PageRequest::parse(i.page, i.per_page)?;
+        let orders = ctx.app.store.my_orders(user, page).await?;
+        let mut items = Vec::with_capacity(orders.items.len());
+        for o in &orders.items {
+            items.push(order_out(&ctx.app, &ctx.public_url, o).await?);
+        }
+        Ok(OrderPage { pagination: Pagination::from(&orders), items })
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderNumberInput {
+    /// The order's number (LD- and 10 characters).
+    #[schema(max_length = 13, min_length = 13, pattern = "^LD-[0-9A-HJKMNP-TV-Z]{10}$")]
+    pub number: String,
+}
+
+#[derive(Debug)]
+pub struct GetOrder;
+
+#[async_trait]
+impl Operation for GetOrder {
+    const ID: &'static str = "get_order";
+    const METHOD: Method = Method::Get;
+    const PATH: &'static str = "/orders/{number}";
+    const SCOPE: Option<Scope> = Some(Scope::AccountRead);
+    const SUMMARY: &'static str = "One order: status, totals with VAT, lines and their fulfilment";
+    const DESCRIPTION: &'static str = "Returns the caller's order: status, billing details, VAT (rate, reverse \
+        charge and its note), totals, lines, whether each line was fulfilled and what it did, and while pending \
+        the checkout_url to give the person. 404 for another person's order. Read-only.";
+    type Input = OrderNumberInput;
+    type Output = OrderOut;
+
+    async fn run(ctx: &Ctx, i: OrderNumberInput) -> OpResult<OrderOut> {
+        let user = ctx.principal()?.user_id;
+        let number = OrderNumber::parse(&i.number)?;
+        let o = ctx
+            .app
+            .store
+            .order_by_number(&number)
+            .await?
+            .filter(|o| o.user == user)
+            .ok_or(OpError::NotFound("order"))?;
+        order_out(&ctx.app, &ctx.public_url, &o).await
+    }
+}
+
+// ---- payment and fulfilment ----
+
+/// Re-prices a pending order's VAT for the billing details the checkout page collected.
+pub async fn set_billing(app: &bootstrap::App, o: &Order, billing: Billing) -> OpResult<Order> {
+    let settings = crate::own::site_settings(app).await?;
+    let (decision, checked) =
+        decide_vat(app, &settings.seller_country, billing.country.as_deref(), billing.vat_number.as_deref())?;
+    let products = app.store.list_products().await?;
+    let items = o
+        .lines
+        .iter()
+        .map(|s| {
+            // The order keeps the price it was made with: the unit stored on the line.
+            let p = products.iter().find(|p| p.code == s.line.product).cloned().map(|mut p| {
+                p.price = s.line.unit;
+                p.name = s.line.name.clone();
+                p
+            });
+            p.map(|p| (p, s.line.listing, s.line.options.clone()))
+        })
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| ValidationError::new("order", "a product of this order no longer exists"))?;
+    let quote = price(items, decision);
+    let billing = Billing { name: billing.name, ..checked };
+    if !app.store.reprice_order(o.id, &quote, &billing).await? {
+        return Err(OpError::Conflict {
+            code: "order_not_pending",
+            message: format!("the order is {}", o.status.as_str()),
+        });
+    }
+    app.store.order_by_number(&o.number).await?.ok_or(OpError::NotFound("order"))
+}
+
+/// Marks a pending order paid (once) and fulfils it; false when it was not pending.
+pub async fn paid(app: &bootstrap::App, reads: &crate::ReadCache, o: &Order) -> OpResult<bool> {
+    if !app.store.mark_paid(o.id, app.now()).await? {
+        return Ok(false);
+    }
+    tracing::info!(order = o.number.as_str(), gross = o.gross.get(), "order paid");
+    if let Some(o) = app.store.order_by_number(&o.number).await? {
+        fulfil(app, &o).await?;
+    }
+    crate::public_data_changed(app, reads).await;
+    Ok(true)
+}
+
+/// Applies each unfulfilled line of a paid order to its listing and records what it did. Every effect is
+/// safe to apply twice, so a crash between an effect and its record only repeats a harmless step.
+pub async fn fulfil(app: &bootstrap::App, o: &Order) -> OpResult<usize> {
+    if o.status != OrderStatus::Paid {
+        return Ok(0);
+    }
+    let mut done = 0;
+    for s in o.lines.iter().filter(|s| s.fulfilled_at.is_none()) {
+        let now = app.now();
+        let note = match (s.line.listing, &s.line.options) {
+            (None, _) => "nothing to apply".to_owned(),
+            (Some(id), LineOptions::Launch { week }) => match app.store.get_listing(id).await? {
+                None => "the listing no longer exists".into(),
+                Some(l) => {
+                    let mut next = l.lifecycle;
+                    match next.paid_launch(*week, now) {
+                        Err(e) => format!("not applied: {e}"),
+                        Ok(()) if app.store.move_lifecycle(l.id, &l.lifecycle, &next, now).await? => {
+                            match next.status() {
+                                ListingStatus::Live => format!("live since {}", now.to_rfc3339()),
+                                _ => format!(
+                                    "scheduled for the week of {}",
+                                    next.launch_week().map(|w| w.monday().to_string()).unwrap_or_default()
+                                ),
+                            }
+                        }
+                        Ok(()) => continue, // moved meanwhile: the next pass sees its new state
+                    }
+                }
+            },
+            (Some(id), LineOptions::ExtraCategories { categories }) => {
+                let n = app.store.add_extra_categories(id, categories).await?;
+                format!("{} extra categor{} now", n, if n == 1 { "y" } else { "ies" })
+            }
+            (Some(id), LineOptions::Billboard { amount }) => {
+                app.store.add_billboard(id, s.id, *amount, now).await?;
+                format!("{amount} on the billboard")
+            }
+            (Some(id), LineOptions::None) => match s.line.kind {
+                ProductKind::Featured => {
+                    app.store.set_featured(id).await?;
+                    "featured".into()
+                }
+                ProductKind::UnlockStory => {
+                    app.store.unlock_sections(id, true, false, false).await?;
+                    "founder story unlocked".into()
+                }
+                ProductKind::UnlockMilestones => {
+                    app.store.unlock_sections(id, false, true, false).await?;
+                    "milestones unlocked".into()
+                }
+                ProductKind::UnlockMedia => {
+                    app.store.unlock_sections(id, false, false, true).await?;
+                    "media unlocked".into()
+                }
+                other => format!("nothing to apply for {}", other.as_str()),
+            },
+        };
+        if app.store.fulfil_line(s.id, &note, now).await? {
+            done += 1;
+        }
+    }
+    Ok(done)
+}
+
+/// Fulfils paid orders whose lines are not all fulfilled (a crash after payment); the worker runs it.
+pub async fn fulfil_pending(app: &bootstrap::App) -> OpResult<usize> {
+    let mut n = 0;
+    for o in app.store.orders_to_fulfil(50).await? {
+        n += fulfil(app, &o).await?;
+    }
+    Ok(n)
+}
