@@ -303,6 +303,14 @@ impl OrderRepository for SeaOrmStore {
         self.with_lines(rows).await
     }
 
+    async fn payment_event_seen(&self, gateway: &str, event_id: &str) -> RepoResult<bool> {
+        let row = payment_events::Entity::find_by_id((gateway.to_owned(), event_id.to_owned()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(row.is_some())
+    }
+
     async fn first_payment_event(&self, gateway: &str, event_id: &str, now: DateTime<Utc>) -> RepoResult<bool> {
         let row = payment_events::ActiveModel {
             gateway: Set(gateway.to_owned()),

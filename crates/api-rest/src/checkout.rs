@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderStatus};
-use domain::ports::OrderRepository;
+use domain::ports::{OrderRepository, PaymentStart};
 use operations::OpError;
 use operations::badges::escape;
 use serde::Deserialize;
@@ -100,6 +100,19 @@ fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
 sandbox payment gateway: the button below records a test payment. No card is asked for and no money moves.</div>
 <form method="post" action="/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
 <button type="submit" id="pay">Pay {total} (test payment)</button></form>"#,
+                    total = money(o.gross)
+                )
+            } else if o.gateway == "stripe" {
+                let waiting = if o.gateway_ref.is_some() {
+                    "<p role=\"status\">If you paid already, the confirmation from Stripe arrives in a few seconds; reload \
+                     this page.</p>"
+                } else {
+                    ""
+                };
+                format!(
+                    r#"<h2>Pay</h2>{waiting}<p>You pay on Stripe's secure page (card, Apple Pay, Google Pay and the other
+methods it offers); we never see your card.</p><form method="post" action="/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
+<button type="submit" id="pay">Pay {total}</button></form>"#,
                     total = money(o.gross)
                 )
             } else {
@@ -201,8 +214,8 @@ pub async fn pay(
     if !same(&state, &form.csrf, &csrf) {
         return refuse(StatusCode::FORBIDDEN, "This form expired; try again.");
     }
-    if o.gateway != "sandbox" {
-        return refuse(StatusCode::CONFLICT, "This order is paid through its payment provider, not here.");
+    if o.gateway != state.app.payments.name() {
+        return refuse(StatusCode::CONFLICT, "This order was made for another payment provider; start a new checkout.");
     }
     if o.status != OrderStatus::Pending {
         return see_other(&format!("/checkout/{number}"));
@@ -210,11 +223,55 @@ pub async fn pay(
     if !o.vat_final {
         return refuse(StatusCode::BAD_REQUEST, "Enter your billing country first.");
     }
-    match operations::orders::paid(&state.app, &state.ctx.reads, &o).await {
-        Ok(_) => see_other(&format!("/checkout/{number}")),
+    let back = format!("{}/checkout/{number}", state.public_url);
+    match state.app.payments.start(&o, &back).await {
+        Ok(PaymentStart::OnPage) => match operations::orders::paid(&state.app, &state.ctx.reads, &o).await {
+            Ok(_) => see_other(&format!("/checkout/{number}")),
+            Err(e) => {
+                tracing::error!(error = %e, "could not record a sandbox payment");
+                oops(Some(&p))
+            }
+        },
+        Ok(PaymentStart::Redirect { url, reference }) => {
+            match state.app.store.set_gateway_ref(o.id, &reference).await {
+                Ok(()) => see_other(&url),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not store a payment reference");
+                    oops(Some(&p))
+                }
+            }
+        }
         Err(e) => {
-            tracing::error!(error = %e, "could not record a sandbox payment");
-            oops(Some(&p))
+            tracing::warn!(error = %e, order = o.number.as_str(), "the payment provider refused to start a payment");
+            refuse(StatusCode::BAD_GATEWAY, "The payment provider could not start the payment; try again in a moment.")
+        }
+    }
+}
+
+/// `POST /webhooks/stripe`: Stripe's events, trusted only with a valid signature.
+pub async fn stripe_webhook(state: web::Data<State>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
+    use operations::orders::{WebhookError, WebhookOutcome, webhook};
+    if state.app.payments.name() != "stripe" {
+        return actix_web::ResponseError::error_response(&crate::error::ApiError::not_found("route"));
+    }
+    let sig = req.headers().get("Stripe-Signature").and_then(|v| v.to_str().ok());
+    match webhook(&state.app, &state.ctx.reads, sig, &body).await {
+        Ok(outcome) => {
+            let (what, detail) = match outcome {
+                WebhookOutcome::Duplicate => ("duplicate", String::new()),
+                WebhookOutcome::Paid(n) => ("paid", n),
+                WebhookOutcome::Ignored(why) => ("ignored", why),
+            };
+            HttpResponse::Ok().json(serde_json::json!({"received": true, "outcome": what, "detail": detail}))
+        }
+        Err(WebhookError::Refused(e)) => {
+            tracing::warn!(error = %e, "a Stripe webhook was refused");
+            let err: crate::error::ApiError = domain::ValidationError::new("Stripe-Signature", e.to_string()).into();
+            actix_web::ResponseError::error_response(&err)
+        }
+        Err(WebhookError::Failed(e)) => {
+            tracing::error!(error = %e, "a Stripe webhook failed; Stripe retries it");
+            actix_web::ResponseError::error_response(&crate::error::ApiError::internal())
         }
     }
 }

@@ -423,6 +423,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     )
     .service(web::resource("/checkout/{number}/pay").route(web::post().to(crate::checkout::pay)).default_service(na()))
     .service(
+        web::resource("/webhooks/stripe").route(web::post().to(crate::checkout::stripe_webhook)).default_service(na()),
+    )
+    .service(
         web::resource("/claims/confirm/{token}").route(web::get().to(crate::claim_links::open)).default_service(na()),
     )
     .service(web::resource("/bot").route(web::get().to(crate::invites::bot)).default_service(na()))

@@ -45,6 +45,17 @@ pub struct OutboundArgs {
     #[arg(long, env = "LAUNCHDIR_PAYMENTS", default_value = "sandbox")]
     pub payments: String,
 
+    #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+    pub stripe_secret_key: Option<String>,
+
+    /// The signing secret of the Stripe webhook endpoint (`/webhooks/stripe`).
+    #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+    pub stripe_webhook_secret: Option<String>,
+
+    /// Stripe's API address (a stand-in's in tests).
+    #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
+    pub stripe_api_base: String,
+
     /// `ip:port` of the DNS resolver DNS claims are checked with; unset: the system's resolvers.
     #[arg(long, env = "LAUNCHDIR_DNS_SERVER")]
     pub dns_server: Option<std::net::SocketAddr>,
@@ -61,6 +72,9 @@ impl Default for OutboundArgs {
             llm_api_key: None,
             dns_server: None,
             payments: "sandbox".into(),
+            stripe_secret_key: None,
+            stripe_webhook_secret: None,
+            stripe_api_base: "https://api.stripe.com".into(),
         }
     }
 }

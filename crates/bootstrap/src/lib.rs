@@ -36,8 +36,8 @@ pub struct App {
     pub dns: Arc<dyn DnsResolver>,
     /// EU VAT rates and VAT number formats (`fixtures/reference/eu_vat.json`).
     pub vat: Arc<domain::vat::VatTable>,
-    /// The payment gateway checkout uses (`LAUNCHDIR_PAYMENTS`): `sandbox` for now.
-    pub payments: String,
+    /// The payment gateway checkout uses (`LAUNCHDIR_PAYMENTS`: sandbox or stripe).
+    pub payments: Arc<dyn domain::ports::PaymentGateway>,
     /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
     pub mailer: Option<Arc<dyn MailSender>>,
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
@@ -68,7 +68,7 @@ impl App {
             drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
             dns: Arc::new(adapters_dns::NoResolver("not set up yet".into())),
             vat: Arc::new(demo_data::reference::vat_table().context("reading the VAT table")?),
-            payments: "sandbox".into(),
+            payments: Arc::new(adapters_payments::Sandbox),
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
@@ -99,9 +99,14 @@ impl App {
             (None, _) => Arc::new(adapters_drafter::ExtractiveDrafter),
         };
         self.payments = match args.payments.as_str() {
-            "sandbox" => "sandbox".into(),
-            "stripe" => anyhow::bail!(
-                "LAUNCHDIR_PAYMENTS=stripe: the Stripe adapter is not in this build yet; use sandbox (the default)"
+            "sandbox" => Arc::new(adapters_payments::Sandbox),
+            "stripe" => Arc::new(
+                adapters_payments::Stripe::new(
+                    &args.stripe_api_base,
+                    args.stripe_secret_key.as_deref().unwrap_or_default(),
+                    args.stripe_webhook_secret.as_deref().unwrap_or_default(),
+                )
+                .map_err(|e| anyhow::anyhow!("LAUNCHDIR_PAYMENTS=stripe: {e}"))?,
             ),
             other => anyhow::bail!("LAUNCHDIR_PAYMENTS must be sandbox or stripe, not {other:?}"),
         };

@@ -539,7 +539,7 @@ impl Operation for CreateCheckout {
         for _ in 0..5 {
             let bits = u64::from_str_radix(&app.secrets.random_token()[..16], 16).unwrap_or_default();
             let number = OrderNumber::from_random(bits);
-            match app.store.create_order(user, &number, &q, &billing, &app.payments, app.now()).await {
+            match app.store.create_order(user, &number, &q, &billing, app.payments.name(), app.now()).await {
                 Ok(o) => return order_out(app, &ctx.public_url, &o).await,
                 Err(RepoError::Conflict(_)) => continue,
                 Err(e) => return Err(e.into()),
@@ -734,4 +734,53 @@ pub async fn fulfil_pending(app: &bootstrap::App) -> OpResult<usize> {
         n += fulfil(app, &o).await?;
     }
     Ok(n)
+}
+
+/// What a payment gateway's webhook did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WebhookOutcome {
+    /// The event was seen before: nothing changed.
+    Duplicate,
+    /// The event marked this order paid.
+    Paid(String),
+    /// A valid event that changes nothing (another type, an order paid already, an unknown reference).
+    Ignored(String),
+}
+
+/// Why a webhook was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookError {
+    #[error(transparent)]
+    Refused(#[from] domain::ports::PaymentError),
+    #[error(transparent)]
+    Failed(#[from] OpError),
+}
+
+/// Takes a gateway webhook: the signature must hold (else nothing is read), an event id seen before
+/// changes nothing, and a payment moves its order from pending to paid once, then fulfils it. The event
+/// is recorded as seen only after it was handled, so a failure here is retried by the gateway.
+pub async fn webhook(
+    app: &bootstrap::App,
+    reads: &crate::ReadCache,
+    signature: Option<&str>,
+    body: &[u8],
+) -> Result<WebhookOutcome, WebhookError> {
+    let event = app.payments.verify_webhook(signature, body, app.now())?;
+    let gateway = app.payments.name();
+    if app.store.payment_event_seen(gateway, &event.id).await.map_err(OpError::from)? {
+        return Ok(WebhookOutcome::Duplicate);
+    }
+    let outcome = match (&event.reference, event.paid) {
+        (Some(r), true) => match app.store.order_by_gateway_ref(r).await.map_err(OpError::from)? {
+            Some(o) if paid(app, reads, &o).await? => {
+                tracing::info!(order = o.number.as_str(), event = %event.id, "paid through the gateway");
+                WebhookOutcome::Paid(o.number.as_str().to_owned())
+            }
+            Some(o) => WebhookOutcome::Ignored(format!("order {} is {} already", o.number.as_str(), o.status.as_str())),
+            None => WebhookOutcome::Ignored(format!("no order has the reference {r}")),
+        },
+        _ => WebhookOutcome::Ignored(format!("{} changes no order", event.kind)),
+    };
+    app.store.first_payment_event(gateway, &event.id, app.now()).await.map_err(OpError::from)?;
+    Ok(outcome)
 }

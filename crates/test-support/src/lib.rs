@@ -422,3 +422,122 @@ impl DnsServer {
         self.questions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
+
+/// A stand-in for Stripe's API on loopback: `POST /v1/checkout/sessions` with the right secret key
+/// answers a Checkout Session (`cs_test_N`, `url` on checkout.stripe.test) as Stripe does; a wrong key
+/// answers 401 with Stripe's error shape. Every request's form body is kept.
+#[derive(Debug)]
+pub struct StripeStandIn {
+    pub port: u16,
+    forms: std::sync::Arc<std::sync::Mutex<Vec<Form>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for StripeStandIn {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// A decoded `application/x-www-form-urlencoded` body, pairs in order.
+pub type Form = Vec<(String, String)>;
+
+fn form_decode(body: &str) -> Form {
+    let unescape = |s: &str| {
+        let s = s.replace('+', " ");
+        let bytes = s.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] == b'%'
+                && i + 2 < bytes.len()
+                && let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+            {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+            out.push(bytes[i]);
+            i += 1;
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    };
+    body.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (unescape(k), unescape(v))
+        })
+        .collect()
+}
+
+impl StripeStandIn {
+    pub async fn start(secret_key: &str) -> Self {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let forms = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (store, key) = (forms.clone(), format!("Bearer {secret_key}"));
+        let task = tokio::spawn(async move {
+            let mut n = 0u32;
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let mut buf = Vec::new();
+                let mut chunk = vec![0u8; 16384];
+                let (head, body) = loop {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => break (String::new(), String::new()),
+                        Ok(k) => buf.extend_from_slice(&chunk[..k]),
+                    }
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+                    let len = head
+                        .lines()
+                        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+                        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= end + 4 + len {
+                        break (head, String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).into_owned());
+                    }
+                };
+                let authorized = head.lines().any(|l| {
+                    l.split_once(':').is_some_and(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.trim() == key)
+                });
+                let (status, json) = if !head.starts_with("POST /v1/checkout/sessions ") {
+                    (
+                        404,
+                        r#"{"error":{"type":"invalid_request_error","message":"Unrecognized request URL"}}"#.to_owned(),
+                    )
+                } else if !authorized {
+                    (
+                        401,
+                        r#"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided"}}"#.to_owned(),
+                    )
+                } else {
+                    n += 1;
+                    store.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(form_decode(&body));
+                    (
+                        200,
+                        format!(
+                            r#"{{"id":"cs_test_{n}","object":"checkout.session","payment_status":"unpaid","url":"https://checkout.stripe.test/c/pay/cs_test_{n}"}}"#
+                        ),
+                    )
+                };
+                let out = format!(
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
+                    json.len()
+                );
+                let _ = sock.write_all(out.as_bytes()).await;
+            }
+        });
+        Self { port, forms, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// The form bodies of the sessions created, in order.
+    pub fn sessions(&self) -> Vec<Form> {
+        self.forms.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+}

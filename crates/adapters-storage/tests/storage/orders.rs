@@ -70,7 +70,9 @@ on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
         assert!(!store.fulfil_line(s.id, "again", now()).await.unwrap());
     }
     assert!(store.orders_to_fulfil(10).await.unwrap().is_empty());
+    assert!(!store.payment_event_seen("stripe", "evt_1").await.unwrap());
     assert!(store.first_payment_event("stripe", "evt_1", now()).await.unwrap());
+    assert!(store.payment_event_seen("stripe", "evt_1").await.unwrap());
     assert!(!store.first_payment_event("stripe", "evt_1", now()).await.unwrap(), "a replay is seen");
 
     // Effects.

@@ -292,3 +292,89 @@ async fn checkout_once_per_key_and_a_sandbox_payment_launches_the_listing() {
     let (_, again) = call(&s.app, "GET", &format!("/orders/{number}"), &s.ann, None).await;
     assert_eq!(again["paid_at"], order["paid_at"]);
 }
+
+/// A webhook body for a Checkout Session, and its `Stripe-Signature` with `secret` at `t`.
+fn stripe_event(id: &str, session: &str, secret: &str, t: i64) -> (String, String) {
+    let body = json!({
+        "id": id, "object": "event", "type": "checkout.session.completed",
+        "data": {"object": {"id": session, "object": "checkout.session", "payment_status": "paid"}},
+    })
+    .to_string();
+    let sig = format!("t={t},v1={}", adapters_payments::Stripe::sign(secret, t, body.as_bytes()));
+    (body, sig)
+}
+
+#[tokio::test]
+async fn stripe_checkout_sessions_and_signed_webhooks_only() {
+    let stripe = test_support::StripeStandIn::start("sk_test_launchdir").await;
+    let db = test_support::sqlite();
+    let ann_key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite, OrdersWrite]).await;
+    let base = stripe.url();
+    let app = spawn_app_configured(db, false, move |a| {
+        a.read_cache_secs = 0;
+        a.outbound.payments = "stripe".into();
+        a.outbound.stripe_secret_key = Some("sk_test_launchdir".into());
+        a.outbound.stripe_webhook_secret = Some("whsec_launchdir".into());
+        a.outbound.stripe_api_base = base;
+    })
+    .await;
+    app.wait_ready().await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let s = Setup { app, store, ann: ann_key.clone(), bob: ann_key.clone(), reader: ann_key };
+    let id = saved_listing(&s, "Striped One", "ann@acme.example").await;
+    let other = saved_listing(&s, "Striped Two", "ann@acme.example").await;
+    let checkout =
+        |listing: i64| json!({"items": [{"product": "launch", "listing_id": listing}], "billing_country": "FR"});
+    let (st, o) = call(&s.app, "POST", "/orders/checkout", &s.ann, Some(checkout(id))).await;
+    assert_eq!((st, o["gateway"].as_str()), (201, Some("stripe")), "{o}");
+    let (_, o2) = call(&s.app, "POST", "/orders/checkout", &s.ann, Some(checkout(other))).await;
+
+    // Pay: the page sends the person to a Checkout Session made through the API, for the gross amount.
+    let path = o["checkout_url"].as_str().unwrap().replacen(&s.app.base, "", 1);
+    let mut ann = Browser::new(&s.app);
+    sign_in(&mut ann, "ann@acme.example").await;
+    let (_, html, _) = ann.get(&path).await;
+    assert!(html.contains("Stripe") && !html.contains("Test mode"), "{html}");
+    let (st, _, loc) = ann.post(&format!("{path}/pay"), &[("csrf", &hidden(&html, "csrf"))]).await;
+    assert_eq!((st, loc.as_deref()), (303, Some("https://checkout.stripe.test/c/pay/cs_test_1")));
+    let form = &stripe.sessions()[0];
+    let get = |k: &str| form.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    assert_eq!(get("line_items[0][price_data][unit_amount]"), Some("5880"), "4900 + 20 % French VAT: {form:?}");
+    assert_eq!(get("client_reference_id"), o["number"].as_str());
+    assert_eq!((get("mode"), get("line_items[0][price_data][currency]")), (Some("payment"), Some("usd")));
+    assert!(!form.iter().any(|(k, _)| k.contains("card")), "no card data is ever sent");
+
+    let hook = |body: String, sig: Option<String>| {
+        let mut r = s.app.client.post(format!("{}/webhooks/stripe", s.app.base)).body(body);
+        if let Some(sig) = sig {
+            r = r.header("Stripe-Signature", sig);
+        }
+        r.send()
+    };
+    let now = Utc::now().timestamp();
+    let status = |n: &Value| n["number"].as_str().unwrap().to_owned();
+    let (app, key) = (&s.app, s.ann.as_str());
+    let order = |n: String| async move { call(app, "GET", &format!("/orders/{n}"), key, None).await.1 };
+    // Forged: another secret, no signature, a stale timestamp — refused, nothing paid.
+    let (body, forged) = stripe_event("evt_forged", "cs_test_1", "whsec_attacker", now);
+    assert_eq!(hook(body.clone(), Some(forged)).await.unwrap().status(), 400);
+    assert_eq!(hook(body, None).await.unwrap().status(), 400);
+    let (body, stale) = stripe_event("evt_old", "cs_test_1", "whsec_launchdir", now - 301);
+    assert_eq!(hook(body, Some(stale)).await.unwrap().status(), 400);
+    assert_eq!(order(status(&o)).await["status"], "pending");
+    // Genuine: paid and fulfilled; the replay changes nothing.
+    let (body, sig) = stripe_event("evt_1", "cs_test_1", "whsec_launchdir", now);
+    let r: Value = hook(body.clone(), Some(sig.clone())).await.unwrap().json().await.unwrap();
+    assert_eq!(r["outcome"], "paid", "{r}");
+    let paid = order(status(&o)).await;
+    assert_eq!(paid["status"], "paid");
+    assert!(paid["lines"][0]["fulfilment"].as_str().unwrap().starts_with("live since"), "{paid}");
+    let again: Value = hook(body, Some(sig)).await.unwrap().json().await.unwrap();
+    assert_eq!(again["outcome"], "duplicate");
+    assert_eq!(order(status(&o)).await["paid_at"], paid["paid_at"]);
+    // A genuine event for a session no order has, and the other order stays pending.
+    let (body, sig) = stripe_event("evt_2", "cs_test_999", "whsec_launchdir", now);
+    let r: Value = hook(body, Some(sig)).await.unwrap().json().await.unwrap();
+    assert_eq!(r["outcome"], "ignored");
+    assert_eq!(order(status(&o2)).await["status"], "pending");
+}

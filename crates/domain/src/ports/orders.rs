@@ -46,6 +46,9 @@ pub trait OrderRepository: Send + Sync {
     /// Paid orders with a line not fulfilled yet, oldest first.
     async fn orders_to_fulfil(&self, limit: u64) -> RepoResult<Vec<Order>>;
 
+    /// Whether a payment gateway's event id was recorded.
+    async fn payment_event_seen(&self, gateway: &str, event_id: &str) -> RepoResult<bool>;
+
     /// Records a payment gateway's event id; false when it was seen before (a replay).
     async fn first_payment_event(&self, gateway: &str, event_id: &str, now: DateTime<Utc>) -> RepoResult<bool>;
 
