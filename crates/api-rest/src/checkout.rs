@@ -67,14 +67,13 @@ fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
         })
         .collect();
     let table = format!(
-        "<table class=\"order\"><thead><tr><th>Item</th><th>Qty</th><th>Net</th><th>VAT</th><th>Total</th></tr></thead>\
+        "<table class=\"order\"><thead><tr><th>Item</th><th class=\"num\">Qty</th><th class=\"num\">Net</th><th class=\"num\">VAT</th><th class=\"num\">Total</th></tr></thead>\
          <tbody>{rows}</tbody><tfoot><tr><th>Total (USD)</th><td></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\"><strong>{}</strong></td></tr></tfoot></table><p class=\"muted\">{} VAT rate: {}.</p>",
+         <td class=\"num\"><strong>{}</strong></td></tr></tfoot></table><p class=\"muted\">{}</p>",
         money(o.net),
         money(o.vat),
         money(o.gross),
         escape(&o.vat_note),
-        domain::vat::pct(o.vat_rate_bp)
     );
     let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
     let n = escape(o.number.as_str());
@@ -84,9 +83,9 @@ fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
             let billing = format!(
                 r#"<h2>Billing details</h2><form method="post" action="/checkout/{n}/billing" class="stack">
 <input type="hidden" name="csrf" value="{csrf}">
-<label>Name or company <input name="name" maxlength="200" value="{name}" autocomplete="name"></label>
-<label>Country (ISO code, e.g. DE, US) <input name="country" required maxlength="2" minlength="2" value="{country}" autocomplete="country"></label>
-<label>EU VAT number (businesses; optional) <input name="vat_number" maxlength="20" value="{vat}"></label>
+<label>Name or company <input type="text" name="name" maxlength="200" value="{name}" autocomplete="name"></label>
+<label>Country (ISO code, e.g. DE, US) <input type="text" name="country" required maxlength="2" minlength="2" value="{country}" autocomplete="country"></label>
+<label>EU VAT number (businesses; optional) <input type="text" name="vat_number" maxlength="20" value="{vat}"></label>
 <button type="submit">Update VAT</button></form>"#,
                 name = escape(b.name.as_deref().unwrap_or_default()),
                 country = escape(b.country.as_deref().unwrap_or_default()),

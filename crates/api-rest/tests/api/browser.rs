@@ -179,3 +179,53 @@ async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
     assert!(rows.contains("my assistant") && rows.contains(&key[..12]) && !rows.contains(&key[12..]));
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }
+
+#[tokio::test]
+async fn a_person_pays_an_order_on_the_checkout_page_in_chromium() {
+    use domain::user::Scope::{AccountRead, ListingsWrite, OrdersWrite};
+    let Some(d) = Driver::start().await else { return };
+    let app = spawn_app_configured(test_support::sqlite(), false, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    d.go(&format!("{}/signup", app.base)).await;
+    d.type_into("input[name=email]", "grace@acme.example").await;
+    d.type_into("input[name=password]", "correct horse battery").await;
+    d.click("button[type=submit]").await;
+    d.find("input[name=scope_listings_write]").await;
+
+    // Her assistant orders a launch with her API key and hands her the link.
+    let key =
+        crate::drafts::key_for(&app.db.url, "grace@acme.example", &[AccountRead, ListingsWrite, OrdersWrite]).await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let id = crate::orders::owned_listing(&store, "Graces Rocket", "grace@acme.example").await;
+    let (st, order) = crate::own::call(
+        &app,
+        "POST",
+        "/orders/checkout",
+        &key,
+        Some(json!({"items": [{"product": "launch", "listing_id": id}]})),
+    )
+    .await;
+    assert_eq!(st, 201, "{order}");
+    let number = order["number"].as_str().unwrap().to_owned();
+
+    d.go(order["checkout_url"].as_str().unwrap()).await;
+    assert!(d.text("main").await.contains(&number));
+    assert!(d.text("main").await.contains("Enter your billing country"));
+    d.type_into("input[name=name]", "Grace Rockets GmbH").await;
+    d.type_into("input[name=country]", "DE").await;
+    d.click("form[action$='/billing'] button[type=submit]").await;
+    let pay = d.text("#pay").await;
+    assert_eq!(pay, "Pay $58.31 (test payment)", "4900 + 19 % VAT");
+    assert!(d.text(".sandbox").await.contains("No card is asked for"));
+    d.screenshot("checkout.png").await;
+    d.click("#pay").await;
+    let done = d.text("p.ok").await;
+    assert!(done.starts_with("Paid on"), "{done}");
+    d.screenshot("checkout-paid.png").await;
+
+    let (_, paid) = crate::own::call(&app, "GET", &format!("/orders/{number}"), &key, None).await;
+    assert_eq!((paid["status"].as_str(), paid["totals"]["gross_cents"].as_i64()), (Some("paid"), Some(5831)), "{paid}");
+    let (st, _) = crate::own::call(&app, "GET", "/listings/graces-rocket", &key, None).await;
+    assert_eq!(st, 200, "the listing is live");
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}

@@ -37,9 +37,15 @@ async fn setup() -> Setup {
     Setup { app, store, ann, bob, reader }
 }
 
-/// A saved (unpublished) listing owned by `email`'s account, in category `dev-tools`.
+/// A saved (unpublished) listing owned by `email`'s account, in category `developer-tools`.
 async fn saved_listing(s: &Setup, name: &str, owner: &str) -> i64 {
-    let cats = s.store.store.list_categories().await.unwrap();
+    owned_listing(&s.store, name, owner).await
+}
+
+/// As [`saved_listing`], with the store alone.
+pub(crate) async fn owned_listing(store: &bootstrap::App, name: &str, owner: &str) -> i64 {
+    let s = store;
+    let cats = s.store.list_categories().await.unwrap();
     let primary = cats.iter().find(|c| c.category.slug.as_str() == "developer-tools").unwrap_or(&cats[0]).category.id;
     let slug = Slug::slugify(name).unwrap();
     let profile = ListingProfile::named(name, format!("https://{slug}.example/"), "x.example");
@@ -47,22 +53,20 @@ async fn saved_listing(s: &Setup, name: &str, owner: &str) -> i64 {
         categories: Some(ListingCategories::new(primary)),
         ..NewListing::plain(slug, profile, Lifecycle::saved(), Utc::now())
     };
-    let l = s.store.store.create_listing(new).await.unwrap();
-    let user = domain::ports::UserRepository::user_by_email(
-        s.store.store.as_ref(),
-        &domain::user::Email::parse(owner).unwrap(),
-    )
-    .await
-    .unwrap()
-    .unwrap()
-    .0;
+    let l = s.store.create_listing(new).await.unwrap();
+    let user =
+        domain::ports::UserRepository::user_by_email(s.store.as_ref(), &domain::user::Email::parse(owner).unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+            .0;
     listing_owners::Entity::insert(listing_owners::ActiveModel {
         listing_id: Set(l.id.get()),
         user_id: Set(user.id.get()),
         role: Set("owner".into()),
         created_at: Set(Utc::now().into()),
     })
-    .exec(s.store.store.connection())
+    .exec(s.store.connection())
     .await
     .unwrap();
     l.id.get()
