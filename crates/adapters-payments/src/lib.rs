@@ -3,6 +3,10 @@
 //! card data reaches us) and trusts webhooks only with a valid `Stripe-Signature` (HMAC-SHA256 of
 //! `"{t}.{body}"` with the endpoint secret, timestamp within 300 s); the caller de-duplicates events by id.
 
+mod vies;
+
+pub use vies::Vies;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::order::Order;

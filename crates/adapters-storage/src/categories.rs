@@ -8,9 +8,7 @@ use domain::category::{Category, CategoryWithCount, NewCategory};
 use domain::ids::CategoryId;
 use domain::ports::{CategoryRepository, RepoError, RepoResult};
 use domain::slug::Slug;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement, TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -37,7 +35,7 @@ struct CountRow {
 #[async_trait]
 impl CategoryRepository for SeaOrmStore {
     async fn ensure_categories(&self, cats: &[NewCategory]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let mut ids: HashMap<String, i64> =
             categories::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|c| (c.slug, c.id)).collect();
         let mut inserted = 0;

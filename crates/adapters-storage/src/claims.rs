@@ -11,10 +11,7 @@ use domain::paging::{PageRequest, Paged};
 use domain::ports::{ClaimRepository, RepoError, RepoResult};
 use domain::user::Email;
 use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
 /// The role a verified claim gives (beside the submitter's `owner` and invited `cofounder`).
 const CLAIMANT: &str = "claimant";
@@ -147,7 +144,7 @@ impl ClaimRepository for SeaOrmStore {
     }
 
     async fn complete_claim(&self, id: ClaimId, check: &ClaimCheck) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let moved = claims::Entity::update_many()
             .col_expr(claims::Column::Status, Expr::value(ClaimStatus::Verified.as_str()))
             .col_expr(claims::Column::VerifiedAt, Expr::value(ts(check.at)))

@@ -20,7 +20,7 @@ use domain::ports::{DirectoryImport, ImportListing, RepoResult};
 use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
-    FromQueryResult, PaginatorTrait, Statement, TransactionTrait,
+    FromQueryResult, PaginatorTrait, Statement,
 };
 
 /// Rows per multi-row INSERT: keeps every statement under SQLite's 32 766 bound parameters
@@ -74,7 +74,7 @@ impl SeaOrmStore {
         E: EntityTrait,
     {
         let n = rows.len();
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         insert_chunked(&txn, rows).await.map_err(repo_err)?;
         txn.commit().await.map_err(repo_err)?;
         Ok(n)
@@ -124,7 +124,7 @@ impl DirectoryImport for SeaOrmStore {
     }
 
     async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let first = next_id(&txn, "founders").await.map_err(repo_err)?;
         let now = Utc::now();
         let rows = list
@@ -150,7 +150,7 @@ impl DirectoryImport for SeaOrmStore {
     }
 
     async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
         let voters = self.demo_voters(&txn, max_votes, now).await.map_err(repo_err)?;
         let first = next_id(&txn, "listings").await.map_err(repo_err)?;

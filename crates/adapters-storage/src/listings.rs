@@ -20,10 +20,7 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
-    TransactionTrait,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter};
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
 pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: DateTime<Utc>) -> listings::ActiveModel {
@@ -365,7 +362,7 @@ impl ListingRepository for SeaOrmStore {
         let now = Utc::now();
         for attempt in 0..50u32 {
             let slug = if attempt == 0 { new.slug.clone() } else { new.slug.with_suffix(attempt + 1) };
-            let txn = self.db.begin().await.map_err(repo_err)?;
+            let txn = self.begin_write().await?;
             let inserted = listings::Entity::insert(active_model(&new, None, slug.as_str(), now)).exec(&txn).await;
             match inserted {
                 Ok(r) => {

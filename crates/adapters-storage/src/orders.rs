@@ -17,8 +17,7 @@ use domain::product::{ProductCode, ProductKind};
 use domain::week::LaunchWeek;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder,
-    QuerySelect, TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, QuerySelect,
 };
 use serde_json::json;
 
@@ -162,7 +161,7 @@ impl OrderRepository for SeaOrmStore {
         gateway: &str,
         now: DateTime<Utc>,
     ) -> RepoResult<Order> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let mut am = orders::ActiveModel {
             number: Set(number.as_str().to_owned()),
             user_id: Set(user.get()),
@@ -213,7 +212,7 @@ impl OrderRepository for SeaOrmStore {
     }
 
     async fn reprice_order(&self, id: i64, quote: &Quote, billing: &Billing) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let mut am = <orders::ActiveModel as Default>::default();
         priced(&mut am, quote, billing);
         let res = orders::Entity::update_many()
@@ -344,7 +343,7 @@ impl OrderRepository for SeaOrmStore {
     }
 
     async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let current = listing_categories::Entity::find()
             .filter(listing_categories::Column::ListingId.eq(listing.get()))
             .all(&txn)
@@ -406,7 +405,7 @@ impl OrderRepository for SeaOrmStore {
         amount: Cents,
         now: DateTime<Utc>,
     ) -> RepoResult<()> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let seen = billboard_contributions::Entity::find()
             .filter(billboard_contributions::Column::OrderLineId.eq(line_id))
             .one(&txn)

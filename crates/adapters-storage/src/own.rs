@@ -22,7 +22,7 @@ use domain::week::LaunchWeek;
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, FromQueryResult, PaginatorTrait,
-    QueryFilter, QueryOrder, TransactionTrait,
+    QueryFilter, QueryOrder,
 };
 
 fn ts(t: DateTime<Utc>) -> DateTime<FixedOffset> {
@@ -124,7 +124,7 @@ impl OwnListingRepository for SeaOrmStore {
         after: &str,
         now: DateTime<Utc>,
     ) -> RepoResult<()> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let am = listings::ActiveModel {
             id: Set(id.get()),
             tagline: Set(p.tagline.clone()),
@@ -261,7 +261,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn add_milestone(&self, id: ListingId, m: &Milestone, max: usize) -> RepoResult<Option<MilestoneId>> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         // Serialize adders of one listing (a no-op row update locks it on PostgreSQL; SQLite has one writer).
         listings::Entity::update_many()
             .col_expr(listings::Column::Id, Expr::col(listings::Column::Id))
@@ -336,7 +336,7 @@ impl OwnListingRepository for SeaOrmStore {
         answers: &[InterviewAnswer],
         now: DateTime<Utc>,
     ) -> RepoResult<()> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         for a in answers {
             interview_answers::Entity::insert(interview_answers::ActiveModel {
                 user_id: Set(user.get()),
@@ -357,7 +357,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn cast_vote(&self, v: &domain::engagement::Vote) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let row = votes::ActiveModel {
             listing_id: Set(v.listing_id.get()),
             user_id: Set(v.voter.get()),
@@ -399,7 +399,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let row =
             follows::ActiveModel { listing_id: Set(id.get()), user_id: Set(user.get()), created_at: Set(ts(now)) };
         if !insert_once(&txn, row).await? {
@@ -412,7 +412,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn unfollow(&self, id: ListingId, user: UserId) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let r = follows::Entity::delete_many()
             .filter(follows::Column::ListingId.eq(id.get()))
             .filter(follows::Column::UserId.eq(user.get()))
@@ -440,7 +440,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let Some(from) = from else {
             let row = site_settings::ActiveModel {
                 key: Set(TRENDING_AS_OF.to_owned()),
@@ -498,7 +498,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn award_week(&self, week: LaunchWeek, list: &[Award]) -> RepoResult<bool> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let held = awards::Entity::find()
             .filter(awards::Column::WeekStart.eq(week.monday()))
             .count(&txn)

@@ -10,7 +10,7 @@ use domain::money::Cents;
 use domain::ports::{InterviewRepository, ProductRepository, RepoError, RepoResult, SettingsRepository};
 use domain::product::{Product, ProductCode, ProductKind};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashSet;
 
 fn to_product(m: products::Model) -> Option<Product> {
@@ -29,7 +29,7 @@ fn to_product(m: products::Model) -> Option<Product> {
 #[async_trait]
 impl ProductRepository for SeaOrmStore {
     async fn ensure_products(&self, defaults: &[Product]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let have: HashSet<String> =
             products::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|p| p.code).collect();
         let mut n = 0;
@@ -135,7 +135,7 @@ impl SettingsRepository for SeaOrmStore {
 #[async_trait]
 impl InterviewRepository for SeaOrmStore {
     async fn ensure_questions(&self, questions: &[&str]) -> RepoResult<usize> {
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let existing = interview_questions::Entity::find().all(&txn).await.map_err(repo_err)?;
         let mut next = existing.iter().map(|q| q.position).max().unwrap_or(0);
         let have: HashSet<String> = existing.into_iter().map(|q| q.text).collect();

@@ -172,3 +172,17 @@ pub(crate) async fn add_owner(
     .map_err(repo_err)?;
     Ok(())
 }
+
+impl SeaOrmStore {
+    /// Opens a transaction that will write. On SQLite it is `BEGIN IMMEDIATE`: it takes the write lock at
+    /// once, waiting its turn (busy timeout), where a deferred transaction that reads before writing fails
+    /// with SQLITE_BUSY_SNAPSHOT whenever another write lands in between. PostgreSQL ignores the mode.
+    pub(crate) async fn begin_write(&self) -> RepoResult<sea_orm::DatabaseTransaction> {
+        use sea_orm::TransactionTrait;
+        let options = sea_orm::TransactionOptions {
+            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+            ..Default::default()
+        };
+        self.db.begin_with_options(options).await.map_err(repo_err)
+    }
+}

@@ -56,6 +56,11 @@ pub struct OutboundArgs {
     #[arg(long, env = "STRIPE_API_BASE", default_value = "https://api.stripe.com")]
     pub stripe_api_base: String,
 
+    /// VIES's REST API (`https://ec.europa.eu/taxation_customs/vies/rest-api`); unset: VAT numbers are
+    /// checked by format only.
+    #[arg(long, env = "LAUNCHDIR_VIES_URL")]
+    pub vies_url: Option<String>,
+
     /// `ip:port` of the DNS resolver DNS claims are checked with; unset: the system's resolvers.
     #[arg(long, env = "LAUNCHDIR_DNS_SERVER")]
     pub dns_server: Option<std::net::SocketAddr>,
@@ -75,6 +80,7 @@ impl Default for OutboundArgs {
             stripe_secret_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".into(),
+            vies_url: None,
         }
     }
 }

@@ -36,6 +36,8 @@ pub struct App {
     pub dns: Arc<dyn DnsResolver>,
     /// EU VAT rates and VAT number formats (`fixtures/reference/eu_vat.json`).
     pub vat: Arc<domain::vat::VatTable>,
+    /// Where VAT numbers are checked (VIES) when `LAUNCHDIR_VIES_URL` is set; else by format only.
+    pub vat_registry: Option<Arc<dyn domain::ports::VatRegistry>>,
     /// The payment gateway checkout uses (`LAUNCHDIR_PAYMENTS`: sandbox or stripe).
     pub payments: Arc<dyn domain::ports::PaymentGateway>,
     /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
@@ -69,6 +71,7 @@ impl App {
             dns: Arc::new(adapters_dns::NoResolver("not set up yet".into())),
             vat: Arc::new(demo_data::reference::vat_table().context("reading the VAT table")?),
             payments: Arc::new(adapters_payments::Sandbox),
+            vat_registry: None,
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
@@ -109,6 +112,13 @@ impl App {
                 .map_err(|e| anyhow::anyhow!("LAUNCHDIR_PAYMENTS=stripe: {e}"))?,
             ),
             other => anyhow::bail!("LAUNCHDIR_PAYMENTS must be sandbox or stripe, not {other:?}"),
+        };
+        self.vat_registry = match &args.vies_url {
+            Some(url) => Some(Arc::new(
+                adapters_payments::Vies::new(url)
+                    .map_err(|e| anyhow::anyhow!("configuring VIES (LAUNCHDIR_VIES_URL): {e}"))?,
+            )),
+            None => None,
         };
         self.dns = match args.dns_server {
             Some(addr) => Arc::new(

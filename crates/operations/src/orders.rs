@@ -258,8 +258,9 @@ pub(crate) async fn order_out(app: &bootstrap::App, public_url: &str, o: &Order)
 
 // ---- pricing ----
 
-/// The VAT decision for a billing country and VAT number, checked offline (format; VIES is not configured).
-pub fn decide_vat(
+/// The VAT decision for a billing country and VAT number: the number's format offline, then VIES when
+/// configured.
+pub async fn decide_vat(
     app: &bootstrap::App,
     seller: &str,
     country: Option<&str>,
@@ -274,7 +275,10 @@ pub fn decide_vat(
     }
     let seller = CountryCode::parse_assigned(seller)
         .unwrap_or_else(|_| CountryCode::parse("IE").unwrap_or_else(|_| unreachable!()));
-    let check = VatCheck::FormatOnly;
+    let check = match (&number, &app.vat_registry) {
+        (Some(n), Some(registry)) => registry.check(n).await,
+        _ => VatCheck::FormatOnly,
+    };
     let decision = domain::vat::decide(&app.vat, &seller, billing.as_ref(), number.as_ref().map(|n| (n, &check)))
         .map_err(ValidationErrors::from)?;
     let billing =
@@ -458,7 +462,8 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
         };
         items.push((p, listing.map(|l| l.id), options));
     }
-    let vat = decide_vat(app, &settings.seller_country, input.billing_country.as_deref(), input.vat_number.as_deref());
+    let vat =
+        decide_vat(app, &settings.seller_country, input.billing_country.as_deref(), input.vat_number.as_deref()).await;
     let (decision, billing) = match vat {
         Ok(v) => v,
         Err(e) => {
@@ -622,7 +627,7 @@ impl Operation for GetOrder {
 pub async fn set_billing(app: &bootstrap::App, o: &Order, billing: Billing) -> OpResult<Order> {
     let settings = crate::own::site_settings(app).await?;
     let (decision, checked) =
-        decide_vat(app, &settings.seller_country, billing.country.as_deref(), billing.vat_number.as_deref())?;
+        decide_vat(app, &settings.seller_country, billing.country.as_deref(), billing.vat_number.as_deref()).await?;
     let products = app.store.list_products().await?;
     let items = o
         .lines

@@ -471,9 +471,74 @@ fn form_decode(body: &str) -> Form {
         .collect()
 }
 
+/// Reads one HTTP/1.1 request: its head (request line and headers) and its body (by Content-Length).
+async fn read_request(sock: &mut tokio::net::TcpStream) -> (String, String) {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 16384];
+    loop {
+        match sock.read(&mut chunk).await {
+            Ok(0) | Err(_) => return (String::new(), String::new()),
+            Ok(k) => buf.extend_from_slice(&chunk[..k]),
+        }
+        let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
+        let head = String::from_utf8_lossy(&buf[..end]).into_owned();
+        let len = head
+            .lines()
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
+            .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+            .unwrap_or(0);
+        if buf.len() >= end + 4 + len {
+            return (head, String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).into_owned());
+        }
+    }
+}
+
+async fn respond_json(sock: &mut tokio::net::TcpStream, status: u16, json: &str) {
+    use tokio::io::AsyncWriteExt;
+    let out = format!(
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
+        json.len()
+    );
+    let _ = sock.write_all(out.as_bytes()).await;
+}
+
+/// A JSON service on loopback answering every request with `answer(request line, body)`.
+#[derive(Debug)]
+pub struct JsonStandIn {
+    pub port: u16,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for JsonStandIn {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl JsonStandIn {
+    pub async fn start(answer: fn(&str, &str) -> (u16, String)) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let task = tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let (head, body) = read_request(&mut sock).await;
+                    let (status, json) = answer(head.lines().next().unwrap_or_default(), &body);
+                    respond_json(&mut sock, status, &json).await;
+                });
+            }
+        });
+        Self { port, task }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
 impl StripeStandIn {
     pub async fn start(secret_key: &str) -> Self {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
         let port = listener.local_addr().expect("a bound address").port();
         let forms = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -481,24 +546,7 @@ impl StripeStandIn {
         let task = tokio::spawn(async move {
             let mut n = 0u32;
             while let Ok((mut sock, _)) = listener.accept().await {
-                let mut buf = Vec::new();
-                let mut chunk = vec![0u8; 16384];
-                let (head, body) = loop {
-                    match sock.read(&mut chunk).await {
-                        Ok(0) | Err(_) => break (String::new(), String::new()),
-                        Ok(k) => buf.extend_from_slice(&chunk[..k]),
-                    }
-                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else { continue };
-                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                    let len = head
-                        .lines()
-                        .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("content-length")))
-                        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
-                        .unwrap_or(0);
-                    if buf.len() >= end + 4 + len {
-                        break (head, String::from_utf8_lossy(&buf[end + 4..end + 4 + len]).into_owned());
-                    }
-                };
+                let (head, body) = read_request(&mut sock).await;
                 let authorized = head.lines().any(|l| {
                     l.split_once(':').is_some_and(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.trim() == key)
                 });
@@ -522,11 +570,7 @@ impl StripeStandIn {
                         ),
                     )
                 };
-                let out = format!(
-                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
-                    json.len()
-                );
-                let _ = sock.write_all(out.as_bytes()).await;
+                respond_json(&mut sock, status, &json).await;
             }
         });
         Self { port, forms, task }

@@ -382,3 +382,43 @@ async fn stripe_checkout_sessions_and_signed_webhooks_only() {
     assert_eq!(r["outcome"], "ignored");
     assert_eq!(order(status(&o2)).await["status"], "pending");
 }
+
+/// A VIES stand-in: DE123456789 is registered, DE999999999 is not, any French number's register is down.
+fn vies(request_line: &str, body: &str) -> (u16, String) {
+    assert!(request_line.starts_with("POST /check-vat-number "), "{request_line}");
+    let v: Value = serde_json::from_str(body).unwrap();
+    match (v["countryCode"].as_str(), v["vatNumber"].as_str()) {
+        (Some("DE"), Some("123456789")) => {
+            (200, json!({"countryCode": "DE", "vatNumber": "123456789", "valid": true}).to_string())
+        }
+        (Some("FR"), _) => {
+            (200, json!({"actionSucceed": false, "errorWrappers": [{"error": "MS_UNAVAILABLE"}]}).to_string())
+        }
+        (c, n) => (200, json!({"countryCode": c, "vatNumber": n, "valid": false}).to_string()),
+    }
+}
+
+#[tokio::test]
+async fn vat_numbers_are_checked_in_vies_when_configured() {
+    let register = test_support::JsonStandIn::start(vies).await;
+    let db = test_support::sqlite();
+    let key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite, OrdersWrite]).await;
+    let url = register.url();
+    let app = spawn_app_configured(db, false, move |a| a.outbound.vies_url = Some(url)).await;
+    app.wait_ready().await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let id = owned_listing(&store, "Vies One", "ann@acme.example").await;
+    let body = |country: &str, number: &str| json!({"items": [{"product": "launch", "listing_id": id}], "billing_country": country, "vat_number": number});
+    let (st, ok) = call(&app, "POST", "/orders/quote", &key, Some(body("DE", "DE123456789"))).await;
+    assert_eq!((st, ok["vat"]["reverse_charge"].as_bool()), (200, Some(true)), "{ok}");
+    assert!(ok["vat"]["note"].as_str().unwrap().contains("confirmed in VIES"), "{ok}");
+    let (st, e) = call(&app, "POST", "/orders/quote", &key, Some(body("DE", "DE999999999"))).await;
+    assert_eq!((st, field(&e)), (400, "vat_number".to_owned()), "{e}");
+    assert!(e["error"]["details"][0]["problem"].as_str().unwrap().contains("not registered in VIES"));
+    let (st, down) = call(&app, "POST", "/orders/quote", &key, Some(body("FR", "FRAB123456789"))).await;
+    assert_eq!(
+        (st, down["vat"]["reverse_charge"].as_bool(), down["vat"]["rate_bp"].as_u64()),
+        (200, Some(false), Some(2000))
+    );
+    assert!(down["vat"]["note"].as_str().unwrap().contains("could not be checked"), "{down}");
+}

@@ -29,7 +29,7 @@ pub use drafts::{
 pub use jobs::{Job, JobQueue};
 pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
-pub use payments::{PaymentError, PaymentEvent, PaymentGateway, PaymentStart};
+pub use payments::{PaymentError, PaymentEvent, PaymentGateway, PaymentStart, VatRegistry};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
 
 /// What a repository can fail with. Absence is not an error: lookups return `Ok(None)`.

@@ -51,3 +51,10 @@ pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
     ) -> Result<PaymentEvent, PaymentError>;
 }
+
+/// A register of VAT numbers (VIES).
+#[async_trait]
+pub trait VatRegistry: Send + Sync + std::fmt::Debug {
+    /// Whether a well-formed number is registered; `Unavailable` when the register cannot say.
+    async fn check(&self, number: &crate::vat::VatNumber) -> crate::vat::VatCheck;
+}
