@@ -91,22 +91,24 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource("/openapi.json")
                 .route(web::get().to(openapi))
-                .default_service(web::to(crate::server::method_not_allowed)),
+                .default_service(crate::server::allow_only(&["GET"])),
         )
         .service(
             web::resource("/docs")
                 .route(web::get().to(crate::docs_page::page))
-                .default_service(web::to(crate::server::method_not_allowed)),
+                .default_service(crate::server::allow_only(&["GET"])),
         );
     for (path, ops) in by_path {
         let mut resource = web::resource(path);
+        let methods: Vec<String> = ops.iter().map(|o| o.method.as_str().to_ascii_uppercase()).collect();
         for op in ops {
             let method = op.method;
             resource = resource.route(route_for(method).to(
                 move |state: web::Data<State>, req: HttpRequest, body: web::Bytes| handle(op.clone(), state, req, body),
             ));
         }
-        scope = scope.service(resource.default_service(web::to(crate::server::method_not_allowed)));
+        let allow: Vec<&str> = methods.iter().map(String::as_str).collect();
+        scope = scope.service(resource.default_service(crate::server::allow_only(&allow)));
     }
     cfg.service(scope);
 }

@@ -41,6 +41,21 @@ pub(crate) async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
     Err(ApiError::method_not_allowed())
 }
 
+/// The 405 of a resource that accepts only `methods`, with the `Allow` header RFC 9110 asks for.
+pub(crate) fn allow_only(methods: &[&str]) -> actix_web::Route {
+    let allow = methods.join(", ");
+    web::to(move || {
+        let allow = allow.clone();
+        async move {
+            let mut r = actix_web::ResponseError::error_response(&ApiError::method_not_allowed());
+            if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&allow) {
+                r.headers_mut().insert(actix_web::http::header::ALLOW, v);
+            }
+            r
+        }
+    })
+}
+
 /// The routes, shared by the binary and the tests.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.service(

@@ -257,6 +257,8 @@ async fn complete(app: &bootstrap::App, c: &Claim, l: &Listing, check: &ClaimChe
 
 // ---- claim_listing ----
 
+/// dns (a TXT record), meta (a tag on the homepage), file (under /.well-known/) or email (a link sent to
+/// an administrator address at the listing's domain).
 #[derive(Debug, Clone, Copy, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MethodParam {
@@ -283,8 +285,6 @@ pub struct ClaimListingInput {
     /// The listing's slug.
     #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub slug: String,
-    /// dns (a TXT record), meta (a tag on the homepage), file (under /.well-known/) or email (a link sent
-    /// to an administrator address at the listing's domain).
     #[schema(inline)]
     pub method: MethodParam,
     /// Only for method email: admin@, administrator@, webmaster@, hostmaster@ or postmaster@ the listing's
@@ -299,6 +299,7 @@ pub struct ClaimListing;
 #[async_trait]
 impl Operation for ClaimListing {
     const ID: &'static str = "claim_listing";
+    const NOT_FOUND: bool = true;
     const METHOD: Method = Method::Post;
     const PATH: &'static str = "/claims";
     const SCOPE: Option<Scope> = Some(Scope::ListingsWrite);

@@ -166,6 +166,9 @@ pub trait Operation: Send + Sync + 'static {
     const READ_ONLY: bool = true;
     /// Accepts the Idempotency-Key header (the spec lists which operations do).
     const IDEMPOTENCY_KEY: bool = false;
+    /// Answers 404 for an unknown record named outside the path (a slug or id in the query or body);
+    /// operations with path parameters always may.
+    const NOT_FOUND: bool = false;
     const SUMMARY: &'static str;
     /// Written for a person and a model: what it does, what it never does, what comes next.
     const DESCRIPTION: &'static str;
@@ -189,6 +192,8 @@ pub struct Descriptor {
     pub status: u16,
     pub read_only: bool,
     pub idempotency_key: bool,
+    /// May answer 404 (see [`Operation::NOT_FOUND`]).
+    pub not_found: bool,
     pub summary: &'static str,
     pub description: &'static str,
     /// JSON Schema of the whole input object (inline, no references).
@@ -217,6 +222,7 @@ impl Descriptor {
             status: O::STATUS,
             read_only: O::READ_ONLY,
             idempotency_key: O::IDEMPOTENCY_KEY,
+            not_found: O::NOT_FOUND || O::PATH.contains('{'),
             summary: O::SUMMARY,
             description: O::DESCRIPTION,
             input_schema: to_json(&O::Input::schema()),

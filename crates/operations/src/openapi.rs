@@ -109,7 +109,7 @@ fn operation(op: &Descriptor) -> Value {
     } else {
         responses.insert("401".into(), error_response("the credential sent is invalid (anonymous calls are welcome)"));
     }
-    if !path_params.is_empty() {
+    if op.not_found {
         responses.insert("404".into(), error_response("not found, or not the caller's"));
     }
     match (op.read_only, op.idempotency_key) {

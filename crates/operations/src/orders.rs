@@ -485,6 +485,7 @@ pub struct QuoteOrder;
 #[async_trait]
 impl Operation for QuoteOrder {
     const ID: &'static str = "quote_order";
+    const NOT_FOUND: bool = true;
     const METHOD: Method = Method::Post;
     const PATH: &'static str = "/orders/quote";
     const SCOPE: Option<Scope> = Some(Scope::OrdersWrite);
@@ -521,6 +522,7 @@ pub struct CreateCheckout;
 #[async_trait]
 impl Operation for CreateCheckout {
     const ID: &'static str = "create_checkout";
+    const NOT_FOUND: bool = true;
     const METHOD: Method = Method::Post;
     const PATH: &'static str = "/orders/checkout";
     const SCOPE: Option<Scope> = Some(Scope::OrdersWrite);

@@ -35,6 +35,20 @@ async fn wrong_methods_are_json_405s() {
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["error"]["code"], "method_not_allowed");
     }
+    // API resources say which methods they take (RFC 9110).
+    for (method, path, allow) in [
+        ("TRACE", "/api/v1/listings", "GET"),
+        ("DELETE", "/api/v1/claims", "GET, POST"),
+        ("PUT", "/api/v1/openapi.json", "GET"),
+    ] {
+        let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let r = app.client.request(m, format!("{}{path}", app.base)).send().await.unwrap();
+        assert_eq!(r.status(), 405, "{method} {path}");
+        let got = r.headers().get("allow").map(|v| v.to_str().unwrap().to_owned());
+        let mut got: Vec<String> = got.unwrap_or_default().split(", ").map(str::to_owned).collect();
+        got.sort();
+        assert_eq!(got.join(", "), allow, "{method} {path}");
+    }
 }
 
 #[tokio::test]

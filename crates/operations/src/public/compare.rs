@@ -113,6 +113,7 @@ pub struct CompareListings;
 #[async_trait]
 impl Operation for CompareListings {
     const ID: &'static str = "compare_listings";
+    const NOT_FOUND: bool = true;
     const METHOD: Method = Method::Get;
     const PATH: &'static str = "/compare";
     const SCOPE: Option<domain::user::Scope> = None;
