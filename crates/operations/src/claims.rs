@@ -287,8 +287,8 @@ pub struct ClaimListingInput {
     pub slug: String,
     #[schema(inline)]
     pub method: MethodParam,
-    /// Only for method email: admin@, administrator@, webmaster@, hostmaster@ or postmaster@ the listing's
-    /// domain.
+    /// For method email (required there, ignored by the other methods): admin@, administrator@,
+    /// webmaster@, hostmaster@ or postmaster@ the listing's domain.
     #[schema(format = Email, max_length = 254)]
     pub email: Option<String>,
 }
@@ -328,8 +328,8 @@ impl Operation for ClaimListing {
                 return Err(ValidationError::new("email", "is required for method email").into());
             }
             (ClaimMethod::Email, Some(e)) => Some(e),
-            (_, Some(_)) => return Err(ValidationError::new("email", "is only for method email").into()),
-            (_, None) => None,
+            // Only the email method sends anything; another method ignores an address given with it.
+            (_, _) => None,
         };
         let store = ctx.app.store.as_ref();
         let l = store

@@ -43,6 +43,46 @@ fn simplify(msg: &str) -> String {
     msg.to_owned()
 }
 
+/// Refuses a JSON array where the schema asks for an object: serde would read `[a, b]` as a struct's
+/// fields by position, which the document does not allow. Walks properties and array items; the error
+/// names the field (`seo`, `founders[2]`).
+pub fn objects_are_objects(schema: &Value, value: &Value, path: &str) -> Result<(), ValidationError> {
+    // The schema itself, or its `oneOf` / `anyOf` branches (an optional object is `oneOf [object, null]`).
+    let branches: Vec<&Value> = match schema.get("oneOf").or_else(|| schema.get("anyOf")).and_then(Value::as_array) {
+        Some(bs) => bs.iter().collect(),
+        None => vec![schema],
+    };
+    let is = |b: &Value, ty: &str| match b.get("type") {
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == ty),
+        _ => ty == "object" && b.get("properties").is_some(),
+    };
+    let object = branches.iter().copied().find(|b| is(b, "object"));
+    let array = branches.iter().copied().find(|b| is(b, "array"));
+    let name = |p: &str| if p.is_empty() { "body".to_owned() } else { p.to_owned() };
+    match value {
+        Value::Array(_) if object.is_some() && array.is_none() => {
+            Err(ValidationError::new(name(path), "must be a JSON object"))
+        }
+        Value::Array(items) => match array.and_then(|a| a.get("items")) {
+            Some(item) => {
+                items.iter().enumerate().try_for_each(|(i, v)| objects_are_objects(item, v, &format!("{path}[{i}]")))
+            }
+            None => Ok(()),
+        },
+        Value::Object(map) => {
+            let Some(props) = object.and_then(|o| o.get("properties")).and_then(Value::as_object) else {
+                return Ok(());
+            };
+            map.iter().try_for_each(|(k, v)| match props.get(k) {
+                Some(p) => objects_are_objects(p, v, &if path.is_empty() { k.clone() } else { format!("{path}.{k}") }),
+                None => Ok(()),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Builds an input object from string pairs (path and query parameters), converting each value to the
 /// type its property declares in `schema` (integer, number, boolean; otherwise string). Names the
 /// schema does not know are passed through, so the strict input type refuses them by name.
@@ -92,6 +132,27 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
+
+    #[test]
+    fn arrays_never_stand_for_objects() {
+        let schema = json!({"type": "object", "properties": {
+            "seo": {"oneOf": [{"type": "object", "properties": {"title": {"type": "string"}}}, {"type": "null"}]},
+            "story": {"type": ["object", "null"], "properties": {"title": {"type": "string"}}},
+            "founders": {"type": "array", "items": {"type": "object", "properties": {}}},
+            "tags": {"type": "array", "items": {"type": "string"}},
+        }});
+        assert!(
+            objects_are_objects(&schema, &json!({"seo": {"title": "x"}, "tags": ["a"], "founders": [{}]}), "").is_ok()
+        );
+        assert_eq!(objects_are_objects(&schema, &json!({"seo": [null, null]}), "").unwrap_err().field, "seo");
+        assert_eq!(objects_are_objects(&schema, &json!({"story": ["t"]}), "").unwrap_err().field, "story");
+        assert!(objects_are_objects(&schema, &json!({"seo": null}), "").is_ok());
+        assert_eq!(
+            objects_are_objects(&schema, &json!({"founders": [{}, ["x"]]}), "").unwrap_err().field,
+            "founders[1]"
+        );
+        assert_eq!(objects_are_objects(&schema, &json!([1]), "").unwrap_err().field, "body");
+    }
 
     #[derive(Debug, Deserialize)]
     #[serde(deny_unknown_fields)]

@@ -32,7 +32,7 @@ use std::sync::Arc;
 use utoipa::{PartialSchema, ToSchema};
 
 pub use cache::ReadCache;
-pub use input::{coerce_strings, parse_input};
+pub use input::{coerce_strings, objects_are_objects, parse_input};
 
 /// HTTP method of an operation (MCP ignores it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,6 +214,7 @@ impl Descriptor {
     pub fn of<O: Operation>() -> Self {
         let mut components = Vec::new();
         O::Output::schemas(&mut components);
+        let input_shape = Arc::new(to_json(&O::Input::schema()));
         Self {
             id: O::ID,
             method: O::METHOD,
@@ -228,8 +229,10 @@ impl Descriptor {
             input_schema: to_json(&O::Input::schema()),
             output_schema: to_json(&O::Output::schema()),
             output_components: components.into_iter().map(|(n, s)| (n, to_json(&s))).collect(),
-            call: Arc::new(|ctx, value| {
+            call: Arc::new(move |ctx, value| {
+                let shape = input_shape.clone();
                 Box::pin(async move {
+                    objects_are_objects(&shape, &value, "")?;
                     let input: O::Input = parse_input(value)?;
                     let out = O::run(&ctx, input).await?;
                     serde_json::to_value(out).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))

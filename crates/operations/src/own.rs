@@ -396,10 +396,11 @@ impl Operation for UpdateMyListing {
 pub struct PostListingUpdateInput {
     #[schema(minimum = 1)]
     pub listing_id: i64,
-    #[schema(min_length = 1, max_length = 200)]
+    /// Not blank.
+    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
     pub title: String,
-    /// Plain text.
-    #[schema(min_length = 1, max_length = 5000)]
+    /// Plain text, not blank.
+    #[schema(min_length = 1, max_length = 5000, pattern = "\\S")]
     pub body: String,
 }
 

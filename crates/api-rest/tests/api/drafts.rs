@@ -340,6 +340,8 @@ async fn every_update_draft_bound_at_its_edge() {
         ),
         (json!({"fields": {"name": null}}), json!({"fields": {"nickname": "x"}}), "fields.nickname"),
         (json!({"seo": {}}), json!({"colour": "red"}), "colour"),
+        (json!({"seo": {"title": "T"}}), json!({"seo": [null, null]}), "seo"),
+        (json!({"founders": []}), json!({"founders": [["Ann"]]}), "founders[0]"),
         (
             json!({"company_socials": {}}),
             json!({"company_socials": {"myspace": "https://m.example"}}),

@@ -288,6 +288,7 @@ async fn launch_feeds_and_weeks() {
     refused(&app, "/launches/weeks/2026-13-01", "week").await;
     refused(&app, "/launches/weeks/soon", "week").await;
     refused(&app, "/launches/weeks/2026-11-221", "week").await;
+    assert_eq!(json(&app, "/launches/weeks/2026-02-30").await.0, 404, "shaped as the pattern says, but no day");
     assert_eq!(json(&app, "/launches/weeks/1999-06-01").await.0, 404);
     assert_eq!(json(&app, "/launches/weeks/2099-06-01").await.0, 404);
 }

@@ -144,7 +144,7 @@ impl Operation for ListLaunches {
 #[serde(deny_unknown_fields)]
 pub struct WeekInput {
     /// this, next, last, or a date YYYY-MM-DD (snapped to its Monday).
-    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-[0-9]{2}-[0-9]{2})$")]
+    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$")]
     pub week: String,
 }
 
@@ -166,10 +166,22 @@ pub struct LaunchWeekOut {
     pub scheduled: Vec<ListingSummaryOut>,
 }
 
-/// Reads a week parameter. Malformed is a 400; a week before 2000 or more than a year ahead is a 404.
+/// Reads a week parameter. Malformed is a 400; an impossible date (2026-02-30), a week before 2000 or
+/// more than a year ahead is a 404.
 fn week_param(raw: &str, ctx: &Ctx) -> OpResult<LaunchWeek> {
     let today = ctx.app.now().date_naive();
-    let w = LaunchWeek::parse(raw, today, "week")?;
+    // Shaped as the schema's pattern says: YYYY-MM-DD with a month 01–12 and a day 01–31.
+    let num = |r: std::ops::Range<usize>| raw.get(r).and_then(|t| t.parse::<u32>().ok());
+    let dated = raw.len() == 10
+        && raw.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() })
+        && num(5..7).is_some_and(|m| (1..=12).contains(&m))
+        && num(8..10).is_some_and(|d| (1..=31).contains(&d));
+    let w = match LaunchWeek::parse(raw, today, "week") {
+        Ok(w) => w,
+        // Shaped like a date but no day of the calendar (2026-02-30): there is no such week.
+        Err(_) if dated => return Err(OpError::NotFound("week")),
+        Err(e) => return Err(e.into()),
+    };
     let this = LaunchWeek::containing(today);
     if w.monday().year() < 2000 || this.weeks_until(w) > 52 {
         return Err(OpError::NotFound("week"));
@@ -239,7 +251,7 @@ pub struct LeaderboardInput {
     #[schema(schema_with = board_schema)]
     pub board: String,
     /// For community-weekly only: this (default), last, or a date YYYY-MM-DD.
-    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-[0-9]{2}-[0-9]{2})$")]
+    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$")]
     pub week: Option<String>,
     #[schema(minimum = 1, maximum = 1000, default = 1)]
     pub page: Option<i64>,
