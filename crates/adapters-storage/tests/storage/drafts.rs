@@ -9,7 +9,7 @@ use domain::draft::{
 };
 use domain::founder::FounderEntry;
 use domain::ids::{DraftId, UserId};
-use domain::listing::{Lifecycle, ListingProfile, NewListing, UnlockedSections};
+use domain::listing::{Lifecycle, ListingProfile, NewListing};
 use domain::paging::PageRequest;
 use domain::ports::{DraftRepository, ListingRepository, NewUser, Outbox, RepoError, UserRepository};
 use domain::sections::{Milestone, Story};
@@ -76,18 +76,8 @@ fn rich_draft(owner: UserId) -> Draft {
 }
 
 fn listing_of(d: &Draft, name: &str) -> NewListing {
-    NewListing {
-        slug: Slug::slugify(name).unwrap(),
-        profile: ListingProfile::named(name, d.url.clone(), "acme.example"),
-        lifecycle: Lifecycle::saved(),
-        categories: None,
-        unlocked: UnlockedSections::default(),
-        featured: false,
-        verified: false,
-        domain_rating: None,
-        revenue: None,
-        created_at: Utc::now(),
-    }
+    let profile = ListingProfile::named(name, d.url.clone(), "acme.example");
+    NewListing::plain(Slug::slugify(name).unwrap(), profile, Lifecycle::saved(), Utc::now())
 }
 
 on_both!(a_draft_round_trips_whole, |store| {

@@ -116,6 +116,15 @@ impl Driver {
         reqwest::Url::parse(url.as_str().unwrap()).unwrap().path().to_owned()
     }
 
+    /// Signs up on `/signup` with `email` and waits for the account page it lands on.
+    async fn sign_up(&self, base: &str, email: &str) {
+        self.go(&format!("{base}/signup")).await;
+        self.type_into("input[name=email]", email).await;
+        self.type_into("input[name=password]", "correct horse battery").await;
+        self.click("button[type=submit]").await;
+        self.find("input[name=scope_listings_write]").await;
+    }
+
     async fn screenshot(&self, name: &str) {
         let png = self.cmd(reqwest::Method::GET, "/screenshot", Value::Null).await;
         let bytes = base64_decode(png.as_str().unwrap());
@@ -147,12 +156,7 @@ async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
     let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
     app.wait_ready().await;
 
-    d.go(&format!("{}/signup", app.base)).await;
-    d.type_into("input[name=email]", "grace@acme.example").await;
-    d.type_into("input[name=password]", "correct horse battery").await;
-    d.click("button[type=submit]").await;
-    // The account page, once it has loaded.
-    d.find("input[name=scope_listings_write]").await;
+    d.sign_up(&app.base, "grace@acme.example").await;
     assert_eq!(d.path().await, "/account/api-keys");
     assert!(d.text("header").await.contains("grace@acme.example"));
 
@@ -186,11 +190,7 @@ async fn a_person_pays_an_order_on_the_checkout_page_in_chromium() {
     let Some(d) = Driver::start().await else { return };
     let app = spawn_app_configured(test_support::sqlite(), false, |a| a.read_cache_secs = 0).await;
     app.wait_ready().await;
-    d.go(&format!("{}/signup", app.base)).await;
-    d.type_into("input[name=email]", "grace@acme.example").await;
-    d.type_into("input[name=password]", "correct horse battery").await;
-    d.click("button[type=submit]").await;
-    d.find("input[name=scope_listings_write]").await;
+    d.sign_up(&app.base, "grace@acme.example").await;
 
     // Her assistant orders a launch with her API key and hands her the link.
     let key =
