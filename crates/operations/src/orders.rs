@@ -230,15 +230,23 @@ async fn category_slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, Strin
         .collect())
 }
 
+/// Category ids and slugs, to name an order's extra categories.
+async fn slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, String)>> {
+    Ok(category_slugs(app).await?.into_iter().map(|(id, s, _)| (id, s)).collect())
+}
+
 pub(crate) async fn order_out(app: &bootstrap::App, public_url: &str, o: &Order) -> OpResult<OrderOut> {
-    let cats: Vec<(CategoryId, String)> = category_slugs(app).await?.into_iter().map(|(id, s, _)| (id, s)).collect();
+    Ok(order_out_with(&slugs(app).await?, public_url, o))
+}
+
+fn order_out_with(cats: &[(CategoryId, String)], public_url: &str, o: &Order) -> OrderOut {
     let decision = VatDecision {
         rate_bp: o.vat_rate_bp,
         reverse_charge: o.reverse_charge,
         note: o.vat_note.clone(),
         final_rate: o.vat_final,
     };
-    Ok(OrderOut {
+    OrderOut {
         number: o.number.as_str().into(),
         status: o.status.as_str().into(),
         checkout_url: (o.status == OrderStatus::Pending).then(|| checkout_url(public_url, &o.number)),
@@ -250,10 +258,10 @@ pub(crate) async fn order_out(app: &bootstrap::App, public_url: &str, o: &Order)
             vat_number: o.billing.vat_number.clone(),
             name: o.billing.name.clone(),
         },
-        lines: o.lines.iter().map(|s| line_out(&s.line, o.vat_rate_bp, &cats, Some(s))).collect(),
+        lines: o.lines.iter().map(|s| line_out(&s.line, o.vat_rate_bp, cats, Some(s))).collect(),
         vat: vat_out(&decision),
         totals: totals(o.net, o.vat, o.gross),
-    })
+    }
 }
 
 // ---- pricing ----
@@ -273,8 +281,10 @@ pub async fn decide_vat(
     if !errs.is_empty() {
         return Err(errs);
     }
-    let seller = CountryCode::parse_assigned(seller)
-        .unwrap_or_else(|_| CountryCode::parse("IE").unwrap_or_else(|_| unreachable!()));
+    // `seller_country` is checked when it is set; a value that is not a code reads as the default, IE.
+    let Ok(seller) = CountryCode::parse_assigned(seller).or_else(|_| CountryCode::parse("IE")) else {
+        return Err(ValidationError::new("seller_country", "is not a country code").into());
+    };
     let check = match (&number, &app.vat_registry) {
         (Some(n), Some(registry)) => registry.check(n).await,
         _ => VatCheck::FormatOnly,
@@ -503,8 +513,7 @@ impl Operation for QuoteOrder {
 
     async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<QuoteOut> {
         let (q, _) = priced(ctx, input).await?;
-        let cats: Vec<(CategoryId, String)> =
-            category_slugs(&ctx.app).await?.into_iter().map(|(id, s, _)| (id, s)).collect();
+        let cats = slugs(&ctx.app).await?;
         Ok(QuoteOut {
             lines: q.lines.iter().map(|l| line_out(l, q.vat.rate_bp, &cats, None)).collect(),
             vat: vat_out(&q.vat),
@@ -577,10 +586,8 @@ impl Operation for ListMyOrders {
         let user = ctx.principal()?.user_id;
         let page = PageRequest::parse(i.page, i.per_page)?;
         let orders = ctx.app.store.my_orders(user, page).await?;
-        let mut items = Vec::with_capacity(orders.items.len());
-        for o in &orders.items {
-            items.push(order_out(&ctx.app, &ctx.public_url, o).await?);
-        }
+        let cats = slugs(&ctx.app).await?;
+        let items = orders.items.iter().map(|o| order_out_with(&cats, &ctx.public_url, o)).collect();
         Ok(OrderPage { pagination: Pagination::from(&orders), items })
     }
 }
