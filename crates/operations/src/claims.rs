@@ -15,7 +15,7 @@ use domain::claim::{
 use domain::ids::ClaimId;
 use domain::listing::{Listing, ListingStatus};
 use domain::paging::PageRequest;
-use domain::ports::{ClaimRepository, ListingRepository, Outbox, OwnListingRepository, UserRepository};
+use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository, UserRepository};
 use domain::slug::Slug;
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};
@@ -210,15 +210,6 @@ async fn claimed_listing(app: &bootstrap::App, c: &Claim) -> OpResult<Listing> {
     app.store.get_listing(c.listing).await?.ok_or(OpError::NotFound("claim"))
 }
 
-/// Queues an email and, with SMTP configured, its delivery.
-async fn send(app: &bootstrap::App, to: &str, subject: &str, body: &str) -> OpResult<()> {
-    let id = app.store.queue_email(to, subject, body, app.now()).await?;
-    if app.mailer.is_some() {
-        worker::enqueue(app, &worker::JobSpec::Email { email: id }).await?;
-    }
-    Ok(())
-}
-
 /// After a verified claim: the listing's other owners are told who proved control, how and when.
 async fn tell_owners(app: &bootstrap::App, c: &Claim, l: &Listing) -> OpResult<()> {
     let claimant = app.store.get_user(c.user).await?.map(|u| u.email.to_string()).unwrap_or_default();
@@ -235,7 +226,7 @@ async fn tell_owners(app: &bootstrap::App, c: &Claim, l: &Listing) -> OpResult<(
     );
     for (user, email) in app.store.listing_owners(l.id).await? {
         if user != c.user {
-            send(app, email.as_str(), &subject, &body).await?;
+            worker::send_email(app, email.as_str(), &subject, &body, app.now()).await?;
         }
     }
     Ok(())
@@ -388,7 +379,8 @@ impl Operation for ClaimListing {
                 until = c.expires_at.to_rfc3339(),
                 page = domain::own::listing_page(&ctx.public_url, l.slug.as_str()),
             );
-            send(&ctx.app, &to, &format!("Confirm the claim of {} on launchdir", l.profile.name), &body).await?;
+            let subject = format!("Confirm the claim of {} on launchdir", l.profile.name);
+            worker::send_email(&ctx.app, &to, &subject, &body, now).await?;
         }
         Ok(claim_out(&c, &l, now))
     }

@@ -110,6 +110,23 @@ pub async fn enqueue(app: &App, spec: &JobSpec) -> RepoResult<i64> {
     Ok(id)
 }
 
+/// Puts an email in the outbox and, with SMTP configured, queues its delivery; true when it was handed
+/// to delivery, false when it waits in the outbox (`admin outbox`).
+pub(crate) async fn send_email(
+    app: &App,
+    to: &str,
+    subject: &str,
+    body: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> RepoResult<bool> {
+    let id = app.store.queue_email(to, subject, body, now).await?;
+    if app.mailer.is_none() {
+        return Ok(false);
+    }
+    enqueue(app, &JobSpec::Email { email: id }).await?;
+    Ok(true)
+}
+
 /// A name for this worker, unique per process.
 pub fn worker_name() -> String {
     format!("{}-{}", std::process::id(), &uuid_like())

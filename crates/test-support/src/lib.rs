@@ -428,15 +428,8 @@ impl DnsServer {
 /// answers 401 with Stripe's error shape. Every request's form body is kept.
 #[derive(Debug)]
 pub struct StripeStandIn {
-    pub port: u16,
+    server: JsonStandIn,
     forms: std::sync::Arc<std::sync::Mutex<Vec<Form>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for StripeStandIn {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
 }
 
 /// A decoded `application/x-www-form-urlencoded` body, pairs in order.
@@ -517,14 +510,17 @@ impl Drop for JsonStandIn {
 }
 
 impl JsonStandIn {
-    pub async fn start(answer: fn(&str, &str) -> (u16, String)) -> Self {
+    /// Serves on loopback; `answer` gets each request's head (request line and headers) and body.
+    pub async fn start(answer: impl Fn(&str, &str) -> (u16, String) + Send + Sync + 'static) -> Self {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
         let port = listener.local_addr().expect("a bound address").port();
+        let answer = std::sync::Arc::new(answer);
         let task = tokio::spawn(async move {
             while let Ok((mut sock, _)) = listener.accept().await {
+                let answer = answer.clone();
                 tokio::spawn(async move {
                     let (head, body) = read_request(&mut sock).await;
-                    let (status, json) = answer(head.lines().next().unwrap_or_default(), &body);
+                    let (status, json) = answer(&head, &body);
                     respond_json(&mut sock, status, &json).await;
                 });
             }
@@ -539,45 +535,34 @@ impl JsonStandIn {
 
 impl StripeStandIn {
     pub async fn start(secret_key: &str) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
-        let port = listener.local_addr().expect("a bound address").port();
         let forms = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let (store, key) = (forms.clone(), format!("Bearer {secret_key}"));
-        let task = tokio::spawn(async move {
-            let mut n = 0u32;
-            while let Ok((mut sock, _)) = listener.accept().await {
-                let (head, body) = read_request(&mut sock).await;
-                let authorized = head.lines().any(|l| {
-                    l.split_once(':').is_some_and(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.trim() == key)
-                });
-                let (status, json) = if !head.starts_with("POST /v1/checkout/sessions ") {
-                    (
-                        404,
-                        r#"{"error":{"type":"invalid_request_error","message":"Unrecognized request URL"}}"#.to_owned(),
-                    )
-                } else if !authorized {
-                    (
-                        401,
-                        r#"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided"}}"#.to_owned(),
-                    )
-                } else {
-                    n += 1;
-                    store.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(form_decode(&body));
-                    (
-                        200,
-                        format!(
-                            r#"{{"id":"cs_test_{n}","object":"checkout.session","payment_status":"unpaid","url":"https://checkout.stripe.test/c/pay/cs_test_{n}"}}"#
-                        ),
-                    )
-                };
-                respond_json(&mut sock, status, &json).await;
+        let server = JsonStandIn::start(move |head: &str, body: &str| {
+            let authorized = head.lines().any(|l| {
+                l.split_once(':').is_some_and(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.trim() == key)
+            });
+            if !head.starts_with("POST /v1/checkout/sessions ") {
+                let json = r#"{"error":{"type":"invalid_request_error","message":"Unrecognized request URL"}}"#;
+                return (404, json.to_owned());
             }
-        });
-        Self { port, forms, task }
+            if !authorized {
+                let json = r#"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided"}}"#;
+                return (401, json.to_owned());
+            }
+            let mut sessions = store.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            sessions.push(form_decode(body));
+            let n = sessions.len();
+            let json = format!(
+                r#"{{"id":"cs_test_{n}","object":"checkout.session","payment_status":"unpaid","url":"https://checkout.stripe.test/c/pay/cs_test_{n}"}}"#
+            );
+            (200, json)
+        })
+        .await;
+        Self { server, forms }
     }
 
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.server.url()
     }
 
     /// The form bodies of the sessions created, in order.

@@ -384,8 +384,8 @@ async fn stripe_checkout_sessions_and_signed_webhooks_only() {
 }
 
 /// A VIES stand-in: DE123456789 is registered, DE999999999 is not, any French number's register is down.
-fn vies(request_line: &str, body: &str) -> (u16, String) {
-    assert!(request_line.starts_with("POST /check-vat-number "), "{request_line}");
+fn vies(head: &str, body: &str) -> (u16, String) {
+    assert!(head.starts_with("POST /check-vat-number "), "{head}");
     let v: Value = serde_json::from_str(body).unwrap();
     match (v["countryCode"].as_str(), v["vatNumber"].as_str()) {
         (Some("DE"), Some("123456789")) => {

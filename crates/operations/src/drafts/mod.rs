@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use domain::draft::{Draft, limits};
 use domain::ids::DraftId;
 use domain::paging::PageRequest;
-use domain::ports::{CategoryRepository, DraftRepository, Outbox, RepoError, UserRepository};
+use domain::ports::{CategoryRepository, DraftRepository, RepoError, UserRepository};
 use domain::user::{Email, Scope};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -315,13 +315,9 @@ impl Operation for InviteCofounder {
              accept (you will be asked to sign in or create an account):\n{link}\n\nIf you did not expect this \
              email, ignore it; nothing happens unless you accept.\n"
         );
-        let email_id = store.queue_email(email.as_str(), &format!("Join {product} on launchdir"), &body, now).await?;
-        let delivery = if ctx.app.mailer.is_some() {
-            worker::enqueue(&ctx.app, &worker::JobSpec::Email { email: email_id }).await?;
-            "sent"
-        } else {
-            "queued"
-        };
+        let subject = format!("Join {product} on launchdir");
+        let handed = worker::send_email(&ctx.app, email.as_str(), &subject, &body, now).await?;
+        let delivery = if handed { "sent" } else { "queued" };
         let used = store.count_invites(d.id).await?;
         Ok(InviteOut {
             id: invite.id,
