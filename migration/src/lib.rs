@@ -16,6 +16,7 @@ mod m20261122_000009_public_changes;
 mod m20261122_000010_badge_checks;
 mod m20261122_000011_claim_tokens;
 mod m20261122_000012_orders;
+mod m20261122_000013_oauth;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000010_badge_checks::Migration),
             Box::new(m20261122_000011_claim_tokens::Migration),
             Box::new(m20261122_000012_orders::Migration),
+            Box::new(m20261122_000013_oauth::Migration),
         ]
     }
 }

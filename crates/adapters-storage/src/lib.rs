@@ -16,6 +16,7 @@ mod import;
 mod jobs;
 mod json;
 mod listings;
+mod oauth;
 mod orders;
 mod own;
 mod reference;

@@ -1,37 +1,59 @@
 //! The MCP server: every operation of the registry as a tool (tool name = operationId), with the same
 //! input schema and the same code as its REST route, over Streamable HTTP at `/mcp`.
 //!
-//! Status: tools for every operation implemented so far, stateless Streamable HTTP, protocol versions as
-//! rmcp negotiates them. Tools that need sign-in accept an API key as `Authorization: Bearer` on the
-//! HTTP request (read by our `on_request` hook and checked by `Descriptor::call`, never forwarded
-//! anywhere). OAuth 2.1, the 401 challenge with `resource_metadata`, the version policy of the spec and
-//! stdio come with the MCP issue.
+//! Protocol versions: 2026-07-28 (stateless, per-request `_meta`, `server/discover`, `Mcp-Method` /
+//! `Mcp-Name` checked against the body) and the initialize-based 2025-03-26, 2025-06-18 and 2025-11-25,
+//! on one endpoint, stateless (no session lives in one process). 2024-11-05 and unknown versions are
+//! refused as the spec says (rmcp does the wire work; [`SUPPORTED`] is the policy).
+//!
+//! Sign-in: [`guard`] runs before rmcp sees the request. It checks the bearer credential (an API key or
+//! an OAuth access token whose audience is `/mcp`), answers 401 with `WWW-Authenticate: Bearer
+//! resource_metadata=…, scope=…` when a tool that needs sign-in is called without one, and 403
+//! `insufficient_scope` when the credential lacks the tool's scope, so MCP clients start (or step up)
+//! the OAuth flow. The principal it found reaches the tool through the request's extensions.
 //!
 //! Architecture invariant: the only crate that knows MCP. Tools are generated from
 //! `operations::registry()`, so a new operation becomes a tool without code here. Tool errors carry
 //! the field and the problem as structured content a model can act on; only storage failures are
 //! protocol errors.
 
-use operations::{Ctx, Descriptor, OpError};
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderValue, WWW_AUTHENTICATE};
+use actix_web::middleware::{Next, from_fn};
+use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
+use api_http::ApiError;
+use domain::user::Scope;
+use operations::oauth::Audience;
+use operations::{Caller, Ctx, Descriptor, OpError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use rmcp_actix_web::transport::{StreamableHttpService, on_request_extensions};
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What the server tells a client about itself.
 const INSTRUCTIONS: &str = "launchdir is a product-launch directory. Read tools need no sign-in. Votes are cast only \
 by people on the site: no tool votes. Paying happens on a checkout page a person opens: no tool takes card details.";
 
-/// The credential of the HTTP request a tool call came in, put in the MCP request context by the
-/// transport's `on_request` hook.
+/// The protocol versions served, oldest first. rmcp also knows 2024-11-05; the spec does not list it.
+pub const SUPPORTED: [ProtocolVersion; 4] = [
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// The caller of the HTTP request a tool call came in, put in the MCP request context by the
+/// transport's `on_request` hook from what [`guard`] found.
 #[derive(Clone, Debug)]
-struct RequestCaller(operations::Caller);
+struct RequestCaller(Caller);
 
 #[derive(Clone)]
 pub struct LaunchdirMcp {
@@ -52,6 +74,8 @@ fn self_contained(schema: &Value, components: &[(String, Value)]) -> Map<String,
         Ok(Value::Object(o)) => o,
         _ => Map::new(),
     };
+    // MCP wants an object schema at the top; an `allOf` of objects is one, so say so.
+    obj.entry("type").or_insert_with(|| Value::String("object".into()));
     if !components.is_empty() {
         let defs: Map<String, Value> = components
             .iter()
@@ -99,13 +123,27 @@ impl LaunchdirMcp {
     pub fn tool_names(&self) -> Vec<&'static str> {
         self.tools.iter().map(|(op, _)| op.id).collect()
     }
+
+    /// Serves one local client over stdin/stdout (`launchdir-mcp stdio`): the calls run as `ctx.caller`.
+    pub async fn serve_stdio(self) -> anyhow::Result<()> {
+        use rmcp::ServiceExt;
+        let running = self.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await?;
+        Ok(())
+    }
 }
 
 impl ServerHandler for LaunchdirMcp {
     fn get_info(&self) -> ServerConfig {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        // Prompts and resources are declared, and listed empty: clients that ask for them (and cache the
+        // lists) get a valid answer rather than an error; everything is a tool.
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().enable_prompts().enable_resources().build())
             .with_server_info(Implementation::new("launchdir", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(&SUPPORTED)
     }
 
     async fn list_tools(
@@ -127,8 +165,7 @@ impl ServerHandler for LaunchdirMcp {
         let args = Value::Object(req.arguments.unwrap_or_default());
         let caller = on_request_extensions(&context.extensions)
             .and_then(|e| e.get::<RequestCaller>())
-            .map(|c| c.0.clone())
-            .unwrap_or_default();
+            .map_or_else(|| self.ctx.caller.clone(), |c| c.0.clone());
         let result = match op.call(self.ctx.with_caller(caller), args).await {
             Ok(v) => CallToolResult::structured(v),
             Err(OpError::Invalid(errs)) => CallToolResult::structured_error(json!({"error": {
@@ -149,7 +186,7 @@ impl ServerHandler for LaunchdirMcp {
                 };
                 CallToolResult::structured_error(json!({"error": {
                     "code": code,
-                    "message": format!("{e}; send an API key as Authorization: Bearer on the /mcp request"),
+                    "message": format!("{e}; sign in with OAuth or send an API key as Authorization: Bearer (LAUNCHDIR_API_KEY for stdio)"),
                     "details": [],
                 }}))
             }
@@ -173,18 +210,140 @@ impl ServerHandler for LaunchdirMcp {
 }
 
 /// The Streamable HTTP service, stateless (no session lives in one process, so any instance behind a
-/// load balancer can answer). `allowed_hosts` are the Host values accepted (DNS-rebinding protection).
-pub fn http_service(ctx: Ctx, allowed_hosts: Vec<String>) -> StreamableHttpService<LaunchdirMcp, LocalSessionManager> {
-    let server = LaunchdirMcp::new(ctx);
-    StreamableHttpService::builder()
-        .service_factory(Arc::new(move || Ok(server.clone())))
-        .session_manager(Arc::new(LocalSessionManager::default()))
-        .stateful_mode(false)
-        .allowed_hosts(allowed_hosts)
-        .on_request(Arc::new(|req: &actix_web::HttpRequest, ext: &mut rmcp::model::Extensions| {
-            ext.insert(RequestCaller(api_http::caller_of(req)));
-        }))
-        .build()
+/// load balancer can answer), behind [`guard`]. `allowed_hosts` are the Host values accepted
+/// (DNS-rebinding protection); browsers' `Origin` must be the public URL's.
+#[derive(Clone)]
+pub struct Endpoint {
+    service: StreamableHttpService<LaunchdirMcp, LocalSessionManager>,
+    guard: web::Data<Guard>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint").finish_non_exhaustive()
+    }
+}
+
+/// What the guard checks credentials with.
+#[derive(Debug, Clone)]
+pub struct Guard {
+    ctx: Ctx,
+    scopes: Arc<HashMap<&'static str, Scope>>,
+}
+
+impl Endpoint {
+    pub fn new(ctx: Ctx, allowed_hosts: Vec<String>) -> Self {
+        let ctx = Ctx { audience: Audience::Mcp, caller: Caller::Anonymous, ..ctx };
+        let origin = ctx.public_url.trim_end_matches('/').to_owned();
+        let server = LaunchdirMcp::new(ctx.clone());
+        let service = StreamableHttpService::builder()
+            .service_factory(Arc::new(move || Ok(server.clone())))
+            .session_manager(Arc::new(LocalSessionManager::default()))
+            .stateful_mode(false)
+            .allowed_hosts(allowed_hosts)
+            .allowed_origins(vec![origin])
+            .on_request(Arc::new(|req: &actix_web::HttpRequest, ext: &mut rmcp::model::Extensions| {
+                let caller = req.extensions().get::<RequestCaller>().map_or(Caller::Anonymous, |c| c.0.clone());
+                ext.insert(RequestCaller(caller));
+            }))
+            .build();
+        let scopes = operations::registry().into_iter().filter_map(|op| op.scope.map(|s| (op.id, s))).collect();
+        Self { service, guard: web::Data::new(Guard { ctx, scopes: Arc::new(scopes) }) }
+    }
+
+    /// The endpoint mounted at `path` (normally `/mcp`).
+    pub fn scope(self, path: &'static str) -> impl actix_web::dev::HttpServiceFactory + use<> {
+        self.service.scope_with_path(path).app_data(self.guard).wrap(from_fn(guard))
+    }
+}
+
+/// The challenge of a 401 or 403 on /mcp: where the protected resource metadata is (RFC 9728 §5.1)
+/// and which scope the call needs.
+fn challenge(ctx: &Ctx, error: ApiError, oauth_error: Option<&str>, scope: Option<Scope>) -> HttpResponse {
+    let mut value = format!(
+        "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"",
+        ctx.public_url.trim_end_matches('/')
+    );
+    if let Some(e) = oauth_error {
+        value.push_str(&format!(", error=\"{e}\""));
+    }
+    if let Some(s) = scope {
+        value.push_str(&format!(", scope=\"{}\"", s.as_str()));
+    }
+    let mut r = error.error_response();
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        r.headers_mut().insert(WWW_AUTHENTICATE, v);
+    }
+    r
+}
+
+/// The scopes the JSON-RPC message(s) in `body` need: those of the tools it calls (batches of the
+/// 2025-03-26 revision included). Anything unreadable needs none here; rmcp answers it.
+fn scopes_needed(body: &[u8], scopes: &HashMap<&'static str, Scope>) -> Vec<Scope> {
+    let Ok(v) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
+    let messages = match v {
+        Value::Array(a) => a,
+        one => vec![one],
+    };
+    let mut out: Vec<Scope> = messages
+        .iter()
+        .filter(|m| m.get("method").and_then(Value::as_str) == Some("tools/call"))
+        .filter_map(|m| m.pointer("/params/name").and_then(Value::as_str))
+        .filter_map(|name| scopes.get(name).copied())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Checks the credential of every /mcp request before rmcp sees it (rmcp-actix-web drops the
+/// `Authorization` header): a bad credential is 401 `invalid_token`; a tool call that needs sign-in
+/// without one is 401 with the scope; a credential without the tool's scope is 403
+/// `insufficient_scope`. A good credential's principal travels on in the request's extensions.
+pub async fn guard(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let Some(g) = req.app_data::<web::Data<Guard>>().cloned() else {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    };
+    let answer = |req: ServiceRequest, r: HttpResponse| Ok(ServiceResponse::new(req.into_parts().0, r));
+    let principal = match api_http::caller_of(req.request()) {
+        Caller::Anonymous => None,
+        Caller::Malformed => {
+            return answer(req, challenge(&g.ctx, ApiError::invalid_token(), Some("invalid_token"), None));
+        }
+        Caller::Bearer(raw) => match operations::authenticate(&g.ctx.app, &raw, Audience::Mcp).await {
+            Ok(p) => Some(p),
+            Err(OpError::InvalidToken) => {
+                return answer(req, challenge(&g.ctx, ApiError::invalid_token(), Some("invalid_token"), None));
+            }
+            Err(e) => return answer(req, ApiError::from(e).error_response()),
+        },
+        Caller::Principal(p) => Some(p),
+    };
+    if req.method() == actix_web::http::Method::POST {
+        let body = req.extract::<web::Bytes>().await?;
+        let needed = scopes_needed(&body, &g.scopes);
+        req.set_payload(actix_web::dev::Payload::from(body));
+        match (&principal, needed.first()) {
+            (None, Some(scope)) => {
+                let e = ApiError::unauthenticated();
+                return answer(req, challenge(&g.ctx, e, None, Some(*scope)));
+            }
+            (Some(p), _) => {
+                if let Some(missing) = needed.iter().find(|s| !p.allows(**s)) {
+                    let e = ApiError::insufficient_scope(missing.as_str());
+                    return answer(req, challenge(&g.ctx, e, Some("insufficient_scope"), Some(*missing)));
+                }
+            }
+            (None, None) => {}
+        }
+    }
+    if let Some(p) = principal {
+        req.extensions_mut().insert(RequestCaller(Caller::Principal(p)));
+    }
+    next.call(req).await.map(ServiceResponse::map_into_boxed_body)
 }
 
 /// The Host values the service answers to: the public URL's authority and the bound address.

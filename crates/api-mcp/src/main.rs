@@ -1,10 +1,13 @@
-//! `launchdir-mcp`: the MCP server alone. `serve` answers Streamable HTTP at /mcp; `stdio` (local clients
-//! signed in with an API key) is not available yet and refuses with exit status 2.
+//! `launchdir-mcp`: the MCP server alone. `serve` answers Streamable HTTP at /mcp (and the protected
+//! resource metadata that sends clients to the authorization server at the same public URL, served by
+//! `launchdir-api`); `stdio` serves one local client over stdin/stdout, signed in with the API key in
+//! `LAUNCHDIR_API_KEY`.
 
 use actix_web::middleware::from_fn;
-use actix_web::{App, HttpServer};
+use actix_web::{App, HttpResponse, HttpServer, web};
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+use operations::oauth::Audience;
 
 #[derive(Debug, Parser)]
 #[command(name = "launchdir-mcp", version, about = "The launchdir MCP server.")]
@@ -17,8 +20,22 @@ struct Cli {
 enum Command {
     /// Serve MCP over Streamable HTTP at /mcp (migrates and seeds the database first, like launchdir-api).
     Serve(bootstrap::ServeArgs),
-    /// Serve MCP over stdio, authenticated by LAUNCHDIR_API_KEY (not available yet).
-    Stdio,
+    /// Serve one local MCP client over stdin/stdout, as the owner of LAUNCHDIR_API_KEY.
+    Stdio(StdioArgs),
+}
+
+#[derive(Debug, Args)]
+struct StdioArgs {
+    #[command(flatten)]
+    db: bootstrap::DatabaseArgs,
+    /// The API key the tools run as (its scopes apply). Unset: only the public tools work.
+    #[arg(long, env = "LAUNCHDIR_API_KEY", hide_env_values = true)]
+    api_key: Option<String>,
+    /// Base of the links tools hand out (checkout pages, badges): where launchdir-api is reachable.
+    #[arg(long, env = "LAUNCHDIR_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+    public_url: String,
+    #[command(flatten)]
+    outbound: bootstrap::OutboundArgs,
 }
 
 async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
@@ -42,8 +59,10 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         caller: operations::Caller::Anonymous,
         rate_limit_per_minute: args.rate_limit,
         idempotency_key: None,
+        audience: Audience::Mcp,
     };
-    let mcp = api_mcp::http_service(ctx, api_mcp::allowed_hosts(&public_url, &bound));
+    let mcp = api_mcp::Endpoint::new(ctx, api_mcp::allowed_hosts(&public_url, &bound));
+    let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);
     tracing::info!(bind = %bound, "serving MCP at /mcp");
     let limits = actix_web::web::Data::new(api_http::middleware::Limits {
         limiter: bootstrap::App::rate_limiter(&args).await?,
@@ -51,12 +70,21 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     });
     // The same rate limit, body limit and request log as launchdir-api.
     HttpServer::new(move || {
+        let metadata = metadata.clone();
         App::new()
             .app_data(limits.clone())
+            .app_data(web::PayloadConfig::new(api_http::middleware::BODY_LIMIT))
             .wrap(from_fn(api_http::middleware::limit_body))
             .wrap(from_fn(api_http::middleware::rate_limit))
             .wrap(from_fn(api_http::middleware::log_requests))
-            .service(mcp.clone().scope_with_path("/mcp"))
+            .route(
+                "/.well-known/oauth-protected-resource/mcp",
+                web::get().to(move || {
+                    let m = metadata.clone();
+                    async move { HttpResponse::Ok().insert_header(("Access-Control-Allow-Origin", "*")).json(m) }
+                }),
+            )
+            .service(mcp.clone().scope("/mcp"))
     })
     .listen(listener)?
     .run()
@@ -65,20 +93,51 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
+    let mut app = bootstrap::App::connect(&args.db.database_url).await?;
+    app.start(false).await?;
+    app.configure_outbound(&args.outbound, &args.public_url)?;
+    let caller = match args.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
+        Some(key) => {
+            let p = operations::accounts::authenticate_bearer(&app, key)
+                .await
+                .map_err(|e| anyhow::anyhow!("LAUNCHDIR_API_KEY: {e}"))?;
+            tracing::info!(user = p.user_id.get(), scopes = ?p.scopes, "stdio client signed in with an API key");
+            operations::Caller::Principal(p)
+        }
+        None => {
+            tracing::warn!("LAUNCHDIR_API_KEY is not set: only the public tools will work");
+            operations::Caller::Anonymous
+        }
+    };
+    // Drafts submitted over stdio get read and drafted even when no launchdir-api runs beside it.
+    let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
+    let ctx = operations::Ctx {
+        app,
+        public_url: args.public_url.trim_end_matches('/').to_owned(),
+        reads: operations::ReadCache::disabled(),
+        caller,
+        rate_limit_per_minute: 600,
+        idempotency_key: None,
+        audience: Audience::Mcp,
+    };
+    let served = api_mcp::LaunchdirMcp::new(ctx).serve_stdio().await;
+    worker.abort();
+    served
+}
+
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
     bootstrap::telemetry::init();
-    match Cli::parse().command {
-        Command::Serve(args) => match serve(args).await {
-            Ok(()) => std::process::ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e:#}");
-                std::process::ExitCode::FAILURE
-            }
-        },
-        Command::Stdio => {
-            eprintln!("launchdir-mcp stdio: not available yet (it needs API keys); use `launchdir-mcp serve`");
-            std::process::ExitCode::from(2)
+    let result = match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Stdio(args) => stdio(args).await,
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
         }
     }
 }

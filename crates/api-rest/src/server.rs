@@ -115,6 +115,7 @@ impl Application {
             caller: operations::Caller::Anonymous,
             rate_limit_per_minute: args.rate_limit,
             idempotency_key: None,
+            audience: operations::oauth::Audience::Api,
         };
         let limits = web::Data::new(mw::Limits {
             limiter: App::rate_limiter(args).await?,
@@ -125,7 +126,7 @@ impl Application {
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share
         // one read cache.
         let mcp = (!args.no_mcp)
-            .then(|| api_mcp::http_service(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
+            .then(|| api_mcp::Endpoint::new(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
         let server = HttpServer::new(move || {
             let mcp = mcp.clone();
             ActixApp::new()
@@ -141,7 +142,7 @@ impl Application {
                 .configure(crate::web::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {
-                        cfg.service(m.scope_with_path("/mcp"));
+                        cfg.service(m.scope("/mcp"));
                     }
                 })
                 .default_service(web::to(not_found))

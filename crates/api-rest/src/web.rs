@@ -23,9 +23,10 @@ const FORM_CSRF: &str = "ld_form";
 /// Where to go after signing in (set by pages that need sign-in, such as an invite link).
 pub(crate) const NEXT: &str = "ld_next";
 
-/// A path sign-in may return to: one of ours that needs it, never another site.
+/// A path sign-in may return to: one of ours that needs it, never another site. An OAuth
+/// authorization request comes back through `/oauth/resume/<its query, base64url>`.
 fn valid_next(p: &str) -> bool {
-    (p.starts_with("/invites/") || p.starts_with("/checkout/"))
+    (p.starts_with("/invites/") || p.starts_with("/checkout/") || p.starts_with("/oauth/resume/"))
         && !p.contains("//")
         && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
 }
@@ -428,6 +429,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(
         web::resource("/claims/confirm/{token}").route(web::get().to(crate::claim_links::open)).default_service(na()),
     )
+    .configure(crate::oauth::routes)
     .service(web::resource("/bot").route(web::get().to(crate::invites::bot)).default_service(na()))
     .service(web::resource("/static/site.css").route(web::get().to(stylesheet)).default_service(na()));
 }

@@ -47,6 +47,9 @@ pub struct App {
     /// This service's public base URL (no trailing slash), for links jobs write and badges they look
     /// for; set by [`App::configure_outbound`].
     pub public_url: String,
+    /// The access-token signing secret, read once from the database (where every instance finds the
+    /// same one).
+    pub token_key: Arc<tokio::sync::OnceCell<Vec<u8>>>,
 }
 
 impl App {
@@ -75,6 +78,7 @@ impl App {
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
+            token_key: Arc::new(tokio::sync::OnceCell::new()),
         };
         app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
         Ok(app)

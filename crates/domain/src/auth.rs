@@ -159,6 +159,8 @@ pub enum Via {
     ApiKey(ApiKeyId),
     /// A browser session on the service's own pages.
     Session,
+    /// An OAuth access token a client got with the person's consent.
+    OAuth,
 }
 
 /// A signed-in caller: who, and what the access allows.

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod interview;
 pub mod listing;
 pub mod money;
+pub mod oauth;
 pub mod order;
 pub mod own;
 pub mod paging;

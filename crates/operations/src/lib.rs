@@ -15,6 +15,7 @@ mod drafts;
 pub mod idempotency;
 mod input;
 pub mod lifecycle;
+pub mod oauth;
 pub mod openapi;
 pub mod orders;
 mod own;
@@ -75,6 +76,8 @@ pub struct Ctx {
     pub rate_limit_per_minute: u32,
     /// The request's Idempotency-Key header, if any (used by the operations that accept one).
     pub idempotency_key: Option<String>,
+    /// The surface the request came through: OAuth access tokens must be meant for it (their `aud`).
+    pub audience: oauth::Audience,
 }
 
 /// The credential a request came with, and after [`Descriptor::call`] checked it, who it belongs to.
@@ -303,7 +306,7 @@ impl Descriptor {
         let caller = match &ctx.caller {
             Caller::Anonymous => None,
             Caller::Malformed => return Err(OpError::InvalidToken),
-            Caller::Bearer(raw) => Some(accounts::authenticate_bearer(&ctx.app, raw).await?),
+            Caller::Bearer(raw) => Some(authenticate(&ctx.app, raw, ctx.audience).await?),
             Caller::Principal(p) => Some(p.clone()),
         };
         match (self.scope, &caller) {
@@ -320,6 +323,20 @@ impl Descriptor {
     /// Names of the `{parameters}` in the path.
     pub fn path_params(&self) -> Vec<&'static str> {
         self.path.split('/').filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
+    }
+}
+
+/// The caller behind a bearer credential: an OAuth access token meant for `audience`, or an API key
+/// (which works on every surface).
+pub async fn authenticate(
+    app: &bootstrap::App,
+    credential: &str,
+    audience: oauth::Audience,
+) -> OpResult<domain::auth::Principal> {
+    if oauth::looks_like_access_token(credential) {
+        oauth::authenticate_access_token(app, credential, audience).await
+    } else {
+        accounts::authenticate_bearer(app, credential).await
     }
 }
 

@@ -76,6 +76,7 @@ fn ctx(app: &bootstrap::App, user: i64, key: Option<&str>) -> Ctx {
         }),
         rate_limit_per_minute: 600,
         idempotency_key: key.map(str::to_owned),
+        audience: operations::oauth::Audience::Api,
     }
 }
 

@@ -6,6 +6,7 @@ mod claims;
 mod drafts;
 mod harness;
 mod jobs;
+mod oauth;
 mod orders;
 mod own;
 

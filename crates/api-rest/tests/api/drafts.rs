@@ -683,16 +683,18 @@ async fn a_competitor_is_read_the_same_way_and_compared() {
 
 #[tokio::test]
 async fn the_draft_tools_work_over_mcp_with_an_api_key() {
-    use crate::mcp::rpc_as;
+    use crate::mcp::{refused, rpc_as};
     let site = FixtureSite::serve("quietnotes", "http://127.0.0.1:9").await;
     let m = maker(vec![site.host_port()]).await;
     let call = |name: &str, args: Value| json!({"name": name, "arguments": args});
-    let anon = rpc_as(&m.app, None, "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
-    assert_eq!(anon["result"]["isError"], true);
-    assert_eq!(anon["result"]["structuredContent"]["error"]["code"], "unauthenticated");
-    let ro =
-        rpc_as(&m.app, Some(&m.read_only_key), "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
-    assert_eq!(ro["result"]["structuredContent"]["error"]["code"], "insufficient_scope");
+    // Without sign-in, or without the scope, the HTTP answer starts (or steps up) the OAuth flow.
+    let (s, www) = refused(&m.app, None, "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
+    assert_eq!(s, 401);
+    assert!(www.contains("resource_metadata=") && www.contains(r#"scope="listings:write""#), "{www}");
+    let (s, www) =
+        refused(&m.app, Some(&m.read_only_key), "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
+    assert_eq!(s, 403);
+    assert!(www.contains(r#"error="insufficient_scope""#), "{www}");
     let made = rpc_as(&m.app, Some(&m.key), "tools/call", call("submit_listing", json!({"url": site.url()}))).await;
     assert_eq!(made["result"]["isError"], false, "{made}");
     let id = made["result"]["structuredContent"]["id"].as_str().unwrap().to_owned();

@@ -10,6 +10,7 @@ mod helpers;
 mod http;
 mod limits;
 mod mcp;
+mod oauth;
 mod orders;
 mod own;
 mod pages;

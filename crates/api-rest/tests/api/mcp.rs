@@ -9,20 +9,30 @@ pub async fn rpc(app: &TestApp, method: &str, params: Value) -> Value {
     rpc_as(app, None, method, params).await
 }
 
-/// A JSON-RPC call on /mcp, with an API key when `key` is given.
-pub async fn rpc_as(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> Value {
+/// Posts one JSON-RPC request to /mcp, with an API key or token when `key` is given.
+async fn post(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> reqwest::Response {
     let mut req = app.client.post(format!("{}/mcp", app.base));
     if let Some(k) = key {
         req = req.header("Authorization", format!("Bearer {k}"));
     }
-    let r = req
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
+    req.header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2025-06-18")
         .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// A JSON-RPC call on /mcp that the sign-in guard refuses: its HTTP status and its challenge.
+pub async fn refused(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> (u16, String) {
+    let r = post(app, key, method, params).await;
+    let www = r.headers().get("www-authenticate").map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default();
+    (r.status().as_u16(), www)
+}
+
+/// A JSON-RPC call on /mcp, with an API key when `key` is given.
+pub async fn rpc_as(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> Value {
+    let r = post(app, key, method, params).await;
     assert_eq!(r.status(), 200, "{method}");
     let text = r.text().await.unwrap();
     let body = text.lines().find_map(|l| l.strip_prefix("data: ")).map_or(text.as_str(), |d| d);

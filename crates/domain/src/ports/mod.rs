@@ -9,6 +9,7 @@ mod content;
 mod directory;
 mod drafts;
 mod jobs;
+mod oauth;
 mod orders;
 mod own;
 mod payments;
@@ -27,6 +28,7 @@ pub use drafts::{
     SiteError, SiteReader,
 };
 pub use jobs::{Job, JobQueue};
+pub use oauth::OAuthStore;
 pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
 pub use payments::{PaymentError, PaymentEvent, PaymentGateway, PaymentStart, VatRegistry};

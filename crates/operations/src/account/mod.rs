@@ -33,7 +33,7 @@ pub struct AccessKey {
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Access {
-    /// How this request signed in: `api_key` (or `session` on the service's own pages).
+    /// How this request signed in: `api_key`, `oauth` (an access token a client got with your consent), or `session` on the service's own pages.
     pub via: String,
     /// What the access allows.
     pub scopes: Vec<String>,
@@ -80,7 +80,7 @@ impl Operation for GetAccount {
             Via::ApiKey(id) => store.list_api_keys(p.user_id).await?.into_iter().find(|k| k.id == id).map(|k| {
                 AccessKey { id: k.id.get(), name: k.name, prefix: k.shown, created_at: k.created_at.to_rfc3339() }
             }),
-            Via::Session => None,
+            Via::Session | Via::OAuth => None,
         };
         Ok(Account {
             user: AccountUser {
@@ -93,6 +93,7 @@ impl Operation for GetAccount {
                 via: match p.via {
                     Via::ApiKey(_) => "api_key".into(),
                     Via::Session => "session".into(),
+                    Via::OAuth => "oauth".into(),
                 },
                 scopes: p.scopes.iter().map(|s| s.as_str().to_owned()).collect(),
                 api_key,

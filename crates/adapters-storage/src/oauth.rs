@@ -1,0 +1,278 @@
+//! OAuth records (port `OAuthStore`) in plain SQL: clients, codes, refresh-token families and server
+//! secrets. Times are Unix seconds. Each redemption is one `UPDATE … WHERE used_at IS NULL`, so of two
+//! instances racing with the same code or refresh token exactly one wins.
+
+use crate::sql::RawQuery;
+use crate::store::{SeaOrmStore, repo_err};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+use domain::ids::UserId;
+use domain::oauth::{AuthCode, OAuthClient, Redeemed, RefreshGrant};
+use domain::ports::{OAuthStore, RepoError, RepoResult};
+use domain::user::Scope;
+use sea_orm::{ConnectionTrait, FromQueryResult};
+
+fn secs(t: DateTime<Utc>) -> i64 {
+    t.timestamp()
+}
+
+fn time(s: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp(s, 0).unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
+}
+
+fn scopes(raw: &str) -> Vec<Scope> {
+    raw.split(' ').filter_map(|s| Scope::parse(s).ok()).collect()
+}
+
+#[derive(Debug, FromQueryResult)]
+struct ClientRow {
+    client_id: String,
+    client_name: String,
+    redirect_uris: String,
+    client_uri: Option<String>,
+    created_at: i64,
+}
+
+#[derive(Debug, FromQueryResult)]
+struct CodeRow {
+    code_hash: String,
+    client_id: String,
+    user_id: i64,
+    redirect_uri: String,
+    code_challenge: String,
+    scopes: String,
+    resource: String,
+    expires_at: i64,
+    used_at: Option<i64>,
+}
+
+impl CodeRow {
+    fn into_code(self) -> AuthCode {
+        AuthCode {
+            code_hash: self.code_hash,
+            client_id: self.client_id,
+            user: UserId::from_db(self.user_id),
+            redirect_uri: self.redirect_uri,
+            code_challenge: self.code_challenge,
+            scopes: scopes(&self.scopes),
+            resource: self.resource,
+            expires_at: time(self.expires_at),
+        }
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct RefreshRow {
+    token_hash: String,
+    family: String,
+    client_id: String,
+    user_id: i64,
+    scopes: String,
+    resource: String,
+    expires_at: i64,
+    used_at: Option<i64>,
+    revoked_at: Option<i64>,
+}
+
+impl RefreshRow {
+    fn into_grant(self) -> RefreshGrant {
+        RefreshGrant {
+            token_hash: self.token_hash,
+            family: self.family,
+            client_id: self.client_id,
+            user: UserId::from_db(self.user_id),
+            scopes: scopes(&self.scopes),
+            resource: self.resource,
+            expires_at: time(self.expires_at),
+        }
+    }
+}
+
+#[derive(Debug, FromQueryResult)]
+struct SecretRow {
+    secret: String,
+}
+
+impl SeaOrmStore {
+    async fn exec(&self, q: &RawQuery) -> RepoResult<u64> {
+        Ok(self.db.execute_raw(q.build()).await.map_err(repo_err)?.rows_affected())
+    }
+
+    async fn code_row(&self, code_hash: &str) -> RepoResult<Option<CodeRow>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resource, expires_at, used_at \
+             FROM oauth_codes WHERE code_hash = ",
+        )
+        .bind(code_hash);
+        CodeRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)
+    }
+
+    async fn refresh_row(&self, token_hash: &str) -> RepoResult<Option<RefreshRow>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT token_hash, family, client_id, user_id, scopes, resource, expires_at, used_at, revoked_at \
+             FROM oauth_refresh_tokens WHERE token_hash = ",
+        )
+        .bind(token_hash);
+        RefreshRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)
+    }
+}
+
+#[async_trait]
+impl OAuthStore for SeaOrmStore {
+    async fn create_client(&self, c: &OAuthClient) -> RepoResult<()> {
+        let uris = serde_json::to_string(&c.redirect_uris).map_err(|e| RepoError::Unexpected(Box::new(e)))?;
+        let mut q = RawQuery::new(self.backend());
+        q.sql("INSERT INTO oauth_clients (client_id, client_name, redirect_uris, client_uri, created_at) VALUES (")
+            .bind(c.client_id.as_str())
+            .sql(", ")
+            .bind(c.name.as_str())
+            .sql(", ")
+            .bind(uris)
+            .sql(", ")
+            .bind(c.client_uri.clone())
+            .sql(", ")
+            .bind(secs(c.created_at))
+            .sql(")");
+        self.exec(&q).await.map(|_| ())
+    }
+
+    async fn client(&self, client_id: &str) -> RepoResult<Option<OAuthClient>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT client_id, client_name, redirect_uris, client_uri, created_at FROM oauth_clients WHERE client_id = ")
+            .bind(client_id);
+        let Some(r) = ClientRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
+            return Ok(None);
+        };
+        let redirect_uris: Vec<String> = serde_json::from_str(&r.redirect_uris)
+            .map_err(|e| RepoError::Unexpected(format!("client {}: redirect_uris: {e}", r.client_id).into()))?;
+        Ok(Some(OAuthClient {
+            client_id: r.client_id,
+            name: r.client_name,
+            redirect_uris,
+            client_uri: r.client_uri,
+            created_at: time(r.created_at),
+        }))
+    }
+
+    async fn save_code(&self, c: &AuthCode) -> RepoResult<()> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, code_challenge, scopes, resource, \
+             expires_at, used_at) VALUES (",
+        )
+        .bind(c.code_hash.as_str())
+        .sql(", ")
+        .bind(c.client_id.as_str())
+        .sql(", ")
+        .bind(c.user.get())
+        .sql(", ")
+        .bind(c.redirect_uri.as_str())
+        .sql(", ")
+        .bind(c.code_challenge.as_str())
+        .sql(", ")
+        .bind(domain::oauth::scope_string(&c.scopes))
+        .sql(", ")
+        .bind(c.resource.as_str())
+        .sql(", ")
+        .bind(secs(c.expires_at))
+        .sql(", NULL)");
+        self.exec(&q).await?;
+        // Codes live minutes; those a day past their expiry go with each new one.
+        let mut prune = RawQuery::new(self.backend());
+        prune.sql("DELETE FROM oauth_codes WHERE expires_at < ").bind(secs(c.expires_at) - 86_400);
+        self.exec(&prune).await.map(|_| ())
+    }
+
+    async fn redeem_code(&self, code_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<AuthCode>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE oauth_codes SET used_at = ")
+            .bind(secs(now))
+            .sql(" WHERE code_hash = ")
+            .bind(code_hash)
+            .sql(" AND used_at IS NULL");
+        let spent = self.exec(&q).await? == 1;
+        Ok(match self.code_row(code_hash).await? {
+            None => Redeemed::Unknown,
+            Some(row) if spent => Redeemed::Fresh(row.into_code()),
+            Some(row) if row.used_at.is_some() => Redeemed::Replayed(row.into_code()),
+            Some(_) => Redeemed::Unknown,
+        })
+    }
+
+    async fn save_refresh(&self, g: &RefreshGrant, now: DateTime<Utc>) -> RepoResult<()> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "INSERT INTO oauth_refresh_tokens (token_hash, family, client_id, user_id, scopes, resource, created_at, \
+             expires_at, used_at, revoked_at) VALUES (",
+        )
+        .bind(g.token_hash.as_str())
+        .sql(", ")
+        .bind(g.family.as_str())
+        .sql(", ")
+        .bind(g.client_id.as_str())
+        .sql(", ")
+        .bind(g.user.get())
+        .sql(", ")
+        .bind(domain::oauth::scope_string(&g.scopes))
+        .sql(", ")
+        .bind(g.resource.as_str())
+        .sql(", ")
+        .bind(secs(now))
+        .sql(", ")
+        .bind(secs(g.expires_at))
+        .sql(", NULL, NULL)");
+        self.exec(&q).await?;
+        let mut prune = RawQuery::new(self.backend());
+        prune.sql("DELETE FROM oauth_refresh_tokens WHERE expires_at < ").bind(secs(now) - 86_400);
+        self.exec(&prune).await.map(|_| ())
+    }
+
+    async fn redeem_refresh(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<RefreshGrant>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE oauth_refresh_tokens SET used_at = ")
+            .bind(secs(now))
+            .sql(" WHERE token_hash = ")
+            .bind(token_hash)
+            .sql(" AND used_at IS NULL AND revoked_at IS NULL");
+        let spent = self.exec(&q).await? == 1;
+        Ok(match self.refresh_row(token_hash).await? {
+            None => Redeemed::Unknown,
+            Some(row) if spent => Redeemed::Fresh(row.into_grant()),
+            Some(row) if row.revoked_at.is_some() => Redeemed::Unknown,
+            Some(row) if row.used_at.is_some() => Redeemed::Replayed(row.into_grant()),
+            Some(_) => Redeemed::Unknown,
+        })
+    }
+
+    async fn revoke_family(&self, family: &str, now: DateTime<Utc>) -> RepoResult<()> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE oauth_refresh_tokens SET revoked_at = ")
+            .bind(secs(now))
+            .sql(" WHERE family = ")
+            .bind(family)
+            .sql(" AND revoked_at IS NULL");
+        self.exec(&q).await.map(|_| ())
+    }
+
+    async fn refresh_family(&self, token_hash: &str) -> RepoResult<Option<String>> {
+        Ok(self.refresh_row(token_hash).await?.map(|r| r.family))
+    }
+
+    async fn server_secret(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> RepoResult<String> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("INSERT INTO server_secrets (name, secret, created_at) VALUES (")
+            .bind(name)
+            .sql(", ")
+            .bind(candidate)
+            .sql(", ")
+            .bind(secs(now))
+            .sql(") ON CONFLICT (name) DO NOTHING");
+        self.exec(&q).await?;
+        let mut sel = RawQuery::new(self.backend());
+        sel.sql("SELECT secret FROM server_secrets WHERE name = ").bind(name);
+        let row = SecretRow::find_by_statement(sel.build()).one(&self.db).await.map_err(repo_err)?;
+        row.map(|r| r.secret).ok_or(RepoError::NotFound)
+    }
+}

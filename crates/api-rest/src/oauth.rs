@@ -1,0 +1,326 @@
+//! The OAuth 2.1 authorization server's HTTP side: metadata documents, dynamic client registration,
+//! the authorization endpoint with its consent page, the token endpoint and revocation. The rules live
+//! in `operations::oauth`; this module parses forms, renders the consent page and sets headers.
+//!
+//! The person signs in on our own sign-in page (the authorization request comes back to them after),
+//! then sees which client asks for which scopes and where it will send them, and chooses Allow or
+//! Deny. The consent form carries the session's CSRF token; nothing is remembered between requests
+//! but the session, so every instance can answer any step.
+
+use crate::server::State;
+use crate::web::{NEXT, cookie, html, oops, page, see_other, signed_in};
+use actix_web::cookie::SameSite;
+use actix_web::http::{StatusCode, header};
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::oauth::{OAuthError, OAuthErrorCode};
+use operations::badges::escape;
+use operations::oauth::{
+    self as oauth, Audience, AuthorizeParams, AuthorizeRefusal, AuthorizeRequest, OAuthFailure, Registration, TokenForm,
+};
+use serde::Deserialize;
+
+/// JSON for OAuth clients, readable from browsers (MCP clients may run in one), never cached.
+fn json(status: StatusCode, body: serde_json::Value) -> HttpResponse {
+    HttpResponse::build(status)
+        .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .insert_header((header::CACHE_CONTROL, "no-store"))
+        .insert_header((header::PRAGMA, "no-cache"))
+        .json(body)
+}
+
+fn oauth_error(e: &OAuthError) -> HttpResponse {
+    let status = match e.code {
+        OAuthErrorCode::InvalidClient => StatusCode::UNAUTHORIZED,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    json(status, serde_json::json!({"error": e.code.as_str(), "error_description": e.description}))
+}
+
+fn failure(f: OAuthFailure) -> HttpResponse {
+    match f {
+        OAuthFailure::OAuth(e) => oauth_error(&e),
+        OAuthFailure::Op(e) => {
+            tracing::error!(error = %e, "OAuth endpoint failed");
+            json(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                serde_json::json!({"error": "server_error", "error_description": "something went wrong on our side"}),
+            )
+        }
+    }
+}
+
+/// Answers CORS preflights of the endpoints browsers' clients call.
+async fn preflight() -> HttpResponse {
+    HttpResponse::NoContent()
+        .insert_header((header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"))
+        .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, OPTIONS"))
+        .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, "Content-Type, Authorization, MCP-Protocol-Version"))
+        .insert_header((header::ACCESS_CONTROL_MAX_AGE, "600"))
+        .finish()
+}
+
+async fn authorization_server(state: web::Data<State>) -> HttpResponse {
+    json(StatusCode::OK, oauth::authorization_server_metadata(&state.public_url))
+}
+
+async fn resource_mcp(state: web::Data<State>) -> HttpResponse {
+    json(StatusCode::OK, oauth::protected_resource_metadata(&state.public_url, Audience::Mcp))
+}
+
+async fn resource_api(state: web::Data<State>) -> HttpResponse {
+    json(StatusCode::OK, oauth::protected_resource_metadata(&state.public_url, Audience::Api))
+}
+
+async fn register(state: web::Data<State>, body: web::Bytes) -> HttpResponse {
+    let reg: Registration = match serde_json::from_slice(&body) {
+        Ok(r) => r,
+        Err(e) => {
+            return oauth_error(&OAuthError::new(
+                OAuthErrorCode::InvalidClientMetadata,
+                format!("the body must be a JSON object of client metadata: {e}"),
+            ));
+        }
+    };
+    match oauth::register(&state.app, &reg).await {
+        Ok(v) => json(StatusCode::CREATED, v),
+        Err(f) => failure(f),
+    }
+}
+
+async fn token(state: web::Data<State>, form: Result<web::Form<TokenForm>, actix_web::Error>) -> HttpResponse {
+    let Ok(form) = form else {
+        return oauth_error(&OAuthError::new(
+            OAuthErrorCode::InvalidRequest,
+            "send the parameters as application/x-www-form-urlencoded",
+        ));
+    };
+    match oauth::token(&state.app, &form).await {
+        Ok(v) => json(StatusCode::OK, v),
+        Err(f) => failure(f),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+struct RevokeForm {
+    #[serde(default)]
+    token: String,
+}
+
+async fn revoke(state: web::Data<State>, form: Result<web::Form<RevokeForm>, actix_web::Error>) -> HttpResponse {
+    let Ok(form) = form else {
+        return oauth_error(&OAuthError::new(OAuthErrorCode::InvalidRequest, "send token as a form parameter"));
+    };
+    match oauth::revoke(&state.app, &form.token).await {
+        Ok(()) => json(StatusCode::OK, serde_json::json!({})),
+        Err(e) => failure(OAuthFailure::Op(e)),
+    }
+}
+
+// ---- the authorization endpoint and the consent page ----------------------------------------------
+
+fn refusal_page(message: &str) -> HttpResponse {
+    html(
+        StatusCode::BAD_REQUEST,
+        page(
+            "Cannot sign this app in",
+            None,
+            &format!(
+                "<section class=\"card narrow\"><h1>This app cannot be signed in</h1><p class=\"error\" role=\"alert\">{}</p>\
+                 <p class=\"muted\">Nothing was shared. Tell the app's developer what this page says.</p></section>",
+                escape(message)
+            ),
+        ),
+    )
+}
+
+fn host_of(uri: &str) -> &str {
+    let rest = uri.split_once("://").map_or(uri, |(_, r)| r);
+    rest.split(['/', '?']).next().unwrap_or(rest)
+}
+
+fn hidden(p: &AuthorizeParams) -> String {
+    let fields = [
+        ("response_type", &p.response_type),
+        ("client_id", &p.client_id),
+        ("redirect_uri", &p.redirect_uri),
+        ("code_challenge", &p.code_challenge),
+        ("code_challenge_method", &p.code_challenge_method),
+        ("state", &p.state),
+        ("scope", &p.scope),
+        ("resource", &p.resource),
+    ];
+    fields
+        .iter()
+        .filter_map(|(n, v)| v.as_ref().map(|v| format!(r#"<input type="hidden" name="{n}" value="{}">"#, escape(v))))
+        .collect()
+}
+
+fn consent(req: &AuthorizeRequest, p: &AuthorizeParams, csrf: &str, who: &domain::auth::Principal) -> HttpResponse {
+    let scopes: String = req
+        .scopes
+        .iter()
+        .map(|s| format!("<li><code>{}</code> — {}</li>", s.as_str(), escape(oauth::scope_meaning(*s))))
+        .collect();
+    let client = &req.client;
+    let origin = if domain::oauth::OAuthClient::is_metadata_document(&client.client_id) {
+        format!("described at <code>{}</code>", escape(&client.client_id))
+    } else {
+        "registered with this service by the app itself (not reviewed by us)".to_owned()
+    };
+    let home = client
+        .client_uri
+        .as_deref()
+        .map(|u| format!(" · <span class=\"muted\">{}</span>", escape(u)))
+        .unwrap_or_default();
+    let body = format!(
+        r#"<section class="card narrow consent"><h1>Allow <span class="client">{name}</span> to use your account?</h1>
+<p class="muted">{origin}{home}</p>
+<p>Signed in as <strong>{email}</strong>. <strong>{name}</strong> asks to:</p><ul class="scopes">{scopes}</ul>
+<p class="muted">It will never vote or see card details. Access lasts until you sign out of the app or it stops
+refreshing its token (at most 30 days without use). After you choose, you go back to <code>{host}</code>.</p>
+<form method="post" action="/oauth/authorize"><input type="hidden" name="csrf" value="{csrf}">{fields}
+<div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
+<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div></form></section>"#,
+        name = escape(&client.name),
+        email = escape(who.email.as_str()),
+        host = escape(host_of(&req.redirect_uri)),
+        fields = hidden(p),
+    );
+    let mut r = html(StatusCode::OK, page("Allow access", Some(who), &body));
+    // The consent page must not be framed (clickjacking would click Allow for the person).
+    r.headers_mut().insert(header::X_FRAME_OPTIONS, header::HeaderValue::from_static("DENY"));
+    r.headers_mut().insert(
+        header::CONTENT_SECURITY_POLICY,
+        header::HeaderValue::from_static("frame-ancestors 'none'; form-action 'self' *"),
+    );
+    r
+}
+
+/// The authorization request as a path sign-in may return to: its query in base64url, so the cookie
+/// holds only characters a path check can vouch for ([`resume`] turns it back into the request).
+fn return_path(p: &AuthorizeParams) -> String {
+    use base64::Engine;
+    let q = serde_urlencoded::to_string(p).unwrap_or_default();
+    format!("/oauth/resume/{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(q))
+}
+
+/// Back from sign-in: on to the authorization request it interrupted.
+async fn resume(path: web::Path<String>) -> HttpResponse {
+    use base64::Engine;
+    let query = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(path.as_bytes())
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|q| serde_urlencoded::from_str::<AuthorizeParams>(&q).ok());
+    match query {
+        Some(p) => see_other(&format!("/oauth/authorize?{}", serde_urlencoded::to_string(&p).unwrap_or_default())),
+        None => refusal_page("this sign-in link is damaged; start again from the app"),
+    }
+}
+
+async fn authorize(
+    state: web::Data<State>,
+    req: HttpRequest,
+    q: Result<web::Query<AuthorizeParams>, actix_web::Error>,
+) -> HttpResponse {
+    let Ok(q) = q else { return refusal_page("the authorization request's parameters could not be read") };
+    let p = q.into_inner();
+    let checked = match oauth::check_authorize(&state.app, &p).await {
+        Ok(c) => c,
+        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&m),
+        Err(AuthorizeRefusal::Redirect(to)) => return see_other(&to),
+    };
+    let Some((who, csrf)) = signed_in(&state, &req).await else {
+        let mut r = see_other("/signin");
+        let _ = r.add_cookie(&cookie(&state, NEXT, return_path(&p), SameSite::Lax, 1));
+        return r;
+    };
+    consent(&checked, &p, &csrf, &who)
+}
+
+#[derive(Debug, Deserialize)]
+struct Decision {
+    #[serde(flatten)]
+    params: AuthorizeParams,
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    decision: String,
+}
+
+async fn decide(
+    state: web::Data<State>,
+    req: HttpRequest,
+    form: Result<web::Form<Decision>, actix_web::Error>,
+) -> HttpResponse {
+    let Ok(form) = form else { return refusal_page("the consent form could not be read") };
+    let d = form.into_inner();
+    let Some((who, csrf)) = signed_in(&state, &req).await else {
+        let mut r = see_other("/signin");
+        let _ = r.add_cookie(&cookie(&state, NEXT, return_path(&d.params), SameSite::Lax, 1));
+        return r;
+    };
+    if !crate::web::same(&state, &d.csrf, &csrf) {
+        return html(
+            StatusCode::FORBIDDEN,
+            page("Allow access", Some(&who), "<p>This form expired. Go back to the app and start again.</p>"),
+        );
+    }
+    let checked = match oauth::check_authorize(&state.app, &d.params).await {
+        Ok(c) => c,
+        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&m),
+        Err(AuthorizeRefusal::Redirect(to)) => return see_other(&to),
+    };
+    if d.decision != "allow" {
+        return see_other(&oauth::deny(&state.app, &checked));
+    }
+    match oauth::approve(&state.app, &checked, who.user_id).await {
+        Ok(to) => see_other(&to),
+        Err(e) => {
+            tracing::error!(error = %e, "could not store an authorization code");
+            oops(Some(&who))
+        }
+    }
+}
+
+fn json_get<F, Args>(path: &'static str, h: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path).route(web::get().to(h)).route(web::method(actix_web::http::Method::OPTIONS).to(preflight))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let na = || web::to(crate::server::method_not_allowed);
+    cfg.service(json_get("/.well-known/oauth-authorization-server", authorization_server).default_service(na()))
+        .service(json_get("/.well-known/oauth-protected-resource/mcp", resource_mcp).default_service(na()))
+        .service(json_get("/.well-known/oauth-protected-resource", resource_mcp).default_service(na()))
+        .service(json_get("/.well-known/oauth-protected-resource/api/v1", resource_api).default_service(na()))
+        .service(
+            web::resource("/oauth/register")
+                .route(web::post().to(register))
+                .route(web::method(actix_web::http::Method::OPTIONS).to(preflight))
+                .default_service(na()),
+        )
+        .service(
+            web::resource("/oauth/token")
+                .route(web::post().to(token))
+                .route(web::method(actix_web::http::Method::OPTIONS).to(preflight))
+                .default_service(na()),
+        )
+        .service(
+            web::resource("/oauth/revoke")
+                .route(web::post().to(revoke))
+                .route(web::method(actix_web::http::Method::OPTIONS).to(preflight))
+                .default_service(na()),
+        )
+        .service(web::resource("/oauth/resume/{query}").route(web::get().to(resume)).default_service(na()))
+        .service(
+            web::resource("/oauth/authorize")
+                .route(web::get().to(authorize))
+                .route(web::post().to(decide))
+                .default_service(na()),
+        );
+}

@@ -1,0 +1,39 @@
+//! OAuth: registered clients, authorization codes, refresh-token families, and the server's own
+//! signing secret. Every secret is stored as a hash; each redemption is one compare-and-set so a code
+//! or refresh token is spent exactly once even with several instances racing.
+
+use super::RepoResult;
+use crate::oauth::{AuthCode, OAuthClient, Redeemed, RefreshGrant};
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+#[async_trait]
+pub trait OAuthStore: Send + Sync {
+    /// Stores a dynamically registered client (`Conflict` if the id exists).
+    async fn create_client(&self, client: &OAuthClient) -> RepoResult<()>;
+
+    /// A registered client by id.
+    async fn client(&self, client_id: &str) -> RepoResult<Option<OAuthClient>>;
+
+    async fn save_code(&self, code: &AuthCode) -> RepoResult<()>;
+
+    /// Spends the code whose hash is `code_hash` at `now`: `Fresh` the first time, `Replayed` after.
+    /// Expiry is the caller's check.
+    async fn redeem_code(&self, code_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<AuthCode>>;
+
+    async fn save_refresh(&self, grant: &RefreshGrant, now: DateTime<Utc>) -> RepoResult<()>;
+
+    /// Spends a refresh token: `Fresh` the first time, `Replayed` after, `Unknown` when unknown or
+    /// revoked. Expiry is the caller's check.
+    async fn redeem_refresh(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<RefreshGrant>>;
+
+    /// Revokes every refresh token of a family (a replay, a replayed code, or the client's request).
+    async fn revoke_family(&self, family: &str, now: DateTime<Utc>) -> RepoResult<()>;
+
+    /// The family of a refresh token (for revocation by the token itself), if known.
+    async fn refresh_family(&self, token_hash: &str) -> RepoResult<Option<String>>;
+
+    /// The server secret named `name`: stored the first time with `candidate`, and from then on the
+    /// stored one is returned to every instance.
+    async fn server_secret(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> RepoResult<String>;
+}
