@@ -138,7 +138,11 @@ pub struct Registration {
     pub scope: Option<String>,
 }
 
-fn client_metadata(reg: &Registration, client_id: &str) -> Result<OAuthClient, OAuthError> {
+fn client_metadata(
+    reg: &Registration,
+    client_id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<OAuthClient, OAuthError> {
     let meta = |d: String| OAuthError::new(E::InvalidClientMetadata, d);
     let uris = reg.redirect_uris.as_deref().unwrap_or_default();
     if uris.is_empty() || uris.len() > MAX_REDIRECT_URIS {
@@ -186,15 +190,14 @@ fn client_metadata(reg: &Registration, client_id: &str) -> Result<OAuthClient, O
         name: if name.is_empty() { "Unnamed client".to_owned() } else { name.to_owned() },
         redirect_uris,
         client_uri,
-        created_at: chrono::DateTime::<chrono::Utc>::UNIX_EPOCH,
+        created_at: now,
     })
 }
 
 /// Registers a public client; returns the RFC 7591 §3.2.1 response body.
 pub async fn register(app: &App, reg: &Registration) -> Result<Value, OAuthFailure> {
     let id = format!("ldc_{}", &app.secrets.random_token()[..32]);
-    let mut client = client_metadata(reg, &id).map_err(OAuthFailure::OAuth)?;
-    client.created_at = app.now();
+    let client = client_metadata(reg, &id, app.now()).map_err(OAuthFailure::OAuth)?;
     app.store.create_client(&client).await?;
     Ok(json!({
         "client_id": client.client_id,
@@ -239,9 +242,7 @@ pub async fn resolve_client(app: &App, client_id: &str) -> Result<OAuthClient, S
     }
     let reg: Registration = serde_json::from_value(doc)
         .map_err(|e| format!("the document at {client_id} is not valid client metadata: {e}"))?;
-    let mut client = client_metadata(&reg, client_id).map_err(|e| format!("the document at {client_id}: {e}"))?;
-    client.created_at = app.now();
-    Ok(client)
+    client_metadata(&reg, client_id, app.now()).map_err(|e| format!("the document at {client_id}: {e}"))
 }
 
 /// The metadata document URL as given, when it is https (or http, for hosts the operator allowed the
@@ -303,7 +304,7 @@ fn with_query(uri: &str, pairs: &[(&str, &str)]) -> String {
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters.
-pub fn urlencode(s: &str) -> String {
+fn urlencode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
