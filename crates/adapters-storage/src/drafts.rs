@@ -280,7 +280,9 @@ fn extras_from_json(raw: &str) -> DraftExtras {
         milestones: j
             .milestones
             .into_iter()
-            .filter_map(|m| Milestone::parse(&m.date, m.title, Some(m.description), Some(m.url)).ok())
+            .filter_map(|m| {
+                Milestone::parse(&m.date, m.title, Some(m.description), Some(m.url).filter(|u| !u.is_empty())).ok()
+            })
             .collect(),
         seo: Seo { title: j.seo_title, meta: j.seo_meta },
         competitor: j.competitor.map(|c| Competitor {

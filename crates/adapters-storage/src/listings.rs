@@ -500,7 +500,9 @@ impl ListingRepository for SeaOrmStore {
                 .into_iter()
                 .filter_map(|m| {
                     let date = m.date.format("%Y-%m-%d").to_string();
-                    let parsed = Milestone::parse(&date, m.title, Some(m.description), Some(m.url)).ok()?;
+                    let parsed =
+                        Milestone::parse(&date, m.title, Some(m.description), Some(m.url).filter(|u| !u.is_empty()))
+                            .ok()?;
                     Some(StoredMilestone { id: MilestoneId::from_db(m.id), milestone: parsed })
                 })
                 .collect()

@@ -151,7 +151,20 @@ impl ServerHandler for LaunchdirMcp {
         _: Option<PaginatedRequestParams>,
         _: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.iter().map(|(_, t)| t.clone()).collect()))
+        // Today's categories, interview questions and products, as the OpenAPI document has them.
+        let sets = operations::refine::ReferenceSets::load(&self.ctx.app)
+            .await
+            .map_err(|e| McpError::internal_error(format!("reading the reference lists: {e}"), None))?;
+        let tools = self.tools.iter().map(|(_, t)| {
+            let mut t = t.clone();
+            let mut schema = Value::Object((*t.input_schema).clone());
+            sets.fill(&mut schema);
+            if let Value::Object(o) = schema {
+                t.input_schema = Arc::new(o);
+            }
+            t
+        });
+        Ok(ListToolsResult::with_all_items(tools.collect()))
     }
 
     async fn call_tool(

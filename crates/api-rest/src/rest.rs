@@ -77,8 +77,11 @@ async fn handle(
     Ok(res.content_type("application/json").body(json))
 }
 
-async fn openapi(state: web::Data<State>) -> HttpResponse {
-    HttpResponse::Ok().json(operations::openapi::document(&operations::registry(), &state.public_url))
+/// The document, with today's categories, interview questions and products filled in.
+async fn openapi(state: web::Data<State>) -> Result<HttpResponse, ApiError> {
+    let mut doc = operations::openapi::document(&operations::registry(), &state.public_url);
+    operations::refine::ReferenceSets::load(&state.app).await?.fill(&mut doc);
+    Ok(HttpResponse::Ok().json(doc))
 }
 
 /// Mounts every operation of the registry, one resource per path with a 405 for other methods.

@@ -658,35 +658,60 @@ pub struct SiteUrl(String);
 impl SiteUrl {
     pub const MAX: usize = 2048;
 
-    /// Errors name `field` (`url`, `competitor_url`).
+    /// The JSON Schema pattern of what [`SiteUrl::parse`] accepts, character for character: an optional
+    /// `http://` or `https://` (any case), a host name (not starting with `.` or `-`; a website, so no
+    /// bracketed IPv6 literal), an optional port of 1 to 5 digits, then an optional path, query or
+    /// fragment. No spaces or control characters anywhere.
+    pub const PATTERN: &'static str = concat!(
+        "^(?:[Hh][Tt][Tt][Pp][Ss]?://)?",
+        "(?:[^\\x00-\\x20\\x7F-\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF/?#@:\\[\\].-]",
+        "[^\\x00-\\x20\\x7F-\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF/?#@:\\[\\]]*)",
+        "(?::[0-9]{1,5})?",
+        "(?:[/?#][^\\x00-\\x20\\x7F-\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF]*)?$",
+    );
+
+    /// Errors name `field` (`url`, `competitor_url`). Accepts exactly what [`SiteUrl::PATTERN`] says.
     pub fn parse(field: &str, raw: &str) -> Result<Self, ValidationError> {
-        let raw = raw.trim();
         check_max(field, raw, Self::MAX)?;
         if raw.is_empty() {
             return Err(ValidationError::new(field, "must not be empty"));
         }
-        if raw.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        // Unicode white space and control characters; U+FEFF (a zero-width no-break space) too.
+        if raw.chars().any(|c| c.is_whitespace() || c.is_control() || c == '\u{feff}') {
             return Err(ValidationError::new(field, "must not contain spaces"));
         }
-        let with_scheme = if raw.contains("://") { raw.to_owned() } else { format!("https://{raw}") };
-        let (scheme, rest) = with_scheme.split_once("://").unwrap_or(("", ""));
-        if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
+        let lower = raw.get(..8).unwrap_or(raw).to_ascii_lowercase();
+        let (scheme, rest) = if lower.starts_with("https://") {
+            ("https://", &raw[8..])
+        } else if lower.starts_with("http://") {
+            ("http://", &raw[7..])
+        } else if raw.split_once("://").is_some_and(|(s, _)| {
+            s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+        }) {
             return Err(ValidationError::new(field, "must be an http or https address"));
-        }
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        } else {
+            ("https://", raw)
+        };
+        let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        let (authority, tail) = rest.split_at(end);
         if authority.contains('@') {
             return Err(ValidationError::new(field, "must not contain a user name or password"));
         }
-        let host = match authority.strip_prefix('[') {
-            Some(v6) => v6.split(']').next().unwrap_or_default(),
-            None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
-        };
-        if host.is_empty() || host.starts_with('.') || host.starts_with('-') {
+        let (host, port) = authority.find(':').map_or((authority, ""), |i| authority.split_at(i));
+        if host.is_empty() || host.starts_with(['.', '-']) || host.contains(['[', ']']) {
             return Err(ValidationError::new(field, "must name a website host"));
+        }
+        if !port.is_empty()
+            && !port
+                .strip_prefix(':')
+                .is_some_and(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()))
+        {
+            return Err(ValidationError::new(field, "has a port that is not 1 to 5 digits"));
         }
         // The bound is the input's (as the schema declares it): the `https://` and `/` added to a bare
         // host may take the stored address a few characters past it.
-        let url = if rest.len() == authority.len() { format!("{with_scheme}/") } else { with_scheme };
+        let url = if tail.is_empty() { format!("{scheme}{authority}/") } else { format!("{scheme}{authority}{tail}") };
         Ok(Self(url))
     }
 
@@ -725,6 +750,55 @@ mod tests {
         assert_eq!(SiteUrl::parse("url", &over).unwrap_err().field, "url");
     }
     use proptest::prelude::*;
+
+    #[test]
+    fn site_urls_refused_are_refused_by_the_pattern_too() {
+        let pattern = regex::Regex::new(SiteUrl::PATTERN).unwrap();
+        for ok in ["acme.example", "HTTPS://Acme.example:8443/a b?c#d", "http://127.0.0.1:80/", "xn--caf-dma.example?q"]
+        {
+            let ok = ok.replace(' ', "%20");
+            assert!(SiteUrl::parse("url", &ok).is_ok(), "{ok}");
+            assert!(pattern.is_match(&ok), "{ok}");
+        }
+        for bad in [
+            "",
+            " acme.example",
+            "acme.example\u{feff}",
+            "ftp://acme.example",
+            "https://",
+            "user@acme.example",
+            ".acme.example",
+            "-acme.example",
+            "acme.example:http",
+            "acme.example:123456",
+            "[zz]",
+            "a[b].example",
+            "acme\u{85}.example",
+            "a_b://c",
+            "http://[::1]/",
+        ] {
+            assert!(SiteUrl::parse("url", bad).is_err(), "{bad:?} parsed");
+            assert!(!pattern.is_match(bad), "{bad:?} matched");
+        }
+    }
+
+    proptest! {
+        /// Everything the pattern describes, the parser accepts.
+        #[test]
+        fn what_the_pattern_allows_parses(raw in proptest::string::string_regex(
+            SiteUrl::PATTERN.trim_start_matches('^').trim_end_matches('$'),
+        ).unwrap()) {
+            prop_assume!(raw.chars().count() <= SiteUrl::MAX);
+            prop_assert!(SiteUrl::parse("url", &raw).is_ok(), "{:?}", raw);
+        }
+
+        /// Everything the parser accepts, the pattern describes.
+        #[test]
+        fn what_parses_matches_the_pattern(raw in "[a-zA-Z0-9:/?#@.\\[\\]_ \u{a0}\u{feff}-]{0,24}") {
+            let pattern = regex::Regex::new(SiteUrl::PATTERN).unwrap();
+            prop_assert_eq!(SiteUrl::parse("url", &raw).is_ok(), pattern.is_match(&raw), "{:?}", raw);
+        }
+    }
 
     fn site() -> SiteText {
         SiteText::new([(

@@ -29,11 +29,14 @@ impl Milestone {
             .ok()
             .filter(|_| date.len() == 10)
             .ok_or_else(|| ValidationError::new("date", "must be a date YYYY-MM-DD"))?;
-        let url = url.unwrap_or_default();
-        check_max("url", &url, 500)?;
-        if !url.is_empty() && !url.starts_with("https://") {
-            return Err(ValidationError::new("url", "must be an https link"));
+        // Absent is "no link"; a link given must be one (an empty string is not).
+        if let Some(u) = &url {
+            check_max("url", u, 500)?;
+            if !u.starts_with("https://") {
+                return Err(ValidationError::new("url", "must be an https link; leave it out for none"));
+            }
         }
+        let url = url.unwrap_or_default();
         Ok(Self {
             date,
             title: MilestoneTitle::parse(title)?,
@@ -121,6 +124,12 @@ mod tests {
         assert!(Milestone::parse("2026-01-01", "t".into(), Some("d".repeat(2000)), None).is_ok());
         assert!(Milestone::parse("2026-01-01", "t".into(), Some("d".repeat(2001)), None).is_err());
         assert!(Milestone::parse("2026-01-01", "t".into(), None, Some("http://a.example".into())).is_err());
+        // A link given must be one: an empty string is not "no link" (leave it out for that).
+        assert_eq!(Milestone::parse("2026-01-01", "t".into(), None, Some(String::new())).unwrap_err().field, "url");
+        assert_eq!(
+            Milestone::parse("2026-01-01", "t".into(), None, Some("https://a.example".into())).unwrap().url,
+            "https://a.example"
+        );
     }
 
     #[test]

@@ -38,6 +38,12 @@ pub fn normalize_whitespace(s: &str) -> String {
     out
 }
 
+/// The JSON Schema pattern of a text that is not blank: it holds a character `str::trim` keeps (one
+/// that is not Unicode white space). Input schemas spell it out literally (utoipa takes only literals);
+/// a test in `operations` checks that no other spelling is left.
+pub const NOT_BLANK_PATTERN: &str =
+    "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]";
+
 /// Declares a string newtype with a private field, a parsing constructor enforcing a maximum length,
 /// `AsRef<str>` and `Display`. Empty strings are allowed unless `non_empty` is given.
 #[macro_export]
@@ -91,6 +97,16 @@ macro_rules! bounded_text {
 
 #[cfg(test)]
 mod tests {
+
+    proptest::proptest! {
+        /// The pattern matches exactly the texts `trim` leaves something of.
+        #[test]
+        fn the_not_blank_pattern_is_trim(raw in "[ \t\r\n\u{b}\u{c}\u{1c}\u{85}\u{a0}\u{2007}\u{3000}\u{feff}\u{200b}a]{0,6}") {
+            let re = regex::Regex::new(NOT_BLANK_PATTERN).unwrap();
+            proptest::prop_assert_eq!(re.is_match(&raw), !raw.trim().is_empty(), "{:?}", raw);
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -310,6 +310,11 @@ impl Operation for ClaimListing {
     type Input = ClaimListingInput;
     type Output = ClaimOut;
 
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        schema["if"] = serde_json::json!({"properties": {"method": {"const": "email"}}, "required": ["method"]});
+        schema["then"] = serde_json::json!({"required": ["email"], "properties": {"email": {"type": "string"}}});
+    }
+
     async fn run(ctx: &Ctx, i: ClaimListingInput) -> OpResult<ClaimOut> {
         let user = ctx.principal()?.user_id;
         let slug = Slug::parse(&i.slug).map_err(|e| e.named("slug"))?;

@@ -7,7 +7,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// Deserializes an input object; an error names the field (`page`, `fields.name`, `answers[3].answer`).
-pub fn parse_input<T: DeserializeOwned>(value: Value) -> Result<T, OpError> {
+pub fn parse_input<T: DeserializeOwned>(mut value: Value) -> Result<T, OpError> {
+    integral_floats_as_integers(&mut value);
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
@@ -24,6 +25,22 @@ pub fn parse_input<T: DeserializeOwned>(value: Value) -> Result<T, OpError> {
         let problem = simplify(&inner);
         OpError::from(ValidationError::new(field, problem))
     })
+}
+
+/// JSON Schema counts `2004.0` as an integer, and so do we: a whole number written with a fraction
+/// becomes an integer before serde, which would refuse it for an `i64`. Fields that take fractions
+/// accept integers, so nothing else changes.
+fn integral_floats_as_integers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && *f >= i64::MIN as f64 && *f < i64::MAX as f64) {
+                *v = Value::from(f as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
+        Value::Object(map) => map.values_mut().for_each(integral_floats_as_integers),
+        _ => {}
+    }
 }
 
 /// serde's messages, minus the line/column noise a JSON value never has.
@@ -132,6 +149,21 @@ mod tests {
     use super::*;
     use serde::Deserialize;
     use serde_json::json;
+
+    #[test]
+    fn whole_numbers_with_a_fraction_are_integers() {
+        #[derive(Debug, Deserialize)]
+        struct In {
+            year: i64,
+            ratio: f64,
+            list: Vec<i64>,
+        }
+        let got: In = parse_input(json!({"year": 2004.0, "ratio": 0.5, "list": [1.0, 2]})).unwrap();
+        assert_eq!((got.year, got.ratio, got.list), (2004, 0.5, vec![1, 2]));
+        let err = parse_input::<In>(json!({"year": 2004.5, "ratio": 1, "list": []})).unwrap_err();
+        let OpError::Invalid(e) = err else { panic!("expected a 400, got {err:?}") };
+        assert_eq!(e.0[0].field, "year");
+    }
 
     #[test]
     fn arrays_never_stand_for_objects() {

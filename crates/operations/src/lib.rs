@@ -20,6 +20,7 @@ pub mod openapi;
 pub mod orders;
 mod own;
 mod public;
+pub mod refine;
 pub mod worker;
 
 use async_trait::async_trait;
@@ -181,6 +182,10 @@ pub trait Operation: Send + Sync + 'static {
     type Output: Serialize + ToSchema + Send;
 
     async fn run(ctx: &Ctx, input: Self::Input) -> OpResult<Self::Output>;
+
+    /// Adds to the input's JSON Schema what its Rust type cannot say: a rule between fields (an `if` /
+    /// `then`), or a `oneOf` of item shapes. The REST body and the MCP tool get the same schema.
+    fn refine_input_schema(_schema: &mut serde_json::Value) {}
 }
 
 type Call = Arc<dyn Fn(Ctx, serde_json::Value) -> BoxFuture<'static, OpResult<serde_json::Value>> + Send + Sync>;
@@ -217,7 +222,9 @@ impl Descriptor {
     pub fn of<O: Operation>() -> Self {
         let mut components = Vec::new();
         O::Output::schemas(&mut components);
-        let input_shape = Arc::new(to_json(&O::Input::schema()));
+        let mut input_schema = to_json(&O::Input::schema());
+        O::refine_input_schema(&mut input_schema);
+        let input_shape = Arc::new(input_schema.clone());
         Self {
             id: O::ID,
             method: O::METHOD,
@@ -229,7 +236,7 @@ impl Descriptor {
             not_found: O::NOT_FOUND || O::PATH.contains('{'),
             summary: O::SUMMARY,
             description: O::DESCRIPTION,
-            input_schema: to_json(&O::Input::schema()),
+            input_schema,
             output_schema: to_json(&O::Output::schema()),
             output_components: components.into_iter().map(|(n, s)| (n, to_json(&s))).collect(),
             call: Arc::new(move |ctx, value| {

@@ -86,6 +86,14 @@ pub struct OrderInput {
     pub vat_number: Option<String>,
 }
 
+/// Items take one shape per kind of product on sale (filled in from the database); the billing
+/// country is an assigned ISO code.
+fn refine_order_input(schema: &mut serde_json::Value) {
+    crate::refine::mark(schema, &["items", "[]"], "order-item");
+    crate::refine::mark(schema, &["items", "[]", "categories", "[]"], "category");
+    crate::refine::set(schema, &["billing_country"], "pattern", crate::refine::country_pattern().into());
+}
+
 // ---- outputs ----
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -509,6 +517,10 @@ impl Operation for QuoteOrder {
         extra-category (names from list_categories, at most 3 extras), amount_cents for billboard (at least its \
         price). Nothing is saved or charged; create_checkout with the same body makes the order.";
     type Input = OrderInput;
+
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        refine_order_input(schema);
+    }
     type Output = QuoteOut;
 
     async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<QuoteOut> {
@@ -546,6 +558,10 @@ impl Operation for CreateCheckout {
         get_order: once paid, each line takes effect (launch makes the listing live or scheduled for its week) \
         and get_order shows what each did.";
     type Input = OrderInput;
+
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        refine_order_input(schema);
+    }
     type Output = OrderOut;
 
     async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<OrderOut> {

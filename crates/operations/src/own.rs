@@ -353,6 +353,19 @@ impl Operation for UpdateMyListing {
         field named (400); nothing changes unless all pass. The edit is public at once and kept in the version \
         history with a before/after copy the site team can see. 404 when the listing is not the caller's.";
     type Input = UpdateMyListingInput;
+
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        use crate::refine::set;
+        use serde_json::json;
+        crate::refine::socials(schema, &["socials"]);
+        // Texts are trimmed; an empty one clears the field. These say what else each field takes.
+        set(schema, &["fields", "demo_video_url"], "pattern", json!("^$|^https?://"));
+        set(schema, &["fields", "country"], "pattern", json!("^(?:[A-Za-z]{2})?$"));
+        set(schema, &["fields", "contact_email"], "anyOf", json!([{"maxLength": 0}, {"format": "email"}]));
+        for list in ["features", "usps", "keywords"] {
+            set(schema, &["fields", list, "[]"], "pattern", json!(domain::text::NOT_BLANK_PATTERN));
+        }
+    }
     type Output = MyListingOut;
 
     async fn run(ctx: &Ctx, i: UpdateMyListingInput) -> OpResult<MyListingOut> {
@@ -397,10 +410,18 @@ pub struct PostListingUpdateInput {
     #[schema(minimum = 1)]
     pub listing_id: i64,
     /// Not blank.
-    #[schema(min_length = 1, max_length = 200, pattern = "\\S")]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
+    )]
     pub title: String,
     /// Plain text, not blank.
-    #[schema(min_length = 1, max_length = 5000, pattern = "\\S")]
+    #[schema(
+        min_length = 1,
+        max_length = 5000,
+        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
+    )]
     pub body: String,
 }
 
@@ -646,6 +667,10 @@ impl Operation for AnswerInterview {
         ids come from list_interview_questions and an unknown one is refused by its position. Answering a \
         question again replaces the earlier answer.";
     type Input = AnswerInterviewInput;
+
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::mark(schema, &["answers", "[]", "question_id"], "interview-question");
+    }
     type Output = InterviewSavedOut;
 
     async fn run(ctx: &Ctx, i: AnswerInterviewInput) -> OpResult<InterviewSavedOut> {

@@ -329,7 +329,9 @@ async fn the_five_leaderboards() {
     let page2 = accepted(&app, "/leaderboards/community-all-time?page=2&per_page=5").await;
     assert_eq!(page2["items"][0]["rank"], 6, "ranks continue across pages");
     assert_eq!(json(&app, "/leaderboards/most-hyped").await.0, 404);
-    refused(&app, "/leaderboards/billboard?week=last", "week").await;
+    // Only the weekly board has weeks: another board has no such edition.
+    let (status, body) = json(&app, "/leaderboards/billboard?week=last").await;
+    assert_eq!((status, body["error"]["code"].as_str()), (404, Some("not_found")), "{body}");
     refused(&app, "/leaderboards/community-weekly?week=someday", "week").await;
     refused(&app, "/leaderboards/revenue?per_page=101", "per_page").await;
 }

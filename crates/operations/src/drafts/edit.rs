@@ -96,16 +96,28 @@ draft_fields! {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaqInput {
-    #[schema(max_length = 300, min_length = 1)]
+    #[schema(
+        max_length = 300,
+        min_length = 1,
+        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
+    )]
     pub question: String,
-    #[schema(max_length = 1500, min_length = 1)]
+    #[schema(
+        max_length = 1500,
+        min_length = 1,
+        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
+    )]
     pub answer: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FounderInput {
-    #[schema(max_length = 160, min_length = 1)]
+    #[schema(
+        max_length = 160,
+        min_length = 1,
+        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
+    )]
     pub name: String,
     /// The role.
     #[schema(max_length = 160)]
@@ -125,7 +137,7 @@ macro_rules! milestone_input {
             /// YYYY-MM-DD.
             #[schema(format = Date, max_length = 10)]
             pub date: String,
-            #[schema(max_length = 200, min_length = 1)]
+            #[schema(max_length = 200, min_length = 1, pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]")]
             pub title: String,
             #[schema(max_length = 2000)]
             pub description: Option<String>,
@@ -222,7 +234,7 @@ pub struct FieldName(String);
 /// Social links by platform (linkedin, x, facebook, instagram, tiktok, youtube, threads, pinterest,
 /// github, reddit, producthunt, medium, website, custom), each at most 500 characters.
 #[derive(ToSchema)]
-#[schema(max_length = 500)]
+#[schema(max_length = 500, pattern = "^https?://")]
 #[allow(dead_code)] // a schema type only: the value arrives as a String
 pub struct Link500(String);
 
@@ -384,11 +396,8 @@ impl DraftEdit {
             }
         }
         if let Some(url) = input.competitor_url {
-            edit.competitor = if url.trim().is_empty() {
-                Some(None)
-            } else {
-                errs.take(SiteUrl::parse("competitor_url", &url)).map(Some)
-            };
+            edit.competitor =
+                if url.is_empty() { Some(None) } else { errs.take(SiteUrl::parse("competitor_url", &url)).map(Some) };
         }
         if let Some(seo) = input.seo {
             edit.seo = errs.take(Seo::parse(seo.title, seo.meta));

@@ -99,6 +99,10 @@ impl Operation for SubmitListing {
     type Input = SubmitListingInput;
     type Output = DraftOut;
 
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::set(schema, &["url"], "pattern", domain::draft::SiteUrl::PATTERN.into());
+    }
+
     async fn run(ctx: &Ctx, input: SubmitListingInput) -> OpResult<DraftOut> {
         let p = ctx.principal()?;
         let url = domain::draft::SiteUrl::parse("url", &input.url)?;
@@ -199,6 +203,18 @@ impl Operation for UpdateDraft {
         Unknown keys are refused.";
     type Input = UpdateDraftInput;
     type Output = DraftOut;
+
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        use crate::refine;
+        refine::mark(schema, &["fields", "categories", "[]"], "category");
+        for list in ["lock_fields", "regenerate", "restore"] {
+            refine::draft_field_names(schema, &[list]);
+        }
+        refine::socials(schema, &["company_socials"]);
+        refine::socials(schema, &["founder_socials"]);
+        let competitor = format!("^$|{}", domain::draft::SiteUrl::PATTERN);
+        refine::set(schema, &["competitor_url"], "pattern", competitor.into());
+    }
 
     async fn run(ctx: &Ctx, input: UpdateDraftInput) -> OpResult<DraftOut> {
         let id = input.id.clone();

@@ -37,7 +37,7 @@ pub struct FieldOut {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct FaqOut {
+pub struct DraftFaqOut {
     pub question: String,
     pub answer: String,
     pub evidence: Vec<EvidenceOut>,
@@ -52,7 +52,7 @@ pub struct FounderOut {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct MilestoneOut {
+pub struct DraftMilestoneOut {
     pub date: String,
     pub title: String,
     pub description: String,
@@ -106,12 +106,12 @@ pub struct DraftOut {
     pub regenerating: Vec<String>,
     /// Every editable field by name.
     pub fields: BTreeMap<String, FieldOut>,
-    pub faqs: Vec<FaqOut>,
+    pub faqs: Vec<DraftFaqOut>,
     pub founders: Vec<FounderOut>,
     pub company_socials: BTreeMap<String, String>,
     pub founder_socials: BTreeMap<String, String>,
     pub story: BTreeMap<String, String>,
-    pub milestones: Vec<MilestoneOut>,
+    pub milestones: Vec<DraftMilestoneOut>,
     pub seo: SeoOut,
     pub competitor: Option<CompetitorOut>,
     pub created_at: String,
@@ -171,7 +171,7 @@ impl From<&Draft> for DraftOut {
             faqs: x
                 .faqs
                 .iter()
-                .map(|f| FaqOut {
+                .map(|f| DraftFaqOut {
                     question: f.faq.question.as_str().to_owned(),
                     answer: f.faq.answer.as_str().to_owned(),
                     evidence: ev(&f.evidence),
@@ -193,7 +193,7 @@ impl From<&Draft> for DraftOut {
             milestones: x
                 .milestones
                 .iter()
-                .map(|m| MilestoneOut {
+                .map(|m| DraftMilestoneOut {
                     date: m.date.format("%Y-%m-%d").to_string(),
                     title: m.title.as_str().to_owned(),
                     description: m.description.as_str().to_owned(),

@@ -5,7 +5,6 @@ use super::listings::{CategoryRef, FaqOut, ListingPage, ListingSummaryOut, path_
 use crate::{Ctx, Method, OpError, OpResult, Operation};
 use async_trait::async_trait;
 use chrono::{Datelike, NaiveTime};
-use domain::ValidationError;
 use domain::listing::{ListingSearch, ListingSummary, RankMetric, SearchSort, StatusFilter};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{CategoryRepository, ListingRepository};
@@ -299,15 +298,18 @@ impl Operation for GetLeaderboard {
     const DESCRIPTION: &'static str = "Returns a leaderboard with rank, listing and metric. community-weekly (votes \
         cast in one week; week=this, last or a date) and community-all-time count community votes only; billboard is \
         a PAID ranking by money contributed and is always marked paid; domain-rating and revenue show third-party or \
-        reported figures. They are separate systems. 404 for an unknown board. Read-only.";
+        reported figures. They are separate systems. 404 for an unknown board, an unknown week, or a week asked of \
+        another board than community-weekly. Read-only.";
     type Input = LeaderboardInput;
     type Output = LeaderboardOut;
 
     async fn run(ctx: &Ctx, i: LeaderboardInput) -> OpResult<LeaderboardOut> {
         let page = PageRequest::parse(i.page, i.per_page)?;
         let board = BOARDS.iter().find(|b| **b == i.board).copied().ok_or(OpError::NotFound("board"))?;
+        // Only community-weekly has weeks: another board asked for one has no such edition, as an
+        // unknown week of the weekly board has none.
         if board != "community-weekly" && i.week.is_some() {
-            return Err(ValidationError::new("week", "is only for the community-weekly board").into());
+            return Err(OpError::NotFound("a week of this board (only community-weekly has weeks)"));
         }
         let store = ctx.app.store.as_ref();
         let (rows, metric, week, description) = match board {
