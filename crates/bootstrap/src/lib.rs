@@ -50,6 +50,10 @@ pub struct App {
     /// The access-token signing secret, read once from the database (where every instance finds the
     /// same one).
     pub token_key: Arc<tokio::sync::OnceCell<Vec<u8>>>,
+    /// `host:port` the operator exempted from the private-network block
+    /// (`LAUNCHDIR_CRAWLER_ALLOWED_HOSTS`); only these may be read over plain http where https is
+    /// otherwise required (client ID metadata documents).
+    pub allowed_hosts: Vec<String>,
 }
 
 impl App {
@@ -79,6 +83,7 @@ impl App {
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
             token_key: Arc::new(tokio::sync::OnceCell::new()),
+            allowed_hosts: Vec::new(),
         };
         app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
         Ok(app)
@@ -96,6 +101,8 @@ impl App {
     pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
         self.public_url = public_url.trim_end_matches('/').to_owned();
         let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?;
+        self.allowed_hosts =
+            args.crawler_allowed_hosts.iter().map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()).collect();
         self.reader = Arc::new(adapters_fetch::SiteCrawler::new(fetcher.clone()));
         self.drafter = match (&args.llm_base_url, &args.llm_model) {
             (Some(base), Some(model)) => Arc::new(

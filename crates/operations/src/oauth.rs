@@ -229,7 +229,8 @@ pub async fn resolve_client(app: &App, client_id: &str) -> Result<OAuthClient, S
             }
         };
     }
-    let url = url_with_path(client_id).ok_or("a client ID metadata document URL must be https with a path")?;
+    let url = url_with_path(client_id, &app.allowed_hosts)
+        .ok_or("a client ID metadata document URL must be https with a path")?;
     let body = app
         .reader
         .read_file(&url)
@@ -245,12 +246,16 @@ pub async fn resolve_client(app: &App, client_id: &str) -> Result<OAuthClient, S
     client_metadata(&reg, client_id, app.now()).map_err(|e| format!("the document at {client_id}: {e}"))
 }
 
-/// The metadata document URL as given, when it is https (or http, for hosts the operator allowed the
-/// fetcher to reach, as tests do) with a path beyond `/`.
-fn url_with_path(id: &str) -> Option<String> {
-    let rest = id.strip_prefix("https://").or_else(|| id.strip_prefix("http://"))?;
+/// The metadata document URL as given, when it is https (or http to a `host:port` the operator allowed
+/// the fetcher to reach, as tests and intranets do) with a path beyond `/`.
+fn url_with_path(id: &str, allowed_http: &[String]) -> Option<String> {
+    let (rest, plain) = match id.strip_prefix("https://") {
+        Some(r) => (r, false),
+        None => (id.strip_prefix("http://")?, true),
+    };
     let (host, path) = rest.split_once('/')?;
-    (!host.is_empty() && !path.is_empty() && !id.contains('#')).then(|| id.to_owned())
+    let http_ok = !plain || allowed_http.iter().any(|a| a.eq_ignore_ascii_case(host));
+    (http_ok && !host.is_empty() && !path.is_empty() && !id.contains('#')).then(|| id.to_owned())
 }
 
 // ---- authorization --------------------------------------------------------------------------------
@@ -684,10 +689,16 @@ mod tests {
     }
 
     #[test]
-    fn metadata_urls_need_a_path() {
-        assert!(url_with_path("https://app.example/oauth/client.json").is_some());
-        assert!(url_with_path("https://app.example/").is_none());
-        assert!(url_with_path("https://app.example").is_none());
-        assert!(url_with_path("ftp://app.example/x").is_none());
+    fn metadata_urls_need_a_path_and_https() {
+        let none: &[String] = &[];
+        assert!(url_with_path("https://app.example/oauth/client.json", none).is_some());
+        assert!(url_with_path("https://app.example/", none).is_none());
+        assert!(url_with_path("https://app.example", none).is_none());
+        assert!(url_with_path("ftp://app.example/x", none).is_none());
+        // Plain http only to a host:port the operator allowed.
+        assert!(url_with_path("http://app.example/oauth/client.json", none).is_none());
+        let allowed = ["127.0.0.1:4000".to_owned()];
+        assert!(url_with_path("http://127.0.0.1:4000/client.json", &allowed).is_some());
+        assert!(url_with_path("http://127.0.0.1:4001/client.json", &allowed).is_none());
     }
 }

@@ -505,7 +505,7 @@ impl Operation for AddMilestone {
     const IDEMPOTENCY_KEY: bool = true;
     const SUMMARY: &'static str = "Add a milestone to one of the caller's listings";
     const DESCRIPTION: &'static str = "Adds a milestone (date YYYY-MM-DD and title required; description up to \
-        2000; url an https link up to 500). Milestones show publicly on paid listings or where the section is \
+        2000; url an https link up to 500, left out for none). Milestones show publicly on paid listings or where the section is \
         unlocked; the owner always sees them in get_my_listing. At most 50 per listing (409 past it). 404 when \
         the listing is not the caller's.";
     type Input = AddMilestoneInput;

@@ -140,19 +140,7 @@ async fn from_401_to_a_working_token_and_a_rotated_refresh() {
     );
     assert!(!consent.contains("orders:write"), "only the scopes asked for are shown");
     // The form carries the request; a forged CSRF token is refused.
-    let fields: Vec<(String, String)> = [
-        "response_type",
-        "client_id",
-        "redirect_uri",
-        "code_challenge",
-        "code_challenge_method",
-        "state",
-        "scope",
-        "resource",
-    ]
-    .iter()
-    .map(|n| ((*n).to_owned(), hidden(&consent, n).replace("&amp;", "&")))
-    .collect();
+    let fields = request_fields(&consent);
     let csrf = hidden(&consent, "csrf");
     let mut form: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     form.push(("decision", "allow"));
@@ -239,4 +227,103 @@ async fn from_401_to_a_working_token_and_a_rotated_refresh() {
     let no_pkce = path.replace("code_challenge_method=S256", "code_challenge_method=plain");
     let (_, _, loc) = b.get(&no_pkce).await;
     assert_eq!(query_param(&loc.unwrap(), "error").as_deref(), Some("invalid_request"));
+}
+
+/// A client that names itself by the URL of its metadata document: the document is fetched through the
+/// safe fetcher (here from a fixture site on loopback, which the operator allowed), the consent page
+/// names the client and where its metadata came from, and the code is exchanged under that client_id.
+/// Without the allow-list the same loopback address is refused before any connection is made.
+#[tokio::test]
+async fn a_client_id_metadata_document_is_fetched_safely() {
+    let db = test_support::sqlite();
+    let dir = db.sqlite_dir().unwrap().join("cimd");
+    std::fs::create_dir_all(dir.join("oauth")).unwrap();
+    let site = test_support::FixtureSite::serve_dir(dir.clone(), "http://127.0.0.1:9").await;
+    let client_id = format!("{}oauth/client.json", site.url());
+    let doc = json!({
+        "client_id": client_id, "client_name": "Document Assistant", "redirect_uris": [REDIRECT],
+        "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+    });
+    std::fs::write(dir.join("oauth/client.json"), doc.to_string()).unwrap();
+
+    // Without the allow-list: a private address, never contacted; an error page, no redirect.
+    let closed = spawn_app(false).await;
+    closed.wait_ready().await;
+    let mut b = Browser::new(&closed);
+    sign_up(&mut b, "cimd-closed@acme.example").await;
+    let resource = format!("{}/mcp", closed.base);
+    let (s, html, loc) = b.get(&authorize_path(&client_id, "st-c", "account:read", &resource)).await;
+    assert_eq!((s, loc), (400, None), "{html}");
+    assert!(html.contains("must be https"), "plain http only to an allowed host: {html}");
+    let https_id = client_id.replace("http://", "https://");
+    let (s, html, loc) = b.get(&authorize_path(&https_id, "st-c", "account:read", &resource)).await;
+    assert_eq!((s, loc), (400, None), "{html}");
+    assert!(html.contains("private network"), "{html}");
+    assert!(site.paths().is_empty(), "the refused address was never contacted: {:?}", site.paths());
+
+    // Allowed: consent names the client and the document; the code is exchanged under that client_id.
+    let allowed = site.host_port();
+    let open = crate::helpers::spawn_app_configured(db, false, move |a| {
+        a.outbound.crawler_allowed_hosts = vec![allowed];
+    })
+    .await;
+    open.wait_ready().await;
+    let mut b = Browser::new(&open);
+    sign_up(&mut b, "cimd-open@acme.example").await;
+    let path = authorize_path(&client_id, "st-o", "account:read", &format!("{}/mcp", open.base));
+    let (s, consent, _) = b.get(&path).await;
+    assert_eq!(s, 200, "{consent}");
+    assert!(consent.contains("Document Assistant") && consent.contains(&client_id), "{consent}");
+    assert_eq!(site.paths(), ["/oauth/client.json"], "the document was read once");
+    let fields = request_fields(&consent);
+    let csrf = hidden(&consent, "csrf");
+    let mut form: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    form.extend([("decision", "allow"), ("csrf", csrf.as_str())]);
+    let (s, _, loc) = b.post("/oauth/authorize", &form).await;
+    assert_eq!(s, 303);
+    let code = query_param(&loc.unwrap(), "code").unwrap();
+    let (s, t) = token(
+        &open,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("client_id", &client_id),
+            ("code_verifier", VERIFIER),
+        ],
+    )
+    .await;
+    assert_eq!(s, 200, "{t}");
+    assert_eq!(t["scope"], "account:read");
+    // A document that names another client_id is refused.
+    let forged = json!({"client_id": "https://other.example/c.json", "redirect_uris": [REDIRECT]});
+    std::fs::write(dir.join("oauth/client.json"), forged.to_string()).unwrap();
+    let (s, html, loc) = b.get(&path).await;
+    assert_eq!((s, loc), (400, None), "{html}");
+    assert!(html.contains("another client_id"), "{html}");
+}
+
+/// The authorization request the consent form carries in its hidden fields.
+fn request_fields(consent: &str) -> Vec<(String, String)> {
+    [
+        "response_type",
+        "client_id",
+        "redirect_uri",
+        "code_challenge",
+        "code_challenge_method",
+        "state",
+        "scope",
+        "resource",
+    ]
+    .iter()
+    .map(|n| ((*n).to_owned(), hidden(consent, n).replace("&amp;", "&")))
+    .collect()
+}
+
+/// Signs a new person up in `b` (the sign-up form with its CSRF token).
+async fn sign_up(b: &mut Browser<'_>, email: &str) {
+    let (_, form, _) = b.get("/signup").await;
+    let csrf = hidden(&form, "csrf");
+    let (s, _, _) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
+    assert_eq!(s, 303);
 }

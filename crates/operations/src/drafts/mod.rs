@@ -94,8 +94,9 @@ impl Operation for SubmitListing {
     const DESCRIPTION: &'static str = "Creates a draft with status crawling. The service reads the website \
         (robots.txt respected, public addresses only), then drafts every profile field with verbatim evidence \
         quotes from the site; facts the site does not state stay blank and are listed in not_found_on_website. \
-        Poll get_draft every few seconds until status is ready (or failed, with a reason). Nothing is published \
-        or charged. Send an Idempotency-Key to make a retry return the same draft.";
+        Poll get_draft every few seconds until status is ready (or failed, with a reason); then correct it with \
+        update_draft and save it as a listing with submit_draft. Nothing is published or charged. Send an \
+        Idempotency-Key to make a retry return the same draft.";
     type Input = SubmitListingInput;
     type Output = DraftOut;
 
@@ -172,7 +173,8 @@ impl Operation for GetDraft {
         not_found, edited, manual, override, deleted) and the evidence quotes it was drafted from, plus FAQs, \
         founders, socials, story, milestones, SEO, the competitor comparison, completeness and what is missing. \
         404 when the draft is unknown or not the caller's. Poll every few seconds while status is crawling or \
-        drafting.";
+        drafting; once ready, show the person the values with their evidence, change what they want with \
+        update_draft, then call submit_draft.";
     type Input = DraftIdInput;
     type Output = DraftOut;
 
@@ -200,7 +202,7 @@ impl Operation for UpdateDraft {
         website in a few seconds (poll get_draft). faqs, founders and milestones replace their lists; \
         company_socials, founder_socials, story and seo replace those objects; competitor_url reads a \
         competitor's site and compares (empty clears). When the draft was submitted, the listing is updated too. \
-        Unknown keys are refused.";
+        Unknown keys are refused. Next: submit_draft saves it as a listing.";
     type Input = UpdateDraftInput;
     type Output = DraftOut;
 
