@@ -398,6 +398,65 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(true)
     }
 
+    async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool> {
+        let txn = self.begin_write().await?;
+        let Some(vote) = votes::Entity::find()
+            .filter(votes::Column::ListingId.eq(id.get()))
+            .filter(votes::Column::UserId.eq(voter.get()))
+            .one(&txn)
+            .await
+            .map_err(repo_err)?
+        else {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        };
+        let gone = votes::Entity::delete_many()
+            .filter(votes::Column::ListingId.eq(id.get()))
+            .filter(votes::Column::UserId.eq(voter.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        if gone.rows_affected != 1 {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        let cast_at = vote.created_at.with_timezone(&Utc);
+        let as_of = read_trending_as_of(&txn).await?.unwrap_or(cast_at);
+        let weight = domain::listing::trending::weight_as_of(cast_at, as_of);
+        listings::Entity::update_many()
+            .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).sub(1))
+            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).sub(weight))
+            .filter(listings::Column::Id.eq(id.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        vote_tallies::Entity::update_many()
+            .col_expr(vote_tallies::Column::Votes, Expr::col(vote_tallies::Column::Votes).sub(1))
+            .filter(vote_tallies::Column::WeekStart.eq(LaunchWeek::of(cast_at).monday()))
+            .filter(vote_tallies::Column::ListingId.eq(id.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
+    }
+
+    async fn engagement_of(&self, id: ListingId, user: UserId) -> RepoResult<(bool, bool)> {
+        let voted = votes::Entity::find()
+            .filter(votes::Column::ListingId.eq(id.get()))
+            .filter(votes::Column::UserId.eq(user.get()))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let following = follows::Entity::find()
+            .filter(follows::Column::ListingId.eq(id.get()))
+            .filter(follows::Column::UserId.eq(user.get()))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok((voted > 0, following > 0))
+    }
+
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {
         let txn = self.begin_write().await?;
         let row =

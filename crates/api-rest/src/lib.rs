@@ -14,4 +14,5 @@ pub use api_http::{error, middleware};
 pub mod probes;
 pub mod rest;
 pub mod server;
+pub mod site;
 pub mod web;

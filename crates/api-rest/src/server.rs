@@ -140,6 +140,7 @@ impl Application {
                 .configure(crate::rest::routes)
                 .configure(crate::badges::routes)
                 .configure(crate::web::routes)
+                .configure(crate::site::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {
                         cfg.service(m.scope("/mcp"));

@@ -12,6 +12,7 @@ pub mod badges;
 pub mod cache;
 pub mod claims;
 mod drafts;
+pub mod engagement;
 pub mod idempotency;
 mod input;
 pub mod lifecycle;

@@ -114,4 +114,15 @@ on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
         store.decay_trending(Some(cast), later, domain::listing::trending::weight_as_of(cast, later)).await.unwrap()
     );
     assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 0.5);
+    // Taking the vote back removes exactly what it still weighs, its total and its week's tally.
+    assert_eq!(store.engagement_of(l.id, u.id).await.unwrap(), (true, false));
+    assert!(store.uncast_vote(l.id, u.id).await.unwrap());
+    assert!(!store.uncast_vote(l.id, u.id).await.unwrap(), "only once");
+    let after = store.get_listing(l.id).await.unwrap().unwrap();
+    assert_eq!((after.votes, score(after.trending_score)), (0, 0.0));
+    assert_eq!(store.week_tally(LaunchWeek::of(cast)).await.unwrap().iter().map(|(_, n)| *n).sum::<i64>(), 0);
+    assert_eq!(store.engagement_of(l.id, u.id).await.unwrap(), (false, false));
+    // And the person may vote again.
+    assert!(store.cast_vote(&Vote { listing_id: l.id, voter: u.id, cast_at: later }).await.unwrap());
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
 });

@@ -111,6 +111,23 @@ impl Driver {
         self.cmd(reqwest::Method::GET, &format!("/element/{e}/text"), Value::Null).await.as_str().unwrap().to_owned()
     }
 
+    /// Waits up to 10 s for the element's text to satisfy `ok` (a form post's redirect may still be
+    /// loading, so a stale element is retried); returns the text.
+    async fn wait_text(&self, css: &str, ok: impl Fn(&str) -> bool) -> String {
+        let started = std::time::Instant::now();
+        loop {
+            let e = self.find(css).await;
+            let r = self.http.get(format!("{}/element/{e}/text", self.base)).send().await.unwrap();
+            let v: Value = r.json().await.unwrap();
+            let text = v["value"].as_str().unwrap_or_default().to_owned();
+            if v["value"].get("error").is_none() && ok(&text) {
+                return text;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{css}: never as expected, last {v}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     async fn path(&self) -> String {
         let url = self.cmd(reqwest::Method::GET, "/url", Value::Null).await;
         reqwest::Url::parse(url.as_str().unwrap()).unwrap().path().to_owned()
@@ -227,5 +244,88 @@ async fn a_person_pays_an_order_on_the_checkout_page_in_chromium() {
     assert_eq!((paid["status"].as_str(), paid["totals"]["gross_cents"].as_i64()), (Some("paid"), Some(5831)), "{paid}");
     let (st, _) = crate::own::call(&app, "GET", "/listings/graces-rocket", &key, None).await;
     assert_eq!(st, 200, "the listing is live");
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
+
+/// A person's path from sign-up to a vote that moves the weekly board: the home page lists this
+/// week's launches, the listing page takes the vote (and the follow) as plain forms, the board shows
+/// the listing with the vote, and taking the vote back takes it off. Screenshots of the home, a
+/// listing and the board are left in the test's target directory for review.
+#[tokio::test]
+async fn a_person_votes_and_the_weekly_board_moves_in_chromium() {
+    let Some(d) = Driver::start().await else { return };
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let get = |path: String| {
+        let c = app.client.clone();
+        let url = format!("{}/api/v1{path}", app.base);
+        async move { c.get(url).send().await.unwrap().json::<Value>().await.unwrap() }
+    };
+    // The weekly board, every page: (slug, rank, votes this week).
+    let weekly = || async {
+        let mut rows = Vec::new();
+        for page in 1..=10 {
+            let b = get(format!("/leaderboards/community-weekly?per_page=100&page={page}")).await;
+            let items = b["items"].as_array().unwrap().clone();
+            rows.extend(items.iter().map(|i| {
+                let slug = i["listing"]["slug"].as_str().unwrap().to_owned();
+                (slug, i["rank"].as_i64().unwrap(), i["metric"]["value"].as_i64().unwrap())
+            }));
+            if items.len() < 100 {
+                break;
+            }
+        }
+        rows
+    };
+    // A live listing nobody voted for this week: not on the weekly board yet.
+    let ranked = weekly().await;
+    let all = get("/listings?per_page=100&sort=newest".into()).await;
+    let pick = all["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| !ranked.iter().any(|(s, _, _)| s == l["slug"].as_str().unwrap()))
+        .expect("a live listing without votes this week")
+        .clone();
+    let (slug, name) = (pick["slug"].as_str().unwrap().to_owned(), pick["name"].as_str().unwrap().to_owned());
+    let before = pick["votes"].as_i64().unwrap();
+    let votes = |n: i64| if n == 1 { "1 vote".to_owned() } else { format!("{n} votes") };
+
+    d.go(&format!("{}/", app.base)).await;
+    assert!(d.text("main").await.contains("This week"));
+    d.screenshot("home-signed-out.png").await;
+    d.sign_up(&app.base, "ada@people.example").await;
+    d.go(&format!("{}/", app.base)).await;
+    d.screenshot("home.png").await;
+
+    d.go(&format!("{}/listings/{slug}", app.base)).await;
+    assert_eq!(d.text("h1").await, name);
+    assert_eq!(d.text("#votes").await, votes(before));
+    d.click("#vote").await;
+    let want = votes(before + 1);
+    d.wait_text("#votes", |t| t == want).await;
+    d.wait_text("#vote", |t| t.starts_with("Voted")).await;
+    d.click("#follow").await;
+    d.wait_text("#follow", |t| t.starts_with("Following")).await;
+    d.screenshot("listing.png").await;
+
+    // The weekly board now ranks the listing with this one vote, in the API and on its page.
+    let now_ranked = weekly().await;
+    let (_, rank, n) = now_ranked.iter().find(|(s, _, _)| *s == slug).cloned().expect("the listing is on the board");
+    assert_eq!(n, 1, "one vote this week");
+    assert_eq!(now_ranked.len(), ranked.len() + 1);
+    d.go(&format!("{}/leaderboards/community-weekly", app.base)).await;
+    d.screenshot("board-weekly.png").await;
+    d.go(&format!("{}/leaderboards/community-weekly?page={}", app.base, (rank - 1) / 100 + 1)).await;
+    assert!(d.text("main").await.contains(&name), "the board's page shows {name} at #{rank}");
+    d.go(&format!("{}/leaderboards/billboard", app.base)).await;
+    assert!(d.text(".paid").await.starts_with("Paid."), "the billboard says it is paid");
+
+    // Undo: the vote comes off the listing and the board.
+    d.go(&format!("{}/listings/{slug}", app.base)).await;
+    d.click("#vote").await;
+    let want = votes(before);
+    d.wait_text("#votes", |t| t == want).await;
+    assert!(!weekly().await.iter().any(|(s, _, _)| *s == slug), "off the board again");
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }

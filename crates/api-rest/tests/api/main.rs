@@ -15,3 +15,4 @@ mod orders;
 mod own;
 mod pages;
 mod public;
+mod site;

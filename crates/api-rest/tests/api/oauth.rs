@@ -4,7 +4,7 @@
 //! rotation with replay detection, and the refusals at each step.
 
 use crate::helpers::{TestApp, spawn_app};
-use crate::pages::{Browser, hidden};
+use crate::pages::{Browser, hidden, sign_up};
 use base64::Engine;
 use serde_json::{Value, json};
 use sha2::Digest;
@@ -318,12 +318,4 @@ fn request_fields(consent: &str) -> Vec<(String, String)> {
     .iter()
     .map(|n| ((*n).to_owned(), hidden(consent, n).replace("&amp;", "&")))
     .collect()
-}
-
-/// Signs a new person up in `b` (the sign-up form with its CSRF token).
-async fn sign_up(b: &mut Browser<'_>, email: &str) {
-    let (_, form, _) = b.get("/signup").await;
-    let csrf = hidden(&form, "csrf");
-    let (s, _, _) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
-    assert_eq!(s, 303);
 }

@@ -44,6 +44,11 @@ async fn saved_listing(s: &Setup, name: &str, owner: &str) -> i64 {
 
 /// As [`saved_listing`], with the store alone.
 pub(crate) async fn owned_listing(store: &bootstrap::App, name: &str, owner: &str) -> i64 {
+    owned_listing_in(store, name, owner, Lifecycle::saved()).await
+}
+
+/// A listing in `lifecycle` owned by the account `owner`.
+pub(crate) async fn owned_listing_in(store: &bootstrap::App, name: &str, owner: &str, lifecycle: Lifecycle) -> i64 {
     let s = store;
     let cats = s.store.list_categories().await.unwrap();
     let primary = cats.iter().find(|c| c.category.slug.as_str() == "developer-tools").unwrap_or(&cats[0]).category.id;
@@ -51,7 +56,7 @@ pub(crate) async fn owned_listing(store: &bootstrap::App, name: &str, owner: &st
     let profile = ListingProfile::named(name, format!("https://{slug}.example/"), "x.example");
     let new = NewListing {
         categories: Some(ListingCategories::new(primary)),
-        ..NewListing::plain(slug, profile, Lifecycle::saved(), Utc::now())
+        ..NewListing::plain(slug, profile, lifecycle, Utc::now())
     };
     let l = s.store.create_listing(new).await.unwrap();
     let user =

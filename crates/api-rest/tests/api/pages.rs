@@ -64,6 +64,14 @@ impl<'a> Browser<'a> {
     }
 }
 
+/// Signs a new person up in `b` (the sign-up form with its CSRF token).
+pub(crate) async fn sign_up(b: &mut Browser<'_>, email: &str) {
+    let (_, form, _) = b.get("/signup").await;
+    let csrf = hidden(&form, "csrf");
+    let (s, _, _) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
+    assert_eq!(s, 303);
+}
+
 pub(crate) fn hidden(html: &str, name: &str) -> String {
     let marker = format!(r#"name="{name}" value=""#);
     let start = html.find(&marker).unwrap_or_else(|| panic!("no {name} in {html}")) + marker.len();

@@ -99,6 +99,12 @@ pub trait OwnListingRepository: Send + Sync {
     /// the vote's launch week, in one transaction. False when this
     /// person already voted for the listing.
     async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
+    /// Takes a person's vote back: the listing's total, its trending score (the weight the vote still
+    /// carries as of the scores' instant) and the tally of the week it was cast in, in one transaction.
+    /// False when there was no vote.
+    async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool>;
+    /// Whether the person voted for and follows the listing.
+    async fn engagement_of(&self, id: ListingId, user: UserId) -> RepoResult<(bool, bool)>;
 
     /// Follows a listing; false when already following.
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;

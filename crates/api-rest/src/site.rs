@@ -1,0 +1,344 @@
+//! The site for people: the home page (today's and this week's launches), a listing's page with its
+//! vote and follow buttons, and the leaderboards. Server-rendered, one stylesheet, no JavaScript; the
+//! buttons are forms. The pages read through the same public operations as the API (so they show what
+//! the API shows), and every link is built from the public URL.
+//!
+//! Votes and follows are the site's alone (never an API operation): a signed-in person's form post,
+//! checked against the session's CSRF token, then `operations::engagement` (one vote per account and
+//! listing, never for one's own listing, and the vote may be taken back).
+
+use crate::server::State;
+use crate::web::{html, oops, page, see_other, signed_in};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::auth::Principal;
+use operations::badges::escape;
+use operations::{Descriptor, OpError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::sync::OnceLock;
+
+/// The registry, built once for the pages.
+fn op(id: &str) -> &'static Descriptor {
+    static REGISTRY: OnceLock<Vec<Descriptor>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(operations::registry)
+        .iter()
+        .find(|d| d.id == id)
+        .unwrap_or_else(|| panic!("no operation {id}"))
+}
+
+/// A public read, as the API answers it.
+async fn read(state: &State, id: &str, input: Value) -> Result<Value, OpError> {
+    op(id).call(state.ctx.clone(), input).await
+}
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_default()
+}
+
+fn not_found(who: Option<&Principal>, what: &str) -> HttpResponse {
+    html(StatusCode::NOT_FOUND, page("Not found", who, &format!("<p>{}</p>", escape(what))))
+}
+
+/// One listing in a list: name, tagline, votes, a link to its page.
+fn row(base: &str, l: &Value, rank: Option<u64>, metric: &str) -> String {
+    let rank = rank.map(|r| format!(r#"<span class="rank">#{r}</span>"#)).unwrap_or_default();
+    format!(
+        r#"<li class="item">{rank}<a class="name" href="{base}/listings/{slug}">{name}</a> <span class="muted">{tagline}</span><span class="metric">{metric}</span></li>"#,
+        slug = escape(s(l, "slug")),
+        name = escape(s(l, "name")),
+        tagline = escape(s(l, "tagline")),
+        metric = escape(metric),
+    )
+}
+
+fn votes(n: i64) -> String {
+    if n == 1 { "1 vote".into() } else { format!("{n} votes") }
+}
+
+fn list(base: &str, items: &[Value], empty: &str) -> String {
+    if items.is_empty() {
+        return format!(r#"<p class="muted">{}</p>"#, escape(empty));
+    }
+    let rows: String = items.iter().map(|l| row(base, l, None, &votes(l["votes"].as_i64().unwrap_or(0)))).collect();
+    format!(r#"<ol class="items">{rows}</ol>"#)
+}
+
+pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let (today, week) = match (
+        read(&state, "list_launches", json!({"section": "today", "per_page": 10})).await,
+        read(&state, "list_launches", json!({"section": "this-week", "per_page": 20})).await,
+    ) {
+        (Ok(t), Ok(w)) => (t, w),
+        (Err(e), _) | (_, Err(e)) => {
+            tracing::error!(error = %e, "home page");
+            return oops(who.as_ref());
+        }
+    };
+    let empty = Vec::new();
+    let body = format!(
+        r#"<section class="hero"><h1>Product launches, ranked by people</h1><p class="muted">Votes come only from people signed in here. The billboard is a paid ranking and is always shown as paid.</p><p><a href="{base}/leaderboards/community-weekly">This week's board</a> · <a href="{base}/leaderboards/billboard">Billboard (paid)</a></p></section>
+<section class="card"><h2>Launched today</h2>{}</section>
+<section class="card"><h2>This week</h2>{}</section>"#,
+        list(base, today["items"].as_array().unwrap_or(&empty), "Nothing went live today yet."),
+        list(base, week["items"].as_array().unwrap_or(&empty), "No launches this week yet."),
+    );
+    html(StatusCode::OK, page("Launches", who.as_ref(), &body))
+}
+
+pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
+    let session = signed_in(&state, &req).await;
+    let who = session.as_ref().map(|(p, _)| p);
+    let base = &state.public_url;
+    let l = match read(&state, "get_listing", json!({"slug": slug.as_str()})).await {
+        Ok(l) => l,
+        Err(OpError::NotFound(_) | OpError::Invalid(_)) => return not_found(who, "No live listing has this address."),
+        Err(e) => {
+            tracing::error!(error = %e, "listing page");
+            return oops(who);
+        }
+    };
+    let slug_html = escape(s(&l, "slug"));
+    let actions = match &session {
+        Some((p, csrf)) => {
+            let (voted, following) =
+                operations::engagement::state(&state.app, p.user_id, slug.as_str()).await.unwrap_or((false, false));
+            let (vote_action, vote_label) = if voted { ("unvote", "Voted ✓ (undo)") } else { ("vote", "▲ Vote") };
+            let (follow_on, follow_label) = if following { ("0", "Following ✓ (stop)") } else { ("1", "Follow") };
+            format!(
+                r#"<form method="post" action="{base}/listings/{slug_html}/vote" class="inline"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="action" value="{vote_action}"><button id="vote">{vote_label}</button></form>
+<form method="post" action="{base}/listings/{slug_html}/follow" class="inline"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="on" value="{follow_on}"><button id="follow" class="secondary">{follow_label}</button></form>"#,
+                csrf = escape(csrf),
+            )
+        }
+        None => format!(r#"<a class="button" href="{base}/signin">Sign in to vote</a>"#),
+    };
+    let features: String = l["features"]
+        .as_array()
+        .map(|f| f.iter().map(|x| format!("<li>{}</li>", escape(x.as_str().unwrap_or_default()))).collect())
+        .unwrap_or_default();
+    let founders: String = l["founders"]
+        .as_array()
+        .map(|f| f.iter().map(|x| escape(s(x, "name"))).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let category = &l["categories"]["primary"];
+    let updates: String = l["latest_updates"]
+        .as_array()
+        .map(|u| {
+            u.iter()
+                .take(3)
+                .map(|x| format!("<li><strong>{}</strong> {}</li>", escape(s(x, "title")), escape(s(x, "body"))))
+                .collect()
+        })
+        .unwrap_or_default();
+    let paragraphs: String = s(&l, "description")
+        .split("\n\n")
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| format!("<p>{}</p>", escape(p)))
+        .collect();
+    let not_stated = l["not_found_on_website"].as_array().map_or(0, Vec::len);
+    let body = format!(
+        r#"<article class="card listing"><h1>{name}</h1><p class="tagline">{tagline}</p>
+<p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a href="{url}" rel="nofollow noopener">{url}</a>{category}</p>
+<div class="actions">{actions}</div>
+{paragraphs}
+{features}{founders}{updates}
+<p class="muted">{not_stated} facts its own website does not state are left blank on purpose.</p>
+<p><a href="{base}/api/v1/listings/{slug_html}">This listing in the API</a> · <a href="{base}/leaderboards/community-weekly">This week's board</a></p></article>"#,
+        name = escape(s(&l, "name")),
+        tagline = escape(s(&l, "tagline")),
+        votes = votes(l["votes"].as_i64().unwrap_or(0)),
+        follows = l["follows"].as_i64().unwrap_or(0),
+        url = escape(s(&l, "url")),
+        category = if category.is_object() { format!(" · {}", escape(s(category, "name"))) } else { String::new() },
+        features = if features.is_empty() { String::new() } else { format!("<h2>Features</h2><ul>{features}</ul>") },
+        founders = if founders.is_empty() { String::new() } else { format!("<p>Made by {founders}</p>") },
+        updates = if updates.is_empty() { String::new() } else { format!("<h2>Latest updates</h2><ul>{updates}</ul>") },
+    );
+    html(StatusCode::OK, page(s(&l, "name"), who, &body))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VoteForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    action: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FollowForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    on: String,
+}
+
+/// Runs an engagement change for the signed-in person and sends them back to the listing page.
+async fn engage<F, Fut>(state: &State, req: &HttpRequest, slug: &str, sent_csrf: &str, change: F) -> HttpResponse
+where
+    F: FnOnce(domain::ids::UserId) -> Fut,
+    Fut: std::future::Future<Output = Result<bool, OpError>>,
+{
+    let Some((p, csrf)) = signed_in(state, req).await else { return see_other("/signin") };
+    if !crate::web::same(state, sent_csrf, &csrf) {
+        return html(StatusCode::FORBIDDEN, page("Expired", Some(&p), "<p>This form expired. Please try again.</p>"));
+    }
+    match change(p.user_id).await {
+        Ok(changed) => {
+            if changed {
+                operations::public_data_changed(&state.app, &state.ctx.reads).await;
+            }
+            see_other(&format!("{}/listings/{}", state.public_url, slug))
+        }
+        Err(OpError::NotFound(_)) => not_found(Some(&p), "No live listing has this address."),
+        Err(OpError::Conflict { message, .. }) => {
+            html(StatusCode::CONFLICT, page("Not allowed", Some(&p), &format!("<p>{}</p>", escape(&message))))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "vote or follow");
+            oops(Some(&p))
+        }
+    }
+}
+
+pub async fn vote(
+    state: web::Data<State>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    form: web::Form<VoteForm>,
+) -> HttpResponse {
+    let (app, target) = (state.app.clone(), slug.clone());
+    let undo = form.action == "unvote";
+    engage(&state, &req, &slug, &form.csrf, |user| async move {
+        if undo {
+            operations::engagement::unvote(&app, user, &target).await
+        } else {
+            operations::engagement::vote(&app, user, &target).await
+        }
+    })
+    .await
+}
+
+pub async fn follow(
+    state: web::Data<State>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    form: web::Form<FollowForm>,
+) -> HttpResponse {
+    let (app, target) = (state.app.clone(), slug.clone());
+    let on = form.on != "0";
+    engage(&state, &req, &slug, &form.csrf, |user| async move {
+        operations::engagement::follow(&app, user, &target, on).await
+    })
+    .await
+}
+
+/// The board names with how the page titles them; billboard says it is paid.
+const BOARDS: [(&str, &str); 5] = [
+    ("community-weekly", "This week, by community votes"),
+    ("community-all-time", "All time, by community votes"),
+    ("billboard", "Billboard — paid ranking"),
+    ("domain-rating", "Domain Rating (third-party)"),
+    ("revenue", "Reported revenue"),
+];
+
+#[derive(Debug, Deserialize)]
+pub struct PageQuery {
+    page: Option<i64>,
+}
+
+/// Rows per leaderboard page.
+const BOARD_PAGE: i64 = 100;
+
+pub async fn leaderboard(
+    state: web::Data<State>,
+    req: HttpRequest,
+    board: web::Path<String>,
+    q: web::Query<PageQuery>,
+) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let Some((_, title)) = BOARDS.iter().find(|(b, _)| *b == board.as_str()) else {
+        return not_found(who.as_ref(), "No such leaderboard.");
+    };
+    let n = q.page.unwrap_or(1).clamp(1, 1000);
+    let input = json!({"board": board.as_str(), "per_page": BOARD_PAGE, "page": n});
+    let b = match read(&state, "get_leaderboard", input).await {
+        Ok(b) => b,
+        Err(e) => {
+            tracing::error!(error = %e, "leaderboard page");
+            return oops(who.as_ref());
+        }
+    };
+    let paid = b["paid"].as_bool().unwrap_or(false);
+    let rows: String = b["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| {
+                    let metric = match s(&i["metric"], "name") {
+                        "billboard_cents" => {
+                            format!("${:.2} paid", i["metric"]["value"].as_i64().unwrap_or(0) as f64 / 100.0)
+                        }
+                        "votes" | "votes_this_week" => votes(i["metric"]["value"].as_i64().unwrap_or(0)),
+                        other => format!("{} {}", i["metric"]["value"].as_i64().unwrap_or(0), other.replace('_', " ")),
+                    };
+                    row(base, &i["listing"], i["rank"].as_u64(), &metric)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let tabs: String = BOARDS
+        .iter()
+        .map(|(name, t)| {
+            let current = if *name == board.as_str() { r#" aria-current="page""# } else { "" };
+            format!(r#"<a href="{base}/leaderboards/{name}"{current}>{}</a>"#, escape(t))
+        })
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let label = if paid {
+        r#"<p class="paid" role="note"><strong>Paid.</strong> This ranking is bought: it orders listings by money contributed, not by votes.</p>"#
+    } else {
+        ""
+    };
+    let list = if rows.is_empty() {
+        r#"<p class="muted">Nobody is ranked here yet.</p>"#.to_owned()
+    } else {
+        format!(r#"<ol class="items board">{rows}</ol>"#)
+    };
+    let pages = b["pagination"]["total_pages"].as_i64().unwrap_or(1);
+    let link =
+        |to: i64, text: &str| format!(r#"<a href="{base}/leaderboards/{}?page={to}">{text}</a>"#, escape(&board));
+    let mut nav = Vec::new();
+    if n > 1 {
+        nav.push(link(n - 1, "← Higher ranks"));
+    }
+    if n < pages {
+        nav.push(link(n + 1, "Lower ranks →"));
+    }
+    let nav = if nav.is_empty() {
+        String::new()
+    } else {
+        format!(r#"<p class="pager">Page {n} of {pages} · {}</p>"#, nav.join(" · "))
+    };
+    let body = format!(
+        r#"<section class="card"><h1>{title}</h1><p class="muted">{}</p>{label}<p class="tabs">{tabs}</p>{list}{nav}</section>"#,
+        escape(s(&b, "description")),
+        title = escape(title),
+    );
+    html(StatusCode::OK, page(title, who.as_ref(), &body))
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let na = || web::to(crate::server::method_not_allowed);
+    cfg.service(web::resource("/").route(web::get().to(home)).default_service(na()))
+        .service(web::resource("/listings/{slug}").route(web::get().to(listing)).default_service(na()))
+        .service(web::resource("/listings/{slug}/vote").route(web::post().to(vote)).default_service(na()))
+        .service(web::resource("/listings/{slug}/follow").route(web::post().to(follow)).default_service(na()))
+        .service(web::resource("/leaderboards/{board}").route(web::get().to(leaderboard)).default_service(na()));
+}

@@ -1,0 +1,77 @@
+//! The site's pages and its vote and follow forms over HTTP: who may vote, the CSRF check, undo, one
+//! vote per person, and that the API has no way to vote.
+
+use crate::helpers::spawn_app_configured;
+use crate::pages::{Browser, hidden, sign_up};
+use domain::listing::{Lifecycle, ListingStatus, Plan};
+
+fn votes_shown(html: &str) -> String {
+    let start = html.find(r#"<span id="votes">"#).expect("the vote count") + r#"<span id="votes">"#.len();
+    html[start..].split('<').next().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn people_vote_once_undo_and_never_for_their_own_listing() {
+    let app = spawn_app_configured(test_support::sqlite(), false, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let mut maker = Browser::new(&app);
+    sign_up(&mut maker, "maker@rockets.example").await;
+    let live = Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(chrono::Utc::now()));
+    crate::orders::owned_listing_in(&store, "Makers Rocket", "maker@rockets.example", live).await;
+
+    // Signed out: the page shows the count and a way to sign in; the form sends to sign-in.
+    let mut anon = Browser::new(&app);
+    let (s, page, _) = anon.get("/listings/makers-rocket").await;
+    assert_eq!(s, 200, "{page}");
+    assert_eq!(votes_shown(&page), "0 votes");
+    assert!(page.contains("Sign in to vote") && !page.contains(r#"id="vote""#));
+    let (s, _, loc) = anon.post("/listings/makers-rocket/vote", &[("csrf", "x"), ("action", "vote")]).await;
+    assert_eq!((s, loc.as_deref()), (303, Some("/signin")));
+
+    // The maker cannot vote for their own listing.
+    let (_, page, _) = maker.get("/listings/makers-rocket").await;
+    let csrf = hidden(&page, "csrf");
+    let (s, body, _) = maker.post("/listings/makers-rocket/vote", &[("csrf", &csrf), ("action", "vote")]).await;
+    assert_eq!(s, 409, "{body}");
+    assert!(body.contains("cannot vote for their own listing"));
+
+    // Another person votes once (a second vote changes nothing), then takes it back.
+    let mut fan = Browser::new(&app);
+    sign_up(&mut fan, "fan@people.example").await;
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    let csrf = hidden(&page, "csrf");
+    let (s, _, _) = fan.post("/listings/makers-rocket/vote", &[("csrf", "forged"), ("action", "vote")]).await;
+    assert_eq!(s, 403, "a forged CSRF token is refused");
+    for _ in 0..2 {
+        let (s, _, loc) = fan.post("/listings/makers-rocket/vote", &[("csrf", &csrf), ("action", "vote")]).await;
+        assert_eq!(s, 303);
+        assert!(loc.unwrap().ends_with("/listings/makers-rocket"));
+    }
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    assert_eq!(votes_shown(&page), "1 vote", "one vote per person");
+    assert!(page.contains("Voted ✓ (undo)"));
+    let r: serde_json::Value = app.get("/api/v1/listings/makers-rocket").await.json().await.unwrap();
+    assert_eq!(r["votes"], 1, "the API shows the vote");
+    let (s, _, _) = fan.post("/listings/makers-rocket/vote", &[("csrf", &csrf), ("action", "unvote")]).await;
+    assert_eq!(s, 303);
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    assert_eq!(votes_shown(&page), "0 votes");
+
+    // Follow and stop following.
+    let (s, _, _) = fan.post("/listings/makers-rocket/follow", &[("csrf", &csrf), ("on", "1")]).await;
+    assert_eq!(s, 303);
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    assert!(page.contains("1 followers") && page.contains("Following ✓"), "{page}");
+    let (s, _, _) = fan.post("/listings/makers-rocket/follow", &[("csrf", &csrf), ("on", "0")]).await;
+    assert_eq!(s, 303);
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    assert!(page.contains("0 followers"));
+
+    // Unknown listings and boards are 404 pages; there is no vote in the API.
+    assert_eq!(fan.get("/listings/no-such-thing").await.0, 404);
+    assert_eq!(fan.get("/leaderboards/most-hyped").await.0, 404);
+    assert_eq!(fan.post("/listings/no-such-thing/vote", &[("csrf", &csrf), ("action", "vote")]).await.0, 404);
+    let r = app.client.post(format!("{}/api/v1/listings/makers-rocket/vote", app.base)).send().await.unwrap();
+    assert!(r.status() == 404 || r.status() == 405, "no vote operation in the API ({})", r.status());
+}
