@@ -17,6 +17,7 @@ mod m20261122_000010_badge_checks;
 mod m20261122_000011_claim_tokens;
 mod m20261122_000012_orders;
 mod m20261122_000013_oauth;
+mod m20261122_000014_engagement;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000011_claim_tokens::Migration),
             Box::new(m20261122_000012_orders::Migration),
             Box::new(m20261122_000013_oauth::Migration),
+            Box::new(m20261122_000014_engagement::Migration),
         ]
     }
 }

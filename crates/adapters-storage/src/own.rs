@@ -2,8 +2,8 @@
 //! sections, lifecycle compare-and-set, and what the background jobs read and write.
 
 use crate::entity::{
-    awards, follows, interview_answers, listing_owners, listing_updates, listing_versions, listings, milestones,
-    site_settings, stories, vote_tallies, votes,
+    awards, follows, interview_answers, listing_owners, listing_updates, listing_versions, listing_view_marks,
+    listing_views, listings, milestones, site_settings, stories, vote_tallies, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::sql::RawQuery;
@@ -362,6 +362,8 @@ impl OwnListingRepository for SeaOrmStore {
             listing_id: Set(v.listing_id.get()),
             user_id: Set(v.voter.get()),
             created_at: Set(ts(v.cast_at)),
+            weight: Set(v.weight),
+            address_key: Set(v.address_key.clone()),
             ..Default::default()
         };
         if !insert_once(&txn, row).await? {
@@ -370,7 +372,7 @@ impl OwnListingRepository for SeaOrmStore {
         }
         // Weighted relative to the instant the stored scores are as of, so the next decay is exact.
         let as_of = read_trending_as_of(&txn).await?.unwrap_or(v.cast_at);
-        let weight = domain::listing::trending::weight_as_of(v.cast_at, as_of);
+        let weight = v.weight * domain::listing::trending::weight_as_of(v.cast_at, as_of);
         listings::Entity::update_many()
             .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(1))
             .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(weight))
@@ -422,7 +424,7 @@ impl OwnListingRepository for SeaOrmStore {
         }
         let cast_at = vote.created_at.with_timezone(&Utc);
         let as_of = read_trending_as_of(&txn).await?.unwrap_or(cast_at);
-        let weight = domain::listing::trending::weight_as_of(cast_at, as_of);
+        let weight = vote.weight * domain::listing::trending::weight_as_of(cast_at, as_of);
         listings::Entity::update_many()
             .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).sub(1))
             .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).sub(weight))
@@ -455,6 +457,53 @@ impl OwnListingRepository for SeaOrmStore {
             .await
             .map_err(repo_err)?;
         Ok((voted > 0, following > 0))
+    }
+
+    async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64> {
+        let n = votes::Entity::find()
+            .filter(votes::Column::AddressKey.eq(address_key))
+            .filter(votes::Column::CreatedAt.gte(ts(since)))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
+    async fn record_view(&self, view: &domain::engagement::View) -> RepoResult<bool> {
+        let txn = self.begin_write().await?;
+        let mark = listing_view_marks::ActiveModel {
+            listing_id: Set(view.listing_id.get()),
+            day: Set(view.day),
+            viewer_key: Set(view.viewer_key.clone()),
+        };
+        if !insert_once(&txn, mark).await? {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        listing_views::Entity::insert(listing_views::ActiveModel {
+            listing_id: Set(view.listing_id.get()),
+            day: Set(view.day),
+            views: Set(1),
+        })
+        .on_conflict(
+            OnConflict::columns([listing_views::Column::ListingId, listing_views::Column::Day])
+                .value(
+                    listing_views::Column::Views,
+                    Expr::col((listing_views::Entity, listing_views::Column::Views)).add(1),
+                )
+                .to_owned(),
+        )
+        .exec(&txn)
+        .await
+        .map_err(repo_err)?;
+        listings::Entity::update_many()
+            .col_expr(listings::Column::ViewsCount, Expr::col(listings::Column::ViewsCount).add(1))
+            .filter(listings::Column::Id.eq(view.listing_id.get()))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
     }
 
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {

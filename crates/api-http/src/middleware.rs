@@ -59,14 +59,20 @@ fn client_of(req: &ServiceRequest) -> String {
     {
         return format!("key:{}", token.shown());
     }
-    let Some(peer) = req.peer_addr().map(|a| a.ip()) else { return "ip:unknown".to_owned() };
-    format!("ip:{}", forwarded_for(req, peer).unwrap_or(peer))
+    client_address(req.request()).map_or_else(|| "ip:unknown".to_owned(), |ip| format!("ip:{ip}"))
+}
+
+/// The client's address: the peer, or behind a load balancer the address it reports (see
+/// [`forwarded_for`]). What the rate limit keys anonymous callers by, and the site's vote cap.
+pub fn client_address(req: &actix_web::HttpRequest) -> Option<std::net::IpAddr> {
+    let peer = req.peer_addr().map(|a| a.ip())?;
+    Some(forwarded_for(req, peer).unwrap_or(peer))
 }
 
 /// The client address a load balancer reports, trusted only when the connection itself comes from a
 /// private or loopback address (the balancer's network): the last `X-Forwarded-For` entry, which the
 /// balancer appended. From a public peer the header is ignored, so a client cannot choose its own IP.
-fn forwarded_for(req: &ServiceRequest, peer: std::net::IpAddr) -> Option<std::net::IpAddr> {
+fn forwarded_for(req: &actix_web::HttpRequest, peer: std::net::IpAddr) -> Option<std::net::IpAddr> {
     let trusted = match peer {
         std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_loopback(),
         std::net::IpAddr::V6(v6) => v6.is_loopback() || (v6.segments()[0] & 0xfe00) == 0xfc00,

@@ -102,6 +102,18 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         }
     };
     let slug_html = escape(s(&l, "slug"));
+    // A person's view, once a day (signed in: per account; else per address and browser); never a bot's.
+    let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let viewer = match who {
+        Some(p) => format!("user:{}", p.user_id.get()),
+        None => format!(
+            "anon:{}:{ua}",
+            api_http::middleware::client_address(&req).map(|a| a.to_string()).unwrap_or_default()
+        ),
+    };
+    if let Err(e) = operations::engagement::viewed(&state.app, slug.as_str(), ua, &viewer).await {
+        tracing::warn!(error = %e, "a view was not counted");
+    }
     let actions = match &session {
         Some((p, csrf)) => {
             let (voted, following) =
@@ -213,11 +225,12 @@ pub async fn vote(
 ) -> HttpResponse {
     let (app, target) = (state.app.clone(), slug.clone());
     let undo = form.action == "unvote";
+    let address = api_http::middleware::client_address(&req).map(|a| a.to_string());
     engage(&state, &req, &slug, &form.csrf, |user| async move {
         if undo {
             operations::engagement::unvote(&app, user, &target).await
         } else {
-            operations::engagement::vote(&app, user, &target).await
+            operations::engagement::vote(&app, user, &target, address.as_deref()).await
         }
     })
     .await

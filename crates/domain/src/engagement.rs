@@ -6,11 +6,36 @@ use crate::ids::{ListingId, UserId};
 use crate::listing::ListingStatus;
 use chrono::{DateTime, NaiveDate, Utc};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The abuse defences votes pass (docs/DECISIONS.md, "Voting and following on the site").
+pub mod policy {
+    /// An account younger than this votes at [`NEW_ACCOUNT_WEIGHT`] in trending: a burst of fresh
+    /// accounts cannot push a listing up the live feeds. Its vote still counts as one vote.
+    pub const NEW_ACCOUNT_HOURS: i64 = 24;
+    pub const NEW_ACCOUNT_WEIGHT: f64 = 0.5;
+    /// At most this many votes a UTC day from one network address, all its accounts together.
+    pub const VOTES_PER_ADDRESS_PER_DAY: i64 = 20;
+}
+
+#[derive(Debug, Clone, PartialEq)]
 pub struct Vote {
     pub listing_id: ListingId,
     pub voter: UserId,
     pub cast_at: DateTime<Utc>,
+    /// 1, or less for a new account (see [`policy`]); scales the vote's trending weight.
+    pub weight: f64,
+    /// A keyed hash of the voter's network address, for the per-address cap; never the address.
+    pub address_key: Option<String>,
+}
+
+/// Who is voting, as the defences need to know them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Voter {
+    pub id: UserId,
+    /// When the account was created.
+    pub since: DateTime<Utc>,
+    pub address_key: Option<String>,
+    /// Votes already cast today from the same address (0 without one).
+    pub address_votes_today: i64,
 }
 
 /// Why a vote is refused.
@@ -20,24 +45,43 @@ pub enum VoteRefused {
     NotLive,
     #[error("makers cannot vote for their own listing")]
     OwnListing,
+    #[error("too many votes from this network today; try again tomorrow")]
+    AddressCap,
 }
 
 impl Vote {
-    /// A vote by `voter` for a listing with `status` owned by `owners`.
+    /// A vote for a listing with `status` owned by `owners`, plain (weight 1, no address): what
+    /// imports and tests record.
+    pub fn plain(listing_id: ListingId, voter: UserId, cast_at: DateTime<Utc>) -> Self {
+        Self { listing_id, voter, cast_at, weight: 1.0, address_key: None }
+    }
+
+    /// A person's vote, through every rule: live listings only, never one's own, the per-address cap,
+    /// and half weight for an account younger than a day.
     pub fn cast(
         listing_id: ListingId,
         status: ListingStatus,
         owners: &[UserId],
-        voter: UserId,
+        voter: &Voter,
         now: DateTime<Utc>,
     ) -> Result<Self, VoteRefused> {
         if status != ListingStatus::Live {
             return Err(VoteRefused::NotLive);
         }
-        if owners.contains(&voter) {
+        if owners.contains(&voter.id) {
             return Err(VoteRefused::OwnListing);
         }
-        Ok(Self { listing_id, voter, cast_at: now })
+        if voter.address_key.is_some() && voter.address_votes_today >= policy::VOTES_PER_ADDRESS_PER_DAY {
+            return Err(VoteRefused::AddressCap);
+        }
+        let new = now - voter.since < chrono::Duration::hours(policy::NEW_ACCOUNT_HOURS);
+        Ok(Self {
+            listing_id,
+            voter: voter.id,
+            cast_at: now,
+            weight: if new { policy::NEW_ACCOUNT_WEIGHT } else { 1.0 },
+            address_key: voter.address_key.clone(),
+        })
     }
 }
 
@@ -80,12 +124,38 @@ mod tests {
         DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap()
     }
 
+    fn voter(id: i64, age_hours: i64, address_votes_today: i64) -> Voter {
+        Voter {
+            id: UserId::from_db(id),
+            since: now() - chrono::Duration::hours(age_hours),
+            address_key: Some("k".into()),
+            address_votes_today,
+        }
+    }
+
     #[test]
     fn votes_only_for_live_listings_by_others() {
-        let (l, maker, fan) = (ListingId::from_db(1), UserId::from_db(1), UserId::from_db(2));
-        assert!(Vote::cast(l, ListingStatus::Live, &[maker], fan, now()).is_ok());
-        assert_eq!(Vote::cast(l, ListingStatus::Live, &[maker], maker, now()), Err(VoteRefused::OwnListing));
-        assert_eq!(Vote::cast(l, ListingStatus::Scheduled, &[maker], fan, now()), Err(VoteRefused::NotLive));
+        let (l, maker) = (ListingId::from_db(1), UserId::from_db(1));
+        let fan = voter(2, 100, 0);
+        assert!(Vote::cast(l, ListingStatus::Live, &[maker], &fan, now()).is_ok());
+        assert_eq!(
+            Vote::cast(l, ListingStatus::Live, &[maker], &voter(1, 100, 0), now()),
+            Err(VoteRefused::OwnListing)
+        );
+        assert_eq!(Vote::cast(l, ListingStatus::Scheduled, &[maker], &fan, now()), Err(VoteRefused::NotLive));
+    }
+
+    #[test]
+    fn new_accounts_weigh_half_and_an_address_has_a_daily_cap() {
+        let l = ListingId::from_db(1);
+        let cast = |v: &Voter| Vote::cast(l, ListingStatus::Live, &[], v, now());
+        assert_eq!(cast(&voter(2, 23, 0)).unwrap().weight, policy::NEW_ACCOUNT_WEIGHT);
+        assert_eq!(cast(&voter(2, 24, 0)).unwrap().weight, 1.0, "a day old counts fully");
+        let cap = policy::VOTES_PER_ADDRESS_PER_DAY;
+        assert!(cast(&voter(2, 100, cap - 1)).is_ok(), "the last vote within the cap");
+        assert_eq!(cast(&voter(2, 100, cap)), Err(VoteRefused::AddressCap), "one past it");
+        let unknown = Voter { address_key: None, ..voter(2, 100, cap) };
+        assert!(cast(&unknown).is_ok(), "without an address there is nothing to cap");
     }
 
     #[test]

@@ -5,10 +5,10 @@
 
 use crate::{OpError, OpResult};
 use bootstrap::App;
-use domain::engagement::{Vote, VoteRefused};
+use domain::engagement::{View, Vote, VoteRefused, Voter};
 use domain::ids::UserId;
 use domain::listing::{Listing, ListingStatus};
-use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository};
+use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository, UserRepository};
 use domain::slug::Slug;
 
 /// The live listing at `slug`, or 404.
@@ -27,18 +27,52 @@ pub async fn state(app: &App, user: UserId, slug: &str) -> OpResult<(bool, bool)
     Ok(app.store.engagement_of(l.id, user).await?)
 }
 
-/// Casts the person's vote; false when they had voted already. 409 for their own listing.
-pub async fn vote(app: &App, user: UserId, slug: &str) -> OpResult<bool> {
+/// A keyed hash of a network address (or of a viewer), never stored in the clear: the deployment's
+/// secret keeps it from being reversed by trying every address.
+async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
+    let key = crate::oauth::signing_key(app).await?;
+    Ok(app.secrets.hash_token(&format!("{}\u{0}{purpose}\u{0}{raw}", String::from_utf8_lossy(&key))))
+}
+
+/// Casts the person's vote from `address` (the client's IP as the site sees it); false when they had
+/// voted already. 409 for their own listing, and past the per-address daily cap.
+pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) -> OpResult<bool> {
     let l = live(app, slug).await?;
     let owners: Vec<UserId> = app.store.listing_owners(l.id).await?.into_iter().map(|(u, _)| u).collect();
-    let v = Vote::cast(l.id, l.lifecycle.status(), &owners, user, app.now()).map_err(|e| OpError::Conflict {
+    let account = app.store.get_user(user).await?.ok_or(OpError::Unauthenticated)?;
+    let now = app.now();
+    let address_key = match address {
+        Some(a) => Some(keyed(app, "vote-address", a).await?),
+        None => None,
+    };
+    let address_votes_today = match &address_key {
+        Some(k) => {
+            let midnight = now.date_naive().and_hms_opt(0, 0, 0).map_or(now, |t| t.and_utc());
+            app.store.votes_from_address_since(k, midnight).await?
+        }
+        None => 0,
+    };
+    let voter = Voter { id: user, since: account.created_at, address_key, address_votes_today };
+    let v = Vote::cast(l.id, l.lifecycle.status(), &owners, &voter, now).map_err(|e| OpError::Conflict {
         code: match e {
             VoteRefused::OwnListing => "own_listing",
             VoteRefused::NotLive => "not_live",
+            VoteRefused::AddressCap => "vote_cap",
         },
         message: e.to_string(),
     })?;
     Ok(app.store.cast_vote(&v).await?)
+}
+
+/// Counts a view of the listing page by a person (signed in: their account; else their address and
+/// browser), once a day each; bots (by user agent) never. True when counted.
+pub async fn viewed(app: &App, slug: &str, user_agent: &str, viewer: &str) -> OpResult<bool> {
+    let l = live(app, slug).await?;
+    let key = keyed(app, "viewer", viewer).await?;
+    match View::record(l.id, user_agent, key, app.now()) {
+        Some(v) => Ok(app.store.record_view(&v).await?),
+        None => Ok(false),
+    }
 }
 
 /// Takes the person's vote back; false when there was none.

@@ -454,7 +454,7 @@ struct AccessClaims {
 
 const SECRET_NAME: &str = "oauth-access-token-hs256";
 
-async fn signing_key(app: &App) -> OpResult<Vec<u8>> {
+pub(crate) async fn signing_key(app: &App) -> OpResult<Vec<u8>> {
     let key = app
         .token_key
         .get_or_try_init(|| async {

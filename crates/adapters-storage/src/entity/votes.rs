@@ -2,7 +2,7 @@
 
 use sea_orm::entity::prelude::*;
 
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "votes")]
 pub struct Model {
     #[sea_orm(primary_key)]
@@ -12,6 +12,9 @@ pub struct Model {
     #[sea_orm(unique_key = "ix_votes_listing_user")]
     pub user_id: i64,
     pub created_at: DateTimeWithTimeZone,
+    #[sea_orm(column_type = "Double")]
+    pub weight: f64,
+    pub address_key: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

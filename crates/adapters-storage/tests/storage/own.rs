@@ -65,7 +65,7 @@ on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
         for _ in 0..votes {
             n += 1;
             let u = store.create_user(user(&format!("v{n}@voters.example")), now()).await.unwrap();
-            let v = Vote { listing_id: l, voter: u.id, cast_at: now() + Duration::minutes(n) };
+            let v = Vote::plain(l, u.id, now() + Duration::minutes(n));
             assert!(store.cast_vote(&v).await.unwrap());
             assert!(!store.cast_vote(&v).await.unwrap(), "one vote per person and listing");
         }
@@ -101,7 +101,7 @@ on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
     // A vote cast 72 hours after the scores' instant weighs 2 as of that instant…
     let u = store.create_user(user("fan@people.example"), now()).await.unwrap();
     let cast = t0 + Duration::hours(72);
-    assert!(store.cast_vote(&Vote { listing_id: l.id, voter: u.id, cast_at: cast }).await.unwrap());
+    assert!(store.cast_vote(&Vote::plain(l.id, u.id, cast)).await.unwrap());
     let score = |s: f64| (s * 1e6).round() / 1e6;
     assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 2.0);
     // …so decaying the scores to the vote's own instant leaves it at exactly 1, and 72 hours later at ½.
@@ -123,6 +123,35 @@ on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
     assert_eq!(store.week_tally(LaunchWeek::of(cast)).await.unwrap().iter().map(|(_, n)| *n).sum::<i64>(), 0);
     assert_eq!(store.engagement_of(l.id, u.id).await.unwrap(), (false, false));
     // And the person may vote again.
-    assert!(store.cast_vote(&Vote { listing_id: l.id, voter: u.id, cast_at: later }).await.unwrap());
+    assert!(store.cast_vote(&Vote::plain(l.id, u.id, later)).await.unwrap());
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
+});
+
+on_both!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
+    use domain::engagement::View;
+    let l = store.create_listing(listing("Viewed", ListingStatus::Live, None)).await.unwrap();
+    let day = now();
+    let view = |k: &str, at| View::record(l.id, "Mozilla/5.0 Firefox/140.0", k.to_owned(), at).unwrap();
+    assert!(store.record_view(&view("a", day)).await.unwrap());
+    assert!(!store.record_view(&view("a", day)).await.unwrap(), "a repeat view the same day");
+    assert!(store.record_view(&view("b", day)).await.unwrap());
+    assert!(store.record_view(&view("a", day + Duration::days(1))).await.unwrap(), "the next day counts again");
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().views, 3);
+
+    // A half-weight vote adds half to trending; votes from one address are counted together.
+    let t0 = now();
+    assert!(store.decay_trending(None, t0, 1.0).await.unwrap());
+    let mut n = 0;
+    for weight in [0.5, 1.0] {
+        n += 1;
+        let u = store.create_user(user(&format!("w{n}@voters.example")), now()).await.unwrap();
+        let v = Vote { weight, address_key: Some("net-1".into()), ..Vote::plain(l.id, u.id, t0) };
+        assert!(store.cast_vote(&v).await.unwrap());
+    }
+    let score = |s: f64| (s * 1e6).round() / 1e6;
+    let after = store.get_listing(l.id).await.unwrap().unwrap();
+    assert_eq!((after.votes, score(after.trending_score)), (2, 1.5));
+    assert_eq!(store.votes_from_address_since("net-1", t0).await.unwrap(), 2);
+    assert_eq!(store.votes_from_address_since("net-1", t0 + Duration::seconds(1)).await.unwrap(), 0);
+    assert_eq!(store.votes_from_address_since("net-2", t0).await.unwrap(), 0);
 });

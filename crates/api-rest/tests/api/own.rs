@@ -223,8 +223,7 @@ async fn a_free_listing_goes_live_through_the_badge_and_the_weeks_and_wins_by_vo
             )
             .await
             .unwrap();
-            let v =
-                domain::engagement::Vote { listing_id: *listing, voter: u.id, cast_at: start + Duration::hours(voter) };
+            let v = domain::engagement::Vote::plain(*listing, u.id, start + Duration::hours(voter));
             assert!(domain::ports::OwnListingRepository::cast_vote(app.store.as_ref(), &v).await.unwrap());
         }
     }

@@ -75,3 +75,54 @@ async fn people_vote_once_undo_and_never_for_their_own_listing() {
     let r = app.client.post(format!("{}/api/v1/listings/makers-rocket/vote", app.base)).send().await.unwrap();
     assert!(r.status() == 404 || r.status() == 405, "no vote operation in the API ({})", r.status());
 }
+
+/// The per-address cap: one network address casts at most `VOTES_PER_ADDRESS_PER_DAY` votes a day,
+/// whatever accounts it uses; the next is refused and counts nowhere. A listing page's views count
+/// once a day per person and never for a bot.
+#[tokio::test]
+async fn an_address_votes_a_bounded_number_of_times_a_day_and_views_count_once() {
+    use domain::engagement::policy::VOTES_PER_ADDRESS_PER_DAY as CAP;
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let all: serde_json::Value = app.get("/api/v1/listings?per_page=100&sort=newest").await.json().await.unwrap();
+    let slugs: Vec<String> =
+        all["items"].as_array().unwrap().iter().map(|l| l["slug"].as_str().unwrap().to_owned()).collect();
+    assert!(slugs.len() as i64 > CAP);
+    let mut fan = Browser::new(&app);
+    sign_up(&mut fan, "busy@people.example").await;
+    let (_, page, _) = fan.get(&format!("/listings/{}", slugs[0])).await;
+    let csrf = hidden(&page, "csrf");
+    for slug in &slugs[..usize::try_from(CAP).unwrap()] {
+        let (s, body, _) = fan.post(&format!("/listings/{slug}/vote"), &[("csrf", &csrf), ("action", "vote")]).await;
+        assert_eq!(s, 303, "{slug}: {body}");
+    }
+    let over = &slugs[usize::try_from(CAP).unwrap()];
+    let before: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
+    let (s, body, _) = fan.post(&format!("/listings/{over}/vote"), &[("csrf", &csrf), ("action", "vote")]).await;
+    assert_eq!(s, 409, "vote {} from one address: {body}", CAP + 1);
+    assert!(body.contains("too many votes from this network today"));
+    // A second account on the same address is capped too.
+    let mut other = Browser::new(&app);
+    sign_up(&mut other, "sock@people.example").await;
+    let (_, page, _) = other.get(&format!("/listings/{over}")).await;
+    let csrf2 = hidden(&page, "csrf");
+    let (s, _, _) = other.post(&format!("/listings/{over}/vote"), &[("csrf", &csrf2), ("action", "vote")]).await;
+    assert_eq!(s, 409);
+    let after: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
+    assert_eq!(after["votes"], before["votes"], "the refused votes count nowhere");
+
+    // Views: this person's two visits today count once; a crawler's never.
+    let views = |v: &serde_json::Value| v["views"].as_i64().unwrap();
+    let start: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
+    // `other` opened the page once above (reqwest sends no User-Agent: not a person, not counted).
+    for ua in [
+        "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+        "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0",
+        "Googlebot/2.1",
+    ] {
+        let r = app.client.get(format!("{}/listings/{over}", app.base)).header("user-agent", ua).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let end: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
+    assert_eq!(views(&end), views(&start) + 1, "one person, one view a day; bots none");
+}

@@ -105,6 +105,10 @@ pub trait OwnListingRepository: Send + Sync {
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool>;
     /// Whether the person voted for and follows the listing.
     async fn engagement_of(&self, id: ListingId, user: UserId) -> RepoResult<(bool, bool)>;
+    /// Votes cast from the address (its keyed hash) since `since`, all accounts together.
+    async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64>;
+    /// Counts a view unless this viewer saw the listing already that day; true when counted.
+    async fn record_view(&self, view: &crate::engagement::View) -> RepoResult<bool>;
 
     /// Follows a listing; false when already following.
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;
