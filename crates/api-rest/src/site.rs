@@ -134,7 +134,12 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         .unwrap_or_default();
     let founders: String = l["founders"]
         .as_array()
-        .map(|f| f.iter().map(|x| escape(s(x, "name"))).collect::<Vec<_>>().join(", "))
+        .map(|f| {
+            f.iter()
+                .map(|x| format!(r#"<a href="{base}/founders/{}">{}</a>"#, escape(s(x, "slug")), escape(s(x, "name"))))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
         .unwrap_or_default();
     let category = &l["categories"]["primary"];
     let updates: String = l["latest_updates"]
@@ -165,7 +170,15 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         votes = votes(l["votes"].as_i64().unwrap_or(0)),
         follows = l["follows"].as_i64().unwrap_or(0),
         url = escape(s(&l, "url")),
-        category = if category.is_object() { format!(" · {}", escape(s(category, "name"))) } else { String::new() },
+        category = if category.is_object() {
+            format!(
+                r#" · <a href="{base}/categories/{}">{}</a>"#,
+                escape(s(category, "slug")),
+                escape(s(category, "name"))
+            )
+        } else {
+            String::new()
+        },
         features = if features.is_empty() { String::new() } else { format!("<h2>Features</h2><ul>{features}</ul>") },
         founders = if founders.is_empty() { String::new() } else { format!("<p>Made by {founders}</p>") },
         updates = if updates.is_empty() { String::new() } else { format!("<h2>Latest updates</h2><ul>{updates}</ul>") },
@@ -347,11 +360,303 @@ pub async fn leaderboard(
     html(StatusCode::OK, page(title, who.as_ref(), &body))
 }
 
+// ---- categories, the launch calendar, founders, the blog, awards ------------------------------------
+
+/// Markdown to HTML for blog posts: raw HTML in the source is shown as text, and a link or image keeps
+/// its address only when it is http, https, mailto or relative (never `javascript:` or `data:`).
+pub fn markdown_html(src: &str) -> String {
+    use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, html};
+    let safe = |url: CowStr<'static>| -> CowStr<'static> {
+        let u = url.trim().to_ascii_lowercase();
+        let scheme = u.split_once(':').map(|(s, _)| s).filter(|s| !s.contains(['/', '?', '#']));
+        match scheme {
+            None | Some("http" | "https" | "mailto") => url,
+            Some(_) => CowStr::Borrowed("#"),
+        }
+    };
+    let events = Parser::new_ext(src, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH).map(|e| match e {
+        Event::Html(h) | Event::InlineHtml(h) => Event::Text(h),
+        Event::Start(Tag::Link { link_type, dest_url, title, id }) => {
+            Event::Start(Tag::Link { link_type, dest_url: safe(dest_url.into_static()), title, id })
+        }
+        Event::Start(Tag::Image { link_type, dest_url, title, id }) => {
+            Event::Start(Tag::Image { link_type, dest_url: safe(dest_url.into_static()), title, id })
+        }
+        other => other,
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}
+
+fn faqs_html(faqs: &Value) -> String {
+    let items: String = faqs
+        .as_array()
+        .map(|f| {
+            f.iter()
+                .map(|q| {
+                    format!(
+                        "<details><summary>{}</summary><p>{}</p></details>",
+                        escape(s(q, "question")),
+                        escape(s(q, "answer"))
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if items.is_empty() { String::new() } else { format!("<h2>Questions</h2>{items}") }
+}
+
+/// A read that may be a 404 (an unknown slug or week): the page, or the response to send.
+async fn read_or_404(
+    state: &State,
+    who: Option<&Principal>,
+    id: &str,
+    input: Value,
+    what: &str,
+) -> Result<Value, HttpResponse> {
+    match read(state, id, input).await {
+        Ok(v) => Ok(v),
+        Err(OpError::NotFound(_) | OpError::Invalid(_)) => Err(not_found(who, what)),
+        Err(e) => {
+            tracing::error!(error = %e, op = id, "page");
+            Err(oops(who))
+        }
+    }
+}
+
+pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let tree = match read_or_404(&state, who.as_ref(), "list_categories", json!({}), "").await {
+        Ok(t) => t,
+        Err(r) => return r,
+    };
+    fn node(base: &str, n: &Value) -> String {
+        let subs: String =
+            n["subcategories"].as_array().map(|a| a.iter().map(|c| node(base, c)).collect()).unwrap_or_default();
+        format!(
+            r#"<li><a href="{base}/categories/{}">{}</a> <span class="muted">{} live</span>{}</li>"#,
+            escape(s(n, "slug")),
+            escape(s(n, "name")),
+            n["live_listings_total"].as_u64().unwrap_or(0),
+            if subs.is_empty() { String::new() } else { format!("<ul>{subs}</ul>") }
+        )
+    }
+    let items: String = tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
+    let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
+    html(StatusCode::OK, page("Categories", who.as_ref(), &body))
+}
+
+pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let input = json!({"slug": slug.as_str(), "per_page": 50});
+    let c = match read_or_404(&state, who.as_ref(), "get_category", input, "No such category.").await {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let link =
+        |r: &Value| format!(r#"<a href="{base}/categories/{}">{}</a>"#, escape(s(r, "slug")), escape(s(r, "name")));
+    let parent = if c["parent"].is_object() {
+        format!("<p class=\"muted\">In {}</p>", link(&c["parent"]))
+    } else {
+        String::new()
+    };
+    let subs: Vec<String> = c["subcategories"].as_array().map(|a| a.iter().map(link).collect()).unwrap_or_default();
+    let subs = if subs.is_empty() { String::new() } else { format!("<p>Subcategories: {}</p>", subs.join(" · ")) };
+    let empty = Vec::new();
+    let body = format!(
+        r#"<section class="card"><h1>{}</h1>{parent}<p>{}</p>{subs}<h2>Live listings, most voted first</h2>{}{}</section>"#,
+        escape(s(&c, "name")),
+        escape(s(&c, "description")),
+        list(base, c["listings"]["items"].as_array().unwrap_or(&empty), "No live listings here yet."),
+        faqs_html(&c["faqs"]),
+    );
+    html(StatusCode::OK, page(s(&c, "name"), who.as_ref(), &body))
+}
+
+pub async fn this_week(state: web::Data<State>) -> HttpResponse {
+    see_other(&format!("{}/launches/this", state.public_url))
+}
+
+pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::Path<String>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let w = match read_or_404(
+        &state,
+        who.as_ref(),
+        "get_launch_week",
+        json!({"week": week.as_str()}),
+        "No such launch week.",
+    )
+    .await
+    {
+        Ok(w) => w,
+        Err(r) => return r,
+    };
+    let monday = chrono::NaiveDate::parse_from_str(s(&w, "week"), "%Y-%m-%d").ok();
+    let step =
+        |days: i64| monday.map(|m| (m + chrono::Duration::days(days)).to_string()).unwrap_or_else(|| "this".into());
+    let ranked: String = w["launches"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|r| {
+                    row(base, &r["listing"], r["rank"].as_u64(), &votes(r["listing"]["votes"].as_i64().unwrap_or(0)))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let scheduled: String = w["scheduled"]
+        .as_array()
+        .map(|a| a.iter().map(|l| row(base, l, None, "upcoming")).collect())
+        .unwrap_or_default();
+    let body = format!(
+        r#"<section class="card"><h1>Launch week of {week}</h1><p class="pager"><a href="{base}/launches/{prev}">← Week before</a> · <a href="{base}/launches/this">This week</a> · <a href="{base}/launches/{next}">Week after →</a></p>
+<h2>Launched, ranked by community votes</h2>{ranked}<h2>Scheduled</h2>{scheduled}</section>"#,
+        week = escape(s(&w, "week")),
+        prev = step(-7),
+        next = step(7),
+        ranked = if ranked.is_empty() {
+            r#"<p class="muted">Nothing launched this week.</p>"#.to_owned()
+        } else {
+            format!(r#"<ol class="items">{ranked}</ol>"#)
+        },
+        scheduled = if scheduled.is_empty() {
+            r#"<p class="muted">Nothing scheduled.</p>"#.to_owned()
+        } else {
+            format!(r#"<ol class="items">{scheduled}</ol>"#)
+        },
+    );
+    html(StatusCode::OK, page("Launch calendar", who.as_ref(), &body))
+}
+
+pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let f = match read_or_404(&state, who.as_ref(), "get_founder", json!({"slug": slug.as_str()}), "No such founder.")
+        .await
+    {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let empty = Vec::new();
+    let body = format!(
+        r#"<section class="card"><h1>{}</h1><p class="tagline">{}</p><p>{}</p><h2>Building</h2>{}</section>"#,
+        escape(s(&f, "name")),
+        escape(s(&f, "headline")),
+        escape(s(&f, "bio")),
+        list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
+    );
+    html(StatusCode::OK, page(s(&f, "name"), who.as_ref(), &body))
+}
+
+pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let posts = match read_or_404(&state, who.as_ref(), "list_blog_posts", json!({"per_page": 50}), "").await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let items: String = posts["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|p| {
+                    format!(
+                        r#"<li class="post"><a class="name" href="{base}/blog/{}">{}</a><p class="muted">{}</p></li>"#,
+                        escape(s(p, "slug")),
+                        escape(s(p, "title")),
+                        escape(s(p, "summary"))
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
+    html(StatusCode::OK, page("Blog", who.as_ref(), &body))
+}
+
+pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let post = match read_or_404(&state, who.as_ref(), "get_blog_post", json!({"slug": slug.as_str()}), "No such post.")
+        .await
+    {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let body = format!(
+        r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
+        escape(s(&post, "title")),
+        escape(s(&post, "author")),
+        markdown_html(s(&post, "body_markdown")),
+        faqs_html(&post["faqs"]),
+    );
+    html(StatusCode::OK, page(s(&post, "title"), who.as_ref(), &body))
+}
+
+pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let a = match read_or_404(&state, who.as_ref(), "list_awards", json!({"per_page": 60}), "").await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let rows: String = a["items"]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .map(|i| {
+                    let metric = format!("week of {} · {}", s(i, "week"), votes(i["votes"].as_i64().unwrap_or(0)));
+                    format!(
+                        r#"<li class="item"><span class="award">{}</span>{}</li>"#,
+                        escape(s(i, "title")),
+                        row(base, &i["listing"], None, &metric)
+                            .trim_start_matches(r#"<li class="item">"#)
+                            .trim_end_matches("</li>")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let body = format!(
+        r#"<section class="card"><h1>Launch of the Week</h1><p class="muted">Decided by community votes only, each week when it ends.</p><ol class="items">{rows}</ol></section>"#
+    );
+    html(StatusCode::OK, page("Awards", who.as_ref(), &body))
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
     cfg.service(web::resource("/").route(web::get().to(home)).default_service(na()))
         .service(web::resource("/listings/{slug}").route(web::get().to(listing)).default_service(na()))
         .service(web::resource("/listings/{slug}/vote").route(web::post().to(vote)).default_service(na()))
         .service(web::resource("/listings/{slug}/follow").route(web::post().to(follow)).default_service(na()))
-        .service(web::resource("/leaderboards/{board}").route(web::get().to(leaderboard)).default_service(na()));
+        .service(web::resource("/leaderboards/{board}").route(web::get().to(leaderboard)).default_service(na()))
+        .service(web::resource("/categories").route(web::get().to(categories)).default_service(na()))
+        .service(web::resource("/categories/{slug}").route(web::get().to(category)).default_service(na()))
+        .service(web::resource("/launches").route(web::get().to(this_week)).default_service(na()))
+        .service(web::resource("/launches/{week}").route(web::get().to(launch_week)).default_service(na()))
+        .service(web::resource("/founders/{slug}").route(web::get().to(founder)).default_service(na()))
+        .service(web::resource("/blog").route(web::get().to(blog)).default_service(na()))
+        .service(web::resource("/blog/{slug}").route(web::get().to(blog_post)).default_service(na()))
+        .service(web::resource("/awards").route(web::get().to(awards)).default_service(na()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::markdown_html;
+
+    #[test]
+    fn markdown_keeps_no_script() {
+        let out = markdown_html(
+            "# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) [y](https://ok.example/a) [z](/blog) <img src=x onerror=alert(1)>",
+        );
+        assert!(out.contains("<h1>Hi</h1>"), "{out}");
+        assert!(!out.contains("<script>") && out.contains("&lt;script&gt;"), "{out}");
+        assert!(!out.contains("<img") && !out.contains("javascript:"), "{out}");
+        assert!(out.contains(r#"href="https://ok.example/a""#) && out.contains(r#"href="/blog""#), "{out}");
+        assert!(out.contains(r##"href="#""##), "{out}");
+    }
 }

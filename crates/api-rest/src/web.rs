@@ -62,7 +62,7 @@ pub(crate) fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> St
         None => r#"<a href="/signin">Sign in</a><a class="button" href="/signup">Sign up</a>"#.to_owned(),
     };
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="/static/site.css"></head><body><header><a class="brand" href="/">launchdir</a><nav><a href="/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="/static/site.css"></head><body><header><a class="brand" href="/">launchdir</a><nav><a href="/launches">Calendar</a><a href="/leaderboards/community-weekly">Boards</a><a href="/categories">Categories</a><a href="/blog">Blog</a><a href="/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
         escape(title)
     )
 }

@@ -320,6 +320,19 @@ async fn a_person_votes_and_the_weekly_board_moves_in_chromium() {
     assert!(d.text("main").await.contains(&name), "the board's page shows {name} at #{rank}");
     d.go(&format!("{}/leaderboards/billboard", app.base)).await;
     assert!(d.text(".paid").await.starts_with("Paid."), "the billboard says it is paid");
+    d.screenshot("board-billboard.png").await;
+    // The other pages a person browses, for review.
+    let post = get("/blog".into()).await["items"][0]["slug"].as_str().unwrap().to_owned();
+    for (path, shot) in [
+        ("/launches/this".to_owned(), "calendar.png"),
+        ("/categories/developer-tools".to_owned(), "category.png"),
+        (format!("/blog/{post}"), "blog-post.png"),
+        ("/awards".to_owned(), "awards.png"),
+    ] {
+        d.go(&format!("{}{path}", app.base)).await;
+        assert!(!d.text("h1").await.is_empty(), "{path}");
+        d.screenshot(shot).await;
+    }
 
     // Undo: the vote comes off the listing and the board.
     d.go(&format!("{}/listings/{slug}", app.base)).await;

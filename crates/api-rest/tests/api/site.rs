@@ -126,3 +126,58 @@ async fn an_address_votes_a_bounded_number_of_times_a_day_and_views_count_once()
     let end: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
     assert_eq!(views(&end), views(&start) + 1, "one person, one view a day; bots none");
 }
+
+/// Every public page renders from the demo data, with links built from the public URL, and unknown
+/// records are 404 pages.
+#[tokio::test]
+async fn the_public_pages_render_the_demo_data() {
+    const PUBLIC: &str = "https://launch.example";
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.public_url = Some(PUBLIC.into())).await;
+    app.wait_ready().await;
+    let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let get = |path: String| {
+        let c = client.clone();
+        let url = format!("{}{path}", app.base);
+        async move {
+            let r = c.get(url).header("user-agent", "Mozilla/5.0 Firefox/140.0").send().await.unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        }
+    };
+    let api = |path: &str| format!("/api/v1{path}");
+    let first = |v: &serde_json::Value, key: &str| v["items"][0][key].as_str().unwrap().to_owned();
+    let json = |(_, body): (u16, String)| serde_json::from_str::<serde_json::Value>(&body).unwrap();
+    let blog = json(get(api("/blog")).await);
+    let (post, title) = (first(&blog, "slug"), first(&blog, "title"));
+    let category = first(&json(get(api("/categories")).await), "slug");
+    let listing = json(get(api(&format!("/listings/{}", first(&json(get(api("/listings")).await), "slug")))).await);
+    let founder = listing["founders"][0]["slug"].as_str().unwrap().to_owned();
+    for (path, expect) in [
+        ("/".to_owned(), "This week"),
+        ("/categories".to_owned(), "Categories"),
+        (format!("/categories/{category}"), "Live listings, most voted first"),
+        ("/launches/this".to_owned(), "Launch week of"),
+        ("/launches/last".to_owned(), "Launched, ranked by community votes"),
+        (format!("/founders/{founder}"), listing["founders"][0]["name"].as_str().unwrap()),
+        ("/blog".to_owned(), "Blog"),
+        (format!("/blog/{post}"), title.as_str()),
+        ("/awards".to_owned(), "Launch of the Week"),
+        ("/leaderboards/community-all-time".to_owned(), "All time"),
+        ("/leaderboards/billboard".to_owned(), "<strong>Paid.</strong>"),
+    ] {
+        let (s, body) = get(path.clone()).await;
+        assert_eq!(s, 200, "{path}: {body}");
+        assert!(body.contains(expect), "{path} shows {expect:?}");
+        assert!(
+            body.contains(&format!(r#"href="{PUBLIC}/"#)) || !body.contains("class=\"items\""),
+            "{path}: links from the public URL"
+        );
+        assert!(!body.contains("http://127.0.0.1"), "{path}: no internal address in links");
+    }
+    let (s, _) = get("/launches".to_owned()).await;
+    assert_eq!(s, 303, "the calendar opens on this week");
+    for path in
+        ["/categories/nope", "/founders/nobody-here", "/blog/no-such-post", "/launches/1999-01-04", "/listings/nope"]
+    {
+        assert_eq!(get(path.to_owned()).await.0, 404, "{path}");
+    }
+}
