@@ -11,6 +11,7 @@ pub mod docs_page;
 mod invites;
 mod oauth;
 pub use api_http::{error, middleware};
+pub mod maker;
 pub mod probes;
 pub mod rest;
 pub mod server;

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use std::sync::OnceLock;
 
 /// The registry, built once for the pages.
-fn op(id: &str) -> &'static Descriptor {
+pub(crate) fn op(id: &str) -> &'static Descriptor {
     static REGISTRY: OnceLock<Vec<Descriptor>> = OnceLock::new();
     REGISTRY
         .get_or_init(operations::registry)

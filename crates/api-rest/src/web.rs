@@ -56,7 +56,7 @@ pub(crate) fn cookie(
 pub(crate) fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
     let nav = match signed_in {
         Some(p) => format!(
-            r#"<span class="who">{}</span><a href="/account/api-keys">API keys</a><form method="post" action="/signout" class="inline"><button class="link">Sign out</button></form>"#,
+            r#"<span class="who">{}</span><a href="/me/drafts">My launches</a><a href="/account/api-keys">API keys</a><a href="/signout">Sign out</a>"#,
             escape(p.email.as_str())
         ),
         None => r#"<a href="/signin">Sign in</a><a class="button" href="/signup">Sign up</a>"#.to_owned(),
@@ -230,6 +230,17 @@ pub struct CsrfOnly {
     csrf: String,
 }
 
+/// The sign-out page: one button, carrying the session's CSRF token (the header links here, since
+/// the header is drawn without the token).
+pub async fn signout_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let body = format!(
+        r#"<section class="card narrow"><h1>Sign out</h1><form method="post" action="/signout"><input type="hidden" name="csrf" value="{}"><button id="signout">Sign out</button></form></section>"#,
+        escape(&csrf)
+    );
+    html(StatusCode::OK, page("Sign out", Some(&p), &body))
+}
+
 pub async fn signout(state: web::Data<State>, req: HttpRequest, form: web::Form<CsrfOnly>) -> HttpResponse {
     if let Some((_, csrf)) = signed_in(&state, &req).await {
         if !same(&state, &form.csrf, &csrf) {
@@ -401,7 +412,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(
         web::resource("/signin").route(web::get().to(signin_form)).route(web::post().to(signin)).default_service(na()),
     )
-    .service(web::resource("/signout").route(web::post().to(signout)).default_service(na()))
+    .service(
+        web::resource("/signout")
+            .route(web::get().to(signout_form))
+            .route(web::post().to(signout))
+            .default_service(na()),
+    )
     .service(web::resource("/account").route(web::get().to(account)).default_service(na()))
     .service(
         web::resource("/account/api-keys")

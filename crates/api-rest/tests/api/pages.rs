@@ -161,8 +161,11 @@ async fn sign_up_make_a_key_use_it_revoke_it() {
     assert!(s == 200 && page.contains("Revoked"));
     assert_eq!(me(&app, &key).await, 401);
 
-    // Sign out ends the session on the server, not only in the browser.
+    // Sign out (the header's link leads to a page whose form carries the token) ends the session on
+    // the server, not only in the browser.
     let stolen = b.cookie_header();
+    let (_, signout, _) = b.get("/signout").await;
+    assert_eq!(hidden(&signout, "csrf"), csrf, "the sign-out page's form carries the session's token");
     let (s, _, loc) = b.post("/signout", &[("csrf", &csrf)]).await;
     assert_eq!((s, loc.as_deref()), (303, Some("/signin")));
     let r = app.client.get(format!("{}/account/api-keys", app.base)).header("Cookie", stolen).send().await.unwrap();

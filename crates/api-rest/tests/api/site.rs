@@ -181,3 +181,81 @@ async fn the_public_pages_render_the_demo_data() {
         assert_eq!(get(path.to_owned()).await.0, 404, "{path}");
     }
 }
+
+/// The maker's pages: the draft with each field's value, state and evidence quotes, an edit that makes
+/// a field the maker's, a refused edit naming the field, saving the draft as a listing, and the lists
+/// of listings, claims and orders. Another person's draft is a 404.
+#[tokio::test]
+async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
+    use domain::user::Scope::{AccountRead, ListingsWrite};
+    let site = test_support::FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let allowed = site.host_port();
+    let app = spawn_app_configured(test_support::sqlite(), false, move |a| {
+        a.outbound.crawler_allowed_hosts = vec![allowed];
+        a.read_cache_secs = 0;
+    })
+    .await;
+    app.wait_ready().await;
+    let mut maker = Browser::new(&app);
+    sign_up(&mut maker, "ann@acme.example").await;
+    let key = crate::drafts::key_for(&app.db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
+    let (s, draft) =
+        crate::own::call(&app, "POST", "/drafts", &key, Some(serde_json::json!({"url": site.url()}))).await;
+    assert_eq!(s, 201, "{draft}");
+    let id = draft["id"].as_str().unwrap().to_owned();
+    for _ in 0..100 {
+        let (_, d) = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await;
+        if d["status"] == "ready" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
+    let (s, list, _) = maker.get("/me/drafts").await;
+    assert_eq!(s, 200);
+    assert!(list.contains(&format!("/me/drafts/{id}")), "{list}");
+    let (s, page, _) = maker.get(&format!("/me/drafts/{id}")).await;
+    assert_eq!(s, 200, "{page}");
+    assert!(page.contains("<blockquote>“") && page.contains("state-ai"), "values with their evidence and state");
+    assert!(page.contains("state-not_found"), "facts the site does not state are shown as such");
+    let csrf = hidden(&page, "csrf");
+
+    // An edit makes the field the maker's; a value past its bound is refused, naming the field.
+    let form = [("csrf", csrf.as_str()), ("field", "tagline"), ("value", "Rockets for cats, edited on the site")];
+    let (s, _, loc) = maker.post(&format!("/me/drafts/{id}"), &form).await;
+    assert_eq!(s, 303);
+    assert!(loc.unwrap().contains("#field-tagline"));
+    let (_, page, _) = maker.get(&format!("/me/drafts/{id}")).await;
+    let row = page.split(r#"<tr id="field-tagline">"#).nth(1).unwrap().split("</tr>").next().unwrap();
+    assert!(row.contains("Rockets for cats, edited on the site") && row.contains("state-edited"), "{row}");
+    let long = "x".repeat(501);
+    let (s, page, _) =
+        maker.post(&format!("/me/drafts/{id}"), &[("csrf", &csrf), ("field", "name"), ("value", &long)]).await;
+    assert_eq!(s, 400);
+    assert!(page.contains("fields.name"), "the refusal names the field");
+    let (s, _, _) =
+        maker.post(&format!("/me/drafts/{id}"), &[("csrf", "forged"), ("field", "name"), ("value", "x")]).await;
+    assert_eq!(s, 403);
+
+    // Someone else sees nothing of it.
+    let mut other = Browser::new(&app);
+    sign_up(&mut other, "bob@other.example").await;
+    assert_eq!(other.get(&format!("/me/drafts/{id}")).await.0, 404);
+    let other_csrf = hidden(&other.get("/signout").await.1, "csrf");
+    let (s, _, _) = other.post(&format!("/me/drafts/{id}/submit"), &[("csrf", &other_csrf)]).await;
+    assert_eq!(s, 404);
+
+    // Save it as a listing; the listings page shows it, unpublished.
+    let (s, _, loc) = maker.post(&format!("/me/drafts/{id}/submit"), &[("csrf", &csrf)]).await;
+    assert_eq!((s, loc.as_deref().map(|l| l.ends_with("/me/listings"))), (303, Some(true)));
+    let (s, listings, _) = maker.get("/me/listings").await;
+    assert_eq!(s, 200);
+    assert!(listings.contains("Acme Rockets") && listings.contains("<td>draft</td>"), "{listings}");
+    for path in ["/me/claims", "/me/orders"] {
+        let (s, body, _) = maker.get(path).await;
+        assert_eq!(s, 200, "{path}");
+        assert!(body.contains("No "), "{path}: says it is empty");
+    }
+    let mut anon = Browser::new(&app);
+    assert_eq!(anon.get("/me/drafts").await.2.as_deref(), Some("/signin"));
+}

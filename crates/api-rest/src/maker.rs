@@ -1,0 +1,313 @@
+//! The maker's pages: their drafts (each field's value beside its state and the evidence quotes it was
+//! drafted from, with a form to change it and a button to save the draft as a listing), their
+//! listings with status and launch week, their claims and their orders. Every page runs the same
+//! account operations as the API, as the signed-in person (a session carries every scope), so the
+//! owner checks are the operations' own: another person's draft is a 404 here too.
+
+use crate::server::State;
+use crate::web::{html, oops, page, same, see_other, signed_in};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use domain::auth::Principal;
+use operations::badges::escape;
+use operations::{Caller, OpError};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_default()
+}
+
+/// Runs an account operation as the signed-in person.
+async fn run(state: &State, p: &Principal, id: &str, input: Value) -> Result<Value, OpError> {
+    crate::site::op(id).call(state.ctx.with_caller(Caller::Principal(p.clone())), input).await
+}
+
+fn failed(p: &Principal, e: &OpError) -> HttpResponse {
+    match e {
+        OpError::NotFound(_) => html(StatusCode::NOT_FOUND, page("Not found", Some(p), "<p>Not found.</p>")),
+        e => {
+            tracing::error!(error = %e, "maker page");
+            oops(Some(p))
+        }
+    }
+}
+
+fn tabs(base: &str) -> String {
+    format!(
+        r#"<p class="tabs"><a href="{base}/me/drafts">Drafts</a> · <a href="{base}/me/listings">Listings</a> · <a href="{base}/me/claims">Claims</a> · <a href="{base}/me/orders">Orders</a></p>"#
+    )
+}
+
+fn table(head: &[&str], rows: Vec<String>, empty: &str) -> String {
+    if rows.is_empty() {
+        return format!(r#"<p class="muted">{}</p>"#, escape(empty));
+    }
+    let th: String = head.iter().map(|h| format!("<th>{h}</th>")).collect();
+    format!("<table><thead><tr>{th}</tr></thead><tbody>{}</tbody></table>", rows.concat())
+}
+
+/// One of the maker's lists: `op`'s items as table rows.
+async fn listing_page(
+    state: &State,
+    req: &HttpRequest,
+    title: &str,
+    op: &str,
+    head: &[&str],
+    row: impl Fn(&str, &Value) -> String,
+    empty: &str,
+) -> HttpResponse {
+    let Some((p, _)) = signed_in(state, req).await else { return see_other("/signin") };
+    let base = &state.public_url;
+    let v = match run(state, &p, op, json!({"per_page": 100})).await {
+        Ok(v) => v,
+        Err(e) => return failed(&p, &e),
+    };
+    let rows: Vec<String> = v["items"].as_array().map(|a| a.iter().map(|i| row(base, i)).collect()).unwrap_or_default();
+    let body = format!(r#"<section class="card"><h1>{title}</h1>{}{}</section>"#, tabs(base), table(head, rows, empty));
+    html(StatusCode::OK, page(title, Some(&p), &body))
+}
+
+pub async fn drafts(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let row = |base: &str, d: &Value| {
+        format!(
+            r#"<tr><td><a href="{base}/me/drafts/{id}">{name}</a></td><td>{url}</td><td>{status}</td><td>{c} %</td></tr>"#,
+            id = escape(s(d, "id")),
+            name = escape(if s(d, "name").is_empty() { s(d, "url") } else { s(d, "name") }),
+            url = escape(s(d, "url")),
+            status = escape(s(d, "status")),
+            c = d["completeness"].as_u64().unwrap_or(0),
+        )
+    };
+    let empty = "No drafts yet. Submit your website through the API (submit_listing) or your assistant.";
+    listing_page(&state, &req, "Your drafts", "list_my_drafts", &["Draft", "Website", "Status", "Complete"], row, empty)
+        .await
+}
+
+pub async fn listings(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let row = |base: &str, l: &Value| {
+        let name = escape(s(l, "name"));
+        let name = if s(l, "status") == "live" {
+            format!(r#"<a href="{base}/listings/{}">{name}</a>"#, escape(s(l, "slug")))
+        } else {
+            name
+        };
+        format!(
+            "<tr><td>{name}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(s(l, "status")),
+            escape(s(l, "plan")),
+            escape(l["launch_week"].as_str().unwrap_or("—")),
+        )
+    };
+    let head = ["Listing", "Status", "Plan", "Launch week"];
+    listing_page(&state, &req, "Your listings", "list_my_listings", &head, row, "No listings yet.").await
+}
+
+pub async fn claims(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let row = |_: &str, c: &Value| {
+        format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(s(c, "listing_name")),
+            escape(s(c, "method")),
+            escape(s(c, "status")),
+            escape(s(c, "expires_at")),
+        )
+    };
+    let head = ["Listing", "Method", "Status", "Expires"];
+    listing_page(&state, &req, "Your claims", "list_my_claims", &head, row, "No claims.").await
+}
+
+pub async fn orders(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let row = |_: &str, o: &Value| {
+        let number = escape(s(o, "number"));
+        let number = match o["checkout_url"].as_str() {
+            Some(u) if s(o, "status") == "pending" => format!(r#"<a href="{}">{number}</a>"#, escape(u)),
+            _ => number,
+        };
+        format!(
+            "<tr><td>{number}</td><td>{}</td><td>${:.2}</td><td>{}</td></tr>",
+            escape(s(o, "status")),
+            o["totals"]["gross_cents"].as_i64().unwrap_or(0) as f64 / 100.0,
+            escape(s(o, "created_at").get(..10).unwrap_or_default()),
+        )
+    };
+    let head = ["Order", "Status", "Total (VAT incl.)", "Created"];
+    listing_page(&state, &req, "Your orders", "list_my_orders", &head, row, "No orders.").await
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(t) => t.clone(),
+        Value::Array(items) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// Fields whose value is a list (one item per line in the form).
+const LISTS: [&str; 5] = ["categories", "tags", "features", "usps", "keywords"];
+
+async fn draft_page(
+    state: &State,
+    p: &Principal,
+    csrf: &str,
+    id: &str,
+    notice: &str,
+    status: StatusCode,
+) -> HttpResponse {
+    let base = &state.public_url;
+    let d = match run(state, p, "get_draft", json!({"id": id})).await {
+        Ok(d) => d,
+        Err(e) => return failed(p, &e),
+    };
+    let fields: String = d["fields"]
+        .as_object()
+        .map(|f| {
+            f.iter()
+                .map(|(name, fv)| {
+                    let value = value_text(&fv["value"]);
+                    let evidence: String = fv["evidence"]
+                        .as_array()
+                        .map(|e| {
+                            e.iter()
+                                .map(|q| {
+                                    format!(
+                                        r#"<blockquote>“{}” <a class="muted" href="{}" rel="nofollow noopener">source</a></blockquote>"#,
+                                        escape(s(q, "quote")),
+                                        escape(s(q, "url"))
+                                    )
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    let input = if LISTS.contains(&name.as_str()) || value.len() > 120 {
+                        format!(r#"<textarea name="value" rows="3">{}</textarea>"#, escape(&value))
+                    } else {
+                        format!(r#"<input name="value" value="{}">"#, escape(&value))
+                    };
+                    format!(
+                        r#"<tr id="field-{name}"><th>{name}</th><td><form method="post" action="{base}/me/drafts/{id}" class="field"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="field" value="{name}">{input}<button class="secondary">Save</button></form>{evidence}</td><td><span class="state state-{state}">{state}</span></td></tr>"#,
+                        name = escape(name),
+                        id = escape(id),
+                        csrf = escape(csrf),
+                        state = escape(s(fv, "state")),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let submit = if s(&d, "status") == "ready" {
+        format!(
+            r#"<form method="post" action="{base}/me/drafts/{}/submit"><input type="hidden" name="csrf" value="{}"><button id="submit-draft">Save as my listing</button></form>"#,
+            escape(id),
+            escape(csrf)
+        )
+    } else {
+        format!(r#"<p class="muted">The draft is {}; it can be saved once it is ready.</p>"#, escape(s(&d, "status")))
+    };
+    let missing = d["not_found_on_website"].as_array().map_or(0, Vec::len);
+    let body = format!(
+        r#"{notice}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>"#,
+        url = escape(s(&d, "url")),
+        tabs = tabs(base),
+        c = d["completeness"].as_u64().unwrap_or(0),
+    );
+    html(status, page("Draft", Some(p), &body))
+}
+
+pub async fn draft(state: web::Data<State>, req: HttpRequest, id: web::Path<String>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    draft_page(&state, &p, &csrf, &id, "", StatusCode::OK).await
+}
+
+/// The draft page again with why the operation refused (400 naming each field, 409 its state).
+async fn refused(state: &State, p: &Principal, csrf: &str, id: &str, e: OpError) -> HttpResponse {
+    let (msg, status) = match e {
+        OpError::Invalid(errs) => (
+            errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; "),
+            StatusCode::BAD_REQUEST,
+        ),
+        OpError::Conflict { message, .. } => (message, StatusCode::CONFLICT),
+        e => return failed(p, &e),
+    };
+    let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
+    draft_page(state, p, csrf, id, &notice, status).await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FieldForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    field: String,
+    #[serde(default)]
+    value: String,
+}
+
+/// Saves one field of the draft through update_draft (an empty value removes it); a refused value is
+/// shown with the operation's own message, naming the field.
+pub async fn edit_field(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    form: web::Form<FieldForm>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let f = form.into_inner();
+    if !same(&state, &f.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+    }
+    let value = if f.value.trim().is_empty() {
+        Value::Null
+    } else if LISTS.contains(&f.field.as_str()) {
+        json!(f.value.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>())
+    } else {
+        json!(f.value.trim())
+    };
+    let mut fields = serde_json::Map::new();
+    fields.insert(f.field.clone(), value);
+    match run(&state, &p, "update_draft", json!({"id": id.as_str(), "fields": fields})).await {
+        Ok(_) => see_other(&format!("{}/me/drafts/{}#field-{}", state.public_url, id.as_str(), f.field)),
+        Err(e) => refused(&state, &p, &csrf, &id, e).await,
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CsrfForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Saves the draft as the maker's listing (submit_draft), then shows their listings.
+pub async fn submit(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<String>,
+    form: web::Form<CsrfForm>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    if !same(&state, &form.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+    }
+    match run(&state, &p, "submit_draft", json!({"id": id.as_str()})).await {
+        Ok(_) => see_other(&format!("{}/me/listings", state.public_url)),
+        Err(e) => refused(&state, &p, &csrf, &id, e).await,
+    }
+}
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    let na = || web::to(crate::server::method_not_allowed);
+    cfg.service(web::resource("/me/drafts").route(web::get().to(drafts)).default_service(na()))
+        .service(
+            web::resource("/me/drafts/{id}")
+                .route(web::get().to(draft))
+                .route(web::post().to(edit_field))
+                .default_service(na()),
+        )
+        .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
+        .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
+        .service(web::resource("/me/claims").route(web::get().to(claims)).default_service(na()))
+        .service(web::resource("/me/orders").route(web::get().to(orders)).default_service(na()));
+}
