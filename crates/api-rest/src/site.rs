@@ -157,12 +157,81 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         .map(|p| format!("<p>{}</p>", escape(p)))
         .collect();
     let not_stated = l["not_found_on_website"].as_array().map_or(0, Vec::len);
+    // What it earned: Launch of the Week awards, featured, verified.
+    let mut chips: Vec<String> = l["awards"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|w| {
+                    format!(
+                        "Launch of the Week #{} · week of {}",
+                        w["rank"].as_u64().unwrap_or(0),
+                        escape(s(w, "week"))
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if l["featured"].as_bool() == Some(true) {
+        chips.push("Featured".into());
+    }
+    if l["verified"].as_bool() == Some(true) {
+        chips.push("Verified maker".into());
+    }
+    let chips: String = chips.iter().map(|c| format!(r#"<span class="chip">{c}</span>"#)).collect();
+    // Milestones and the founder story are public where unlocked (the operation leaves them out otherwise).
+    let milestones: String = l["milestones"]
+        .as_array()
+        .map(|m| {
+            m.iter()
+                .map(|x| format!("<li><strong>{}</strong> {}</li>", escape(s(x, "date")), escape(s(x, "title"))))
+                .collect()
+        })
+        .unwrap_or_default();
+    let story: String = l["story"]
+        .as_object()
+        .map(|st| {
+            st.iter()
+                .filter(|(k, v)| *k != "title" && v.as_str().is_some_and(|t| !t.is_empty()))
+                .map(|(k, v)| {
+                    format!(
+                        "<h3>{}</h3><p>{}</p>",
+                        escape(&k.replace('_', " ")),
+                        escape(v.as_str().unwrap_or_default())
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let alternatives: String = match read(&state, "get_alternatives", json!({"slug": slug.as_str()})).await {
+        Ok(a) => a["items"]
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .take(5)
+                    .map(|i| {
+                        let other = escape(s(&i["listing"], "slug"));
+                        format!(
+                            r#"<li><a href="{base}/listings/{other}">{}</a> <a class="muted" href="{base}/compare?a={slug_html}&amp;b={other}">compare</a></li>"#,
+                            escape(s(&i["listing"], "name"))
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        Err(e) => {
+            tracing::warn!(error = %e, "alternatives on a listing page");
+            String::new()
+        }
+    };
     let body = format!(
         r#"<article class="card listing"><h1>{name}</h1><p class="tagline">{tagline}</p>
 <p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a href="{url}" rel="nofollow noopener">{url}</a>{category}</p>
 <div class="actions">{actions}</div>
+<p class="chips">{chips}</p>
 {paragraphs}
-{features}{founders}{updates}
+{features}{founders}{updates}{milestones}{story}{alternatives}
 <p class="muted">{not_stated} facts its own website does not state are left blank on purpose.</p>
 <p><a href="{base}/api/v1/listings/{slug_html}">This listing in the API</a> · <a href="{base}/leaderboards/community-weekly">This week's board</a></p></article>"#,
         name = escape(s(&l, "name")),
@@ -182,6 +251,14 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         features = if features.is_empty() { String::new() } else { format!("<h2>Features</h2><ul>{features}</ul>") },
         founders = if founders.is_empty() { String::new() } else { format!("<p>Made by {founders}</p>") },
         updates = if updates.is_empty() { String::new() } else { format!("<h2>Latest updates</h2><ul>{updates}</ul>") },
+        milestones =
+            if milestones.is_empty() { String::new() } else { format!("<h2>Milestones</h2><ul>{milestones}</ul>") },
+        story = if story.is_empty() { String::new() } else { format!("<h2>The founders' story</h2>{story}") },
+        alternatives = if alternatives.is_empty() {
+            String::new()
+        } else {
+            format!("<h2>Alternatives</h2><ul>{alternatives}</ul>")
+        },
     );
     html(StatusCode::OK, page(s(&l, "name"), who, &body))
 }
@@ -627,6 +704,59 @@ pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     html(StatusCode::OK, page("Awards", who.as_ref(), &body))
 }
 
+#[derive(Debug, Deserialize)]
+pub struct CompareQuery {
+    #[serde(default)]
+    a: String,
+    #[serde(default)]
+    b: String,
+}
+
+/// Two live listings side by side on their categories' attributes; an empty cell means that
+/// listing's own site does not state the fact.
+pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<CompareQuery>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let input = json!({"a": q.a, "b": q.b});
+    let c = match read_or_404(&state, who.as_ref(), "compare_listings", input, "One of these listings is not live.")
+        .await
+    {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let cell = |v: &Value| match v {
+        Value::Null => r#"<span class="muted">not stated</span>"#.to_owned(),
+        Value::Array(items) => escape(&items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")),
+        Value::String(t) => escape(t),
+        other => escape(&other.to_string()),
+    };
+    let rows: String = c["rows"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .map(|row| {
+                    format!(
+                        "<tr><th>{}</th><td>{}</td><td>{}</td></tr>",
+                        escape(&s(row, "attribute").replace('_', " ")),
+                        cell(&row["a"]),
+                        cell(&row["b"])
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let head =
+        |l: &Value| format!(r#"<a href="{base}/listings/{}">{}</a>"#, escape(s(l, "slug")), escape(s(l, "name")));
+    let body = format!(
+        r#"<section class="card"><h1>{} vs {}</h1><table><thead><tr><th></th><th>{}</th><th>{}</th></tr></thead><tbody>{rows}</tbody></table></section>"#,
+        escape(s(&c["a"], "name")),
+        escape(s(&c["b"], "name")),
+        head(&c["a"]),
+        head(&c["b"]),
+    );
+    html(StatusCode::OK, page("Compare", who.as_ref(), &body))
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
     cfg.service(web::resource("/").route(web::get().to(home)).default_service(na()))
@@ -641,7 +771,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/founders/{slug}").route(web::get().to(founder)).default_service(na()))
         .service(web::resource("/blog").route(web::get().to(blog)).default_service(na()))
         .service(web::resource("/blog/{slug}").route(web::get().to(blog_post)).default_service(na()))
-        .service(web::resource("/awards").route(web::get().to(awards)).default_service(na()));
+        .service(web::resource("/awards").route(web::get().to(awards)).default_service(na()))
+        .service(web::resource("/compare").route(web::get().to(compare)).default_service(na()));
 }
 
 #[cfg(test)]

@@ -175,6 +175,19 @@ async fn the_public_pages_render_the_demo_data() {
     }
     let (s, _) = get("/launches".to_owned()).await;
     assert_eq!(s, 303, "the calendar opens on this week");
+    // A listing page shows what it won, its alternatives and a way to compare with each.
+    let awards = json(get(api("/awards")).await);
+    let winner = awards["items"][0]["listing"]["slug"].as_str().unwrap().to_owned();
+    let (s, page) = get(format!("/listings/{winner}")).await;
+    assert_eq!(s, 200);
+    assert!(page.contains("Launch of the Week #"), "the award is shown");
+    assert!(page.contains("<h2>Alternatives</h2>"), "alternatives are listed");
+    let compare = page.split(r#"href=""#).find(|h| h.contains("/compare?a=")).unwrap().split('"').next().unwrap();
+    let compare = compare.trim_start_matches(PUBLIC).replace("&amp;", "&");
+    let (s, table) = get(compare.clone()).await;
+    assert_eq!(s, 200, "{compare}");
+    assert!(table.contains(" vs ") && table.contains("<tbody><tr>"), "{compare}: rows side by side");
+    assert_eq!(get(format!("/compare?a={winner}&b=nope")).await.0, 404);
     for path in
         ["/categories/nope", "/founders/nobody-here", "/blog/no-such-post", "/launches/1999-01-04", "/listings/nope"]
     {
