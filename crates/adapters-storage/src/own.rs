@@ -506,6 +506,15 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(true)
     }
 
+    async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64> {
+        let r = listing_view_marks::Entity::delete_many()
+            .filter(listing_view_marks::Column::Day.lt(before))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(r.rows_affected)
+    }
+
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {
         let txn = self.begin_write().await?;
         let row =

@@ -143,7 +143,14 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
         }
         Some(t) if now - t >= Duration::hours(TRENDING_DECAY_HOURS) => {
             let factor = domain::listing::trending::weight_as_of(t, now);
-            app.store.decay_trending(Some(t), now, factor).await?
+            let decayed = app.store.decay_trending(Some(t), now, factor).await?;
+            if decayed {
+                // The same hourly step forgets who viewed before yesterday: a repeat view is only
+                // ever looked for on its own day.
+                let pruned = app.store.prune_view_marks(now.date_naive() - Duration::days(1)).await?;
+                tracing::debug!(pruned, "old view marks forgotten");
+            }
+            decayed
         }
         Some(_) => false,
     };

@@ -137,6 +137,11 @@ on_both!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
     assert!(store.record_view(&view("b", day)).await.unwrap());
     assert!(store.record_view(&view("a", day + Duration::days(1))).await.unwrap(), "the next day counts again");
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().views, 3);
+    // Forgetting the first day's viewers keeps the counts; that day is not looked at again.
+    assert_eq!(store.prune_view_marks((day + Duration::days(1)).date_naive()).await.unwrap(), 2);
+    assert_eq!(store.prune_view_marks((day + Duration::days(1)).date_naive()).await.unwrap(), 0);
+    assert!(!store.record_view(&view("a", day + Duration::days(1))).await.unwrap(), "the second day's mark stays");
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().views, 3);
 
     // A half-weight vote adds half to trending; votes from one address are counted together.
     let t0 = now();

@@ -18,7 +18,17 @@ async fn people_vote_once_undo_and_never_for_their_own_listing() {
     let mut maker = Browser::new(&app);
     sign_up(&mut maker, "maker@rockets.example").await;
     let live = Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(chrono::Utc::now()));
-    crate::orders::owned_listing_in(&store, "Makers Rocket", "maker@rockets.example", live).await;
+    let id = crate::orders::owned_listing_in(&store, "Makers Rocket", "maker@rockets.example", live).await;
+    // A paid listing shows its milestones and story publicly.
+    use domain::user::Scope::{AccountRead, ListingsWrite};
+    let key = crate::drafts::key_for(&app.db.url, "maker@rockets.example", &[AccountRead, ListingsWrite]).await;
+    let milestone = serde_json::json!({"date": "2026-01-31", "title": "First rocket for a cat"});
+    let (s, body) =
+        crate::own::call(&app, "POST", &format!("/me/listings/{id}/milestones"), &key, Some(milestone)).await;
+    assert_eq!(s, 201, "{body}");
+    let story = serde_json::json!({"why_started": "Our cat looked at the moon."});
+    let (s, body) = crate::own::call(&app, "PUT", &format!("/me/listings/{id}/story"), &key, Some(story)).await;
+    assert_eq!(s, 200, "{body}");
 
     // Signed out: the page shows the count and a way to sign in; the form sends to sign-in.
     let mut anon = Browser::new(&app);
@@ -26,6 +36,12 @@ async fn people_vote_once_undo_and_never_for_their_own_listing() {
     assert_eq!(s, 200, "{page}");
     assert_eq!(votes_shown(&page), "0 votes");
     assert!(page.contains("Sign in to vote") && !page.contains(r#"id="vote""#));
+    assert!(
+        page.contains("<h2>Milestones</h2>") && page.contains("First rocket for a cat"),
+        "milestones when unlocked"
+    );
+    assert!(page.contains("The founders&#x27; story") || page.contains("The founders' story"), "{page}");
+    assert!(page.contains("Our cat looked at the moon."), "the story when unlocked");
     let (s, _, loc) = anon.post("/listings/makers-rocket/vote", &[("csrf", "x"), ("action", "vote")]).await;
     assert_eq!((s, loc.as_deref()), (303, Some("/signin")));
 

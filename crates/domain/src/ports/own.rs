@@ -109,6 +109,8 @@ pub trait OwnListingRepository: Send + Sync {
     async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64>;
     /// Counts a view unless this viewer saw the listing already that day; true when counted.
     async fn record_view(&self, view: &crate::engagement::View) -> RepoResult<bool>;
+    /// Forgets who viewed before `before` (the counts stay); the number of marks removed.
+    async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64>;
 
     /// Follows a listing; false when already following.
     async fn follow(&self, id: ListingId, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;
