@@ -181,9 +181,9 @@ async fn draft_page(
                         })
                         .unwrap_or_default();
                     let input = if LISTS.contains(&name.as_str()) || value.len() > 120 {
-                        format!(r#"<textarea name="value" rows="3">{}</textarea>"#, escape(&value))
+                        format!(r#"<textarea name="value" rows="3" aria-label="{n}">{}</textarea>"#, escape(&value), n = escape(name))
                     } else {
-                        format!(r#"<input name="value" value="{}">"#, escape(&value))
+                        format!(r#"<input name="value" value="{}" aria-label="{n}">"#, escape(&value), n = escape(name))
                     };
                     format!(
                         r#"<tr id="field-{name}"><th>{name}</th><td><form method="post" action="{base}/me/drafts/{id}" class="field"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="field" value="{name}">{input}<button class="secondary">Save</button></form>{evidence}</td><td><span class="state state-{state}">{state}</span></td></tr>"#,
