@@ -5,6 +5,7 @@
 //! owner checks are the operations' own: another person's draft is a 404 here too.
 
 use crate::server::State;
+use crate::site::s;
 use crate::web::{html, oops, page, same, see_other, signed_in};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -13,10 +14,6 @@ use operations::badges::escape;
 use operations::{Caller, OpError};
 use serde::Deserialize;
 use serde_json::{Value, json};
-
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or_default()
-}
 
 /// Runs an account operation as the signed-in person.
 async fn run(state: &State, p: &Principal, id: &str, input: Value) -> Result<Value, OpError> {

@@ -33,7 +33,7 @@ async fn read(state: &State, id: &str, input: Value) -> Result<Value, OpError> {
     op(id).call(state.ctx.clone(), input).await
 }
 
-fn s<'a>(v: &'a Value, key: &str) -> &'a str {
+pub(crate) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v[key].as_str().unwrap_or_default()
 }
 
@@ -93,13 +93,10 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     let session = signed_in(&state, &req).await;
     let who = session.as_ref().map(|(p, _)| p);
     let base = &state.public_url;
-    let l = match read(&state, "get_listing", json!({"slug": slug.as_str()})).await {
+    let input = json!({"slug": slug.as_str()});
+    let l = match read_or_404(&state, who, "get_listing", input, "No live listing has this address.").await {
         Ok(l) => l,
-        Err(OpError::NotFound(_) | OpError::Invalid(_)) => return not_found(who, "No live listing has this address."),
-        Err(e) => {
-            tracing::error!(error = %e, "listing page");
-            return oops(who);
-        }
+        Err(r) => return r,
     };
     let slug_html = escape(s(&l, "slug"));
     // A person's view, once a day (signed in: per account; else per address and browser); never a bot's.
@@ -111,13 +108,16 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
             api_http::middleware::client_address(&req).map(|a| a.to_string()).unwrap_or_default()
         ),
     };
-    if let Err(e) = operations::engagement::viewed(&state.app, slug.as_str(), ua, &viewer).await {
-        tracing::warn!(error = %e, "a view was not counted");
-    }
+    let user = who.map(|p| p.user_id);
+    let (voted, following) = match operations::engagement::visit(&state.app, slug.as_str(), user, ua, &viewer).await {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the visitor's vote and follow");
+            (false, false)
+        }
+    };
     let actions = match &session {
-        Some((p, csrf)) => {
-            let (voted, following) =
-                operations::engagement::state(&state.app, p.user_id, slug.as_str()).await.unwrap_or((false, false));
+        Some((_, csrf)) => {
             let (vote_action, vote_label) = if voted { ("unvote", "Voted ✓ (undo)") } else { ("vote", "▲ Vote") };
             let (follow_on, follow_label) = if following { ("0", "Following ✓ (stop)") } else { ("1", "Follow") };
             format!(

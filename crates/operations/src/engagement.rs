@@ -21,12 +21,6 @@ async fn live(app: &App, slug: &str) -> OpResult<Listing> {
         .ok_or(OpError::NotFound("listing"))
 }
 
-/// What the person did on a listing: voted, follows.
-pub async fn state(app: &App, user: UserId, slug: &str) -> OpResult<(bool, bool)> {
-    let l = live(app, slug).await?;
-    Ok(app.store.engagement_of(l.id, user).await?)
-}
-
 /// A keyed hash of a network address (or of a viewer), never stored in the clear: the deployment's
 /// secret keeps it from being reversed by trying every address.
 async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
@@ -64,14 +58,28 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
     Ok(app.store.cast_vote(&v).await?)
 }
 
-/// Counts a view of the listing page by a person (signed in: their account; else their address and
-/// browser), once a day each; bots (by user agent) never. True when counted.
-pub async fn viewed(app: &App, slug: &str, user_agent: &str, viewer: &str) -> OpResult<bool> {
+/// A visit to the listing page, with one lookup of the listing: counts the view (signed in: per
+/// account; else per `viewer`, the address and browser), once a day each and never a bot's, and
+/// says whether the signed-in person voted for and follows it (false, false when signed out).
+/// A view that cannot be counted is logged, not returned: the page still shows.
+pub async fn visit(
+    app: &App,
+    slug: &str,
+    user: Option<UserId>,
+    user_agent: &str,
+    viewer: &str,
+) -> OpResult<(bool, bool)> {
     let l = live(app, slug).await?;
-    let key = keyed(app, "viewer", viewer).await?;
-    match View::record(l.id, user_agent, key, app.now()) {
-        Some(v) => Ok(app.store.record_view(&v).await?),
-        None => Ok(false),
+    let counted = match View::record(l.id, user_agent, keyed(app, "viewer", viewer).await?, app.now()) {
+        Some(v) => app.store.record_view(&v).await.map(|_| ()),
+        None => Ok(()),
+    };
+    if let Err(e) = counted {
+        tracing::warn!(error = %e, "a view was not counted");
+    }
+    match user {
+        Some(u) => Ok(app.store.engagement_of(l.id, u).await?),
+        None => Ok((false, false)),
     }
 }
 

@@ -85,15 +85,7 @@ async fn from_401_to_a_working_token_and_a_rotated_refresh() {
     let prm: Value = app.client.get(&meta_url).send().await.unwrap().json().await.unwrap();
     assert_eq!(prm["resource"], format!("{base}/mcp"));
     assert_eq!(prm["authorization_servers"], json!([base]));
-    let asm: Value = app
-        .client
-        .get(format!("{base}/.well-known/oauth-authorization-server"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let asm: Value = app.get("/.well-known/oauth-authorization-server").await.json().await.unwrap();
     assert_eq!(asm["issuer"], base);
     assert_eq!(asm["code_challenge_methods_supported"], json!(["S256"]));
     assert_eq!(asm["client_id_metadata_document_supported"], true);
