@@ -16,10 +16,11 @@ use operations::OpError;
 use operations::badges::escape;
 use serde::Deserialize;
 
-fn not_found(p: Option<&Principal>) -> HttpResponse {
+fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
     html(
         StatusCode::NOT_FOUND,
         page(
+            state,
             "Order not found",
             p,
             "<section class=\"card narrow\"><h1>No such order</h1><p>Check the link, and that you are signed in with \
@@ -30,13 +31,13 @@ fn not_found(p: Option<&Principal>) -> HttpResponse {
 
 /// The caller's order by its number, or the page to answer instead.
 async fn find(state: &State, p: &Principal, number: &str) -> Result<Order, HttpResponse> {
-    let Ok(number) = OrderNumber::parse(number) else { return Err(not_found(Some(p))) };
+    let Ok(number) = OrderNumber::parse(number) else { return Err(not_found(state, Some(p))) };
     match state.app.store.order_by_number(&number).await {
         Ok(Some(o)) if o.user == p.user_id => Ok(o),
-        Ok(_) => Err(not_found(Some(p))),
+        Ok(_) => Err(not_found(state, Some(p))),
         Err(e) => {
             tracing::error!(error = %e, "could not read an order");
-            Err(oops(Some(p)))
+            Err(oops(state, Some(p)))
         }
     }
 }
@@ -45,7 +46,7 @@ fn money(c: Cents) -> String {
     c.to_string()
 }
 
-fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
+fn render(state: &State, o: &Order, csrf: &str, error: Option<&str>) -> String {
     let rows: String = o
         .lines
         .iter()
@@ -77,11 +78,12 @@ fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
     );
     let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
     let n = escape(o.number.as_str());
+    let base = &state.public_url;
     let body = match o.status {
         OrderStatus::Pending => {
             let b = &o.billing;
             let billing = format!(
-                r#"<h2>Billing details</h2><form method="post" action="/checkout/{n}/billing" class="stack">
+                r#"<h2>Billing details</h2><form method="post" action="{base}/checkout/{n}/billing" class="stack">
 <input type="hidden" name="csrf" value="{csrf}">
 <label>Name or company <input type="text" name="name" maxlength="200" value="{name}" autocomplete="name"></label>
 <label>Country (ISO code, e.g. DE, US) <input type="text" name="country" required maxlength="2" minlength="2" value="{country}" autocomplete="country"></label>
@@ -97,7 +99,7 @@ fn render(o: &Order, csrf: &str, error: Option<&str>) -> String {
                 format!(
                     r#"<h2>Pay</h2><div class="sandbox" role="note"><strong>Test mode.</strong> This service runs with the
 sandbox payment gateway: the button below records a test payment. No card is asked for and no money moves.</div>
-<form method="post" action="/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
+<form method="post" action="{base}/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
 <button type="submit" id="pay">Pay {total} (test payment)</button></form>"#,
                     total = money(o.gross)
                 )
@@ -110,7 +112,7 @@ sandbox payment gateway: the button below records a test payment. No card is ask
                 };
                 format!(
                     r#"<h2>Pay</h2>{waiting}<p>You pay on Stripe's secure page (card, Apple Pay, Google Pay and the other
-methods it offers); we never see your card.</p><form method="post" action="/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
+methods it offers); we never see your card.</p><form method="post" action="{base}/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
 <button type="submit" id="pay">Pay {total}</button></form>"#,
                     total = money(o.gross)
                 )
@@ -130,16 +132,19 @@ methods it offers); we never see your card.</p><form method="post" action="/chec
 
 pub async fn show(state: web::Data<State>, req: HttpRequest, number: web::Path<String>) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else {
-        let body = "<section class=\"card narrow\"><h1>Sign in to pay</h1><p>Sign in with the account that made the \
-                    order; you will come back here.</p><p><a class=\"button\" href=\"/signin\">Sign in</a></p></section>";
-        let mut r = html(StatusCode::OK, page("Checkout", None, body));
+        let body = format!(
+            "<section class=\"card narrow\"><h1>Sign in to pay</h1><p>Sign in with the account that made the \
+             order; you will come back here.</p><p><a class=\"button\" href=\"{}\">Sign in</a></p></section>",
+            state.url("/signin")
+        );
+        let mut r = html(StatusCode::OK, page(&state, "Checkout", None, &body));
         if OrderNumber::parse(&number).is_ok() {
             let _ = r.add_cookie(&cookie(&state, NEXT, format!("/checkout/{number}"), SameSite::Lax, 1));
         }
         return r;
     };
     match find(&state, &p, &number).await {
-        Ok(o) => html(StatusCode::OK, page("Checkout", Some(&p), &render(&o, &csrf, None))),
+        Ok(o) => html(StatusCode::OK, page(&state, "Checkout", Some(&p), &render(&state, &o, &csrf, None))),
         Err(r) => r,
     }
 }
@@ -162,7 +167,9 @@ pub async fn billing(
     number: web::Path<String>,
     form: web::Form<BillingForm>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/checkout/{number}")) };
+    let Some((p, csrf)) = signed_in(&state, &req).await else {
+        return see_other(&state.url(&format!("/checkout/{number}")));
+    };
     let o = match find(&state, &p, &number).await {
         Ok(o) => o,
         Err(r) => return r,
@@ -170,24 +177,27 @@ pub async fn billing(
     if !same(&state, &form.csrf, &csrf) {
         return html(
             StatusCode::FORBIDDEN,
-            page("Checkout", Some(&p), &render(&o, &csrf, Some("This form expired; try again."))),
+            page(&state, "Checkout", Some(&p), &render(&state, &o, &csrf, Some("This form expired; try again."))),
         );
     }
     let opt = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
     let name = opt(&form.name).map(|n| n.chars().take(200).collect());
     let b = Billing { country: opt(&form.country), vat_number: opt(&form.vat_number), name };
     match operations::orders::set_billing(&state.app, &o, b).await {
-        Ok(_) => see_other(&format!("/checkout/{number}")),
+        Ok(_) => see_other(&state.url(&format!("/checkout/{number}"))),
         Err(OpError::Invalid(e)) => {
             let msg: Vec<String> = e.0.iter().map(|d| format!("{}: {}", d.field, d.problem)).collect();
-            html(StatusCode::BAD_REQUEST, page("Checkout", Some(&p), &render(&o, &csrf, Some(&msg.join("; ")))))
+            html(
+                StatusCode::BAD_REQUEST,
+                page(&state, "Checkout", Some(&p), &render(&state, &o, &csrf, Some(&msg.join("; ")))),
+            )
         }
         Err(OpError::Conflict { message, .. }) => {
-            html(StatusCode::CONFLICT, page("Checkout", Some(&p), &render(&o, &csrf, Some(&message))))
+            html(StatusCode::CONFLICT, page(&state, "Checkout", Some(&p), &render(&state, &o, &csrf, Some(&message))))
         }
         Err(e) => {
             tracing::error!(error = %e, "could not set billing details");
-            oops(Some(&p))
+            oops(&state, Some(&p))
         }
     }
 }
@@ -204,12 +214,15 @@ pub async fn pay(
     number: web::Path<String>,
     form: web::Form<PayForm>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/checkout/{number}")) };
+    let Some((p, csrf)) = signed_in(&state, &req).await else {
+        return see_other(&state.url(&format!("/checkout/{number}")));
+    };
     let o = match find(&state, &p, &number).await {
         Ok(o) => o,
         Err(r) => return r,
     };
-    let refuse = |status, why: &str| html(status, page("Checkout", Some(&p), &render(&o, &csrf, Some(why))));
+    let refuse =
+        |status, why: &str| html(status, page(&state, "Checkout", Some(&p), &render(&state, &o, &csrf, Some(why))));
     if !same(&state, &form.csrf, &csrf) {
         return refuse(StatusCode::FORBIDDEN, "This form expired; try again.");
     }
@@ -217,7 +230,7 @@ pub async fn pay(
         return refuse(StatusCode::CONFLICT, "This order was made for another payment provider; start a new checkout.");
     }
     if o.status != OrderStatus::Pending {
-        return see_other(&format!("/checkout/{number}"));
+        return see_other(&state.url(&format!("/checkout/{number}")));
     }
     if !o.vat_final {
         return refuse(StatusCode::BAD_REQUEST, "Enter your billing country first.");
@@ -225,10 +238,10 @@ pub async fn pay(
     let back = format!("{}/checkout/{number}", state.public_url);
     match state.app.payments.start(&o, &back).await {
         Ok(PaymentStart::OnPage) => match operations::orders::paid(&state.app, &state.ctx.reads, &o).await {
-            Ok(_) => see_other(&format!("/checkout/{number}")),
+            Ok(_) => see_other(&state.url(&format!("/checkout/{number}"))),
             Err(e) => {
                 tracing::error!(error = %e, "could not record a sandbox payment");
-                oops(Some(&p))
+                oops(&state, Some(&p))
             }
         },
         Ok(PaymentStart::Redirect { url, reference }) => {
@@ -236,7 +249,7 @@ pub async fn pay(
                 Ok(()) => see_other(&url),
                 Err(e) => {
                     tracing::error!(error = %e, "could not store a payment reference");
-                    oops(Some(&p))
+                    oops(&state, Some(&p))
                 }
             }
         }

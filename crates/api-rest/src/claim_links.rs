@@ -18,7 +18,7 @@ pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<St
         Ok(o) => o,
         Err(e) => {
             tracing::error!(error = %e, "could not open a claim link");
-            return oops(me);
+            return oops(&state, me);
         }
     };
     let card = |h: &str, p: String| format!("<section class=\"card narrow\"><h1>{h}</h1>{p}</section>");
@@ -67,5 +67,5 @@ pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<St
             card("This claim link does not work", "<p>Check that the whole link was opened.</p>".into()),
         ),
     };
-    html(status, page(title, me, &body))
+    html(status, page(&state, title, me, &body))
 }

@@ -23,7 +23,7 @@ async fn find(state: &State, token: &str) -> Result<Option<(Invite, String)>, Ht
         Ok(None) => return Ok(None),
         Err(e) => {
             tracing::error!(error = %e, "could not read an invite");
-            return Err(oops(None));
+            return Err(oops(state, None));
         }
     };
     let product = match state.app.store.get_draft(invite.draft).await {
@@ -34,16 +34,17 @@ async fn find(state: &State, token: &str) -> Result<Option<(Invite, String)>, Ht
         Ok(None) => return Ok(None),
         Err(e) => {
             tracing::error!(error = %e, "could not read an invite's draft");
-            return Err(oops(None));
+            return Err(oops(state, None));
         }
     };
     Ok(Some((invite, product)))
 }
 
-fn not_found(p: Option<&Principal>) -> HttpResponse {
+fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
     html(
         StatusCode::NOT_FOUND,
         page(
+            state,
             "Invite not found",
             p,
             "<section class=\"card narrow\"><h1>This invite link does not work</h1><p>It may have been replaced by a \
@@ -56,7 +57,7 @@ pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<St
     let me = signed_in(&state, &req).await;
     let (invite, product) = match find(&state, &token).await {
         Ok(Some(x)) => x,
-        Ok(None) => return not_found(me.as_ref().map(|(p, _)| p)),
+        Ok(None) => return not_found(&state, me.as_ref().map(|(p, _)| p)),
         Err(r) => return r,
     };
     let intro = format!(
@@ -64,9 +65,10 @@ pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<St
         escape(&product),
         escape(&invite.email)
     );
+    let b = &state.public_url;
     let body = match &me {
         Some((p, csrf)) if p.email.as_str().eq_ignore_ascii_case(&invite.email) => format!(
-            r#"<section class="card narrow">{intro}<form method="post" action="/invites/{t}"><input type="hidden" name="csrf" value="{csrf}"><button type="submit">Accept the invite</button></form></section>"#,
+            r#"<section class="card narrow">{intro}<form method="post" action="{b}/invites/{t}"><input type="hidden" name="csrf" value="{csrf}"><button type="submit">Accept the invite</button></form></section>"#,
             t = escape(&token)
         ),
         Some((p, _)) => format!(
@@ -74,10 +76,10 @@ pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<St
             escape(p.email.as_str())
         ),
         None => format!(
-            r#"<section class="card narrow">{intro}<p>Sign in with that address (or create an account with it) to accept; you will come back here.</p><p><a class="button" href="/signin">Sign in</a> <a href="/signup">Create an account</a></p></section>"#
+            r#"<section class="card narrow">{intro}<p>Sign in with that address (or create an account with it) to accept; you will come back here.</p><p><a class="button" href="{b}/signin">Sign in</a> <a href="{b}/signup">Create an account</a></p></section>"#
         ),
     };
-    let mut r = html(StatusCode::OK, page("Co-founder invite", me.as_ref().map(|(p, _)| p), &body));
+    let mut r = html(StatusCode::OK, page(&state, "Co-founder invite", me.as_ref().map(|(p, _)| p), &body));
     if me.is_none() {
         let _ = r.add_cookie(&cookie(&state, NEXT, format!("/invites/{token}"), SameSite::Lax, 1));
     }
@@ -96,14 +98,16 @@ pub async fn accept(
     token: web::Path<String>,
     form: web::Form<AcceptForm>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&format!("/invites/{token}")) };
+    let Some((p, csrf)) = signed_in(&state, &req).await else {
+        return see_other(&state.url(&format!("/invites/{token}")));
+    };
     if !same(&state, &form.csrf, &csrf) {
         let body = "<p class=\"error\" role=\"alert\">This form expired. Open the invite link again.</p>";
-        return html(StatusCode::FORBIDDEN, page("Co-founder invite", Some(&p), body));
+        return html(StatusCode::FORBIDDEN, page(&state, "Co-founder invite", Some(&p), body));
     }
     let (invite, product) = match find(&state, &token).await {
         Ok(Some(x)) => x,
-        Ok(None) => return not_found(Some(&p)),
+        Ok(None) => return not_found(&state, Some(&p)),
         Err(r) => return r,
     };
     if !p.email.as_str().eq_ignore_ascii_case(&invite.email) {
@@ -111,12 +115,13 @@ pub async fn accept(
             "<p class=\"error\" role=\"alert\">This invite was sent to {}; sign in with that address to accept it.</p>",
             escape(&invite.email)
         );
-        return html(StatusCode::FORBIDDEN, page("Co-founder invite", Some(&p), &body));
+        return html(StatusCode::FORBIDDEN, page(&state, "Co-founder invite", Some(&p), &body));
     }
     match state.app.store.accept_invite(invite.id, p.user_id, state.app.now()).await {
         Ok(()) => html(
             StatusCode::OK,
             page(
+                &state,
                 "Invite accepted",
                 Some(&p),
                 &format!(
@@ -128,7 +133,7 @@ pub async fn accept(
         ),
         Err(e) => {
             tracing::error!(error = %e, "could not accept an invite");
-            oops(Some(&p))
+            oops(&state, Some(&p))
         }
     }
 }
@@ -146,5 +151,5 @@ add <code>User-agent: launchdir</code> and <code>Disallow: /</code>. We never re
 at most five redirects, and read at most 1 MiB per page.</p></section>"#,
         ua = escape(&bootstrap::user_agent(&state.public_url))
     );
-    html(StatusCode::OK, page("Our crawler", me.as_ref().map(|(p, _)| p), &body))
+    html(StatusCode::OK, page(&state, "Our crawler", me.as_ref().map(|(p, _)| p), &body))
 }

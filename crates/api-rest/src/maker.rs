@@ -20,12 +20,12 @@ async fn run(state: &State, p: &Principal, id: &str, input: Value) -> Result<Val
     crate::site::op(id).call(state.ctx.with_caller(Caller::Principal(p.clone())), input).await
 }
 
-fn failed(p: &Principal, e: &OpError) -> HttpResponse {
+fn failed(state: &State, p: &Principal, e: &OpError) -> HttpResponse {
     match e {
-        OpError::NotFound(_) => html(StatusCode::NOT_FOUND, page("Not found", Some(p), "<p>Not found.</p>")),
+        OpError::NotFound(_) => html(StatusCode::NOT_FOUND, page(state, "Not found", Some(p), "<p>Not found.</p>")),
         e => {
             tracing::error!(error = %e, "maker page");
-            oops(Some(p))
+            oops(state, Some(p))
         }
     }
 }
@@ -54,15 +54,15 @@ async fn listing_page(
     row: impl Fn(&str, &Value) -> String,
     empty: &str,
 ) -> HttpResponse {
-    let Some((p, _)) = signed_in(state, req).await else { return see_other("/signin") };
+    let Some((p, _)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
     let base = &state.public_url;
     let v = match run(state, &p, op, json!({"per_page": 100})).await {
         Ok(v) => v,
-        Err(e) => return failed(&p, &e),
+        Err(e) => return failed(state, &p, &e),
     };
     let rows: Vec<String> = v["items"].as_array().map(|a| a.iter().map(|i| row(base, i)).collect()).unwrap_or_default();
     let body = format!(r#"<section class="card"><h1>{title}</h1>{}{}</section>"#, tabs(base), table(head, rows, empty));
-    html(StatusCode::OK, page(title, Some(&p), &body))
+    html(StatusCode::OK, page(state, title, Some(&p), &body))
 }
 
 pub async fn drafts(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -155,7 +155,7 @@ async fn draft_page(
     let base = &state.public_url;
     let d = match run(state, p, "get_draft", json!({"id": id})).await {
         Ok(d) => d,
-        Err(e) => return failed(p, &e),
+        Err(e) => return failed(state, p, &e),
     };
     let fields: String = d["fields"]
         .as_object()
@@ -209,11 +209,11 @@ async fn draft_page(
         tabs = tabs(base),
         c = d["completeness"].as_u64().unwrap_or(0),
     );
-    html(status, page("Draft", Some(p), &body))
+    html(status, page(state, "Draft", Some(p), &body))
 }
 
 pub async fn draft(state: web::Data<State>, req: HttpRequest, id: web::Path<String>) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     draft_page(&state, &p, &csrf, &id, "", StatusCode::OK).await
 }
 
@@ -225,7 +225,7 @@ async fn refused(state: &State, p: &Principal, csrf: &str, id: &str, e: OpError)
             StatusCode::BAD_REQUEST,
         ),
         OpError::Conflict { message, .. } => (message, StatusCode::CONFLICT),
-        e => return failed(p, &e),
+        e => return failed(state, p, &e),
     };
     let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
     draft_page(state, p, csrf, id, &notice, status).await
@@ -249,7 +249,7 @@ pub async fn edit_field(
     id: web::Path<String>,
     form: web::Form<FieldForm>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let f = form.into_inner();
     if !same(&state, &f.csrf, &csrf) {
         let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
@@ -283,7 +283,7 @@ pub async fn submit(
     id: web::Path<String>,
     form: web::Form<CsrfForm>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
         let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
         return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;

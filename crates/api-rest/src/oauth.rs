@@ -118,10 +118,11 @@ async fn revoke(state: web::Data<State>, form: Result<web::Form<RevokeForm>, act
 
 // ---- the authorization endpoint and the consent page ----------------------------------------------
 
-fn refusal_page(message: &str) -> HttpResponse {
+fn refusal_page(state: &State, message: &str) -> HttpResponse {
     html(
         StatusCode::BAD_REQUEST,
         page(
+            state,
             "Cannot sign this app in",
             None,
             &format!(
@@ -155,7 +156,13 @@ fn hidden(p: &AuthorizeParams) -> String {
         .collect()
 }
 
-fn consent(req: &AuthorizeRequest, p: &AuthorizeParams, csrf: &str, who: &domain::auth::Principal) -> HttpResponse {
+fn consent(
+    state: &State,
+    req: &AuthorizeRequest,
+    p: &AuthorizeParams,
+    csrf: &str,
+    who: &domain::auth::Principal,
+) -> HttpResponse {
     let scopes: String = req
         .scopes
         .iter()
@@ -178,15 +185,16 @@ fn consent(req: &AuthorizeRequest, p: &AuthorizeParams, csrf: &str, who: &domain
 <p>Signed in as <strong>{email}</strong>. <strong>{name}</strong> asks to:</p><ul class="scopes">{scopes}</ul>
 <p class="muted">It will never vote or see card details. Access lasts until you sign out of the app or it stops
 refreshing its token (at most 30 days without use). After you choose, you go back to <code>{host}</code>.</p>
-<form method="post" action="/oauth/authorize"><input type="hidden" name="csrf" value="{csrf}">{fields}
+<form method="post" action="{b}/oauth/authorize"><input type="hidden" name="csrf" value="{csrf}">{fields}
 <div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button></div></form></section>"#,
         name = escape(&client.name),
         email = escape(who.email.as_str()),
         host = escape(host_of(&req.redirect_uri)),
         fields = hidden(p),
+        b = state.public_url,
     );
-    let mut r = html(StatusCode::OK, page("Allow access", Some(who), &body));
+    let mut r = html(StatusCode::OK, page(state, "Allow access", Some(who), &body));
     // The consent page must not be framed (clickjacking would click Allow for the person).
     r.headers_mut().insert(header::X_FRAME_OPTIONS, header::HeaderValue::from_static("DENY"));
     r.headers_mut().insert(
@@ -205,7 +213,7 @@ fn return_path(p: &AuthorizeParams) -> String {
 }
 
 /// Back from sign-in: on to the authorization request it interrupted.
-async fn resume(path: web::Path<String>) -> HttpResponse {
+async fn resume(state: web::Data<State>, path: web::Path<String>) -> HttpResponse {
     use base64::Engine;
     let query = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(path.as_bytes())
@@ -213,8 +221,10 @@ async fn resume(path: web::Path<String>) -> HttpResponse {
         .and_then(|b| String::from_utf8(b).ok())
         .and_then(|q| serde_urlencoded::from_str::<AuthorizeParams>(&q).ok());
     match query {
-        Some(p) => see_other(&format!("/oauth/authorize?{}", serde_urlencoded::to_string(&p).unwrap_or_default())),
-        None => refusal_page("this sign-in link is damaged; start again from the app"),
+        Some(p) => {
+            see_other(&state.url(&format!("/oauth/authorize?{}", serde_urlencoded::to_string(&p).unwrap_or_default())))
+        }
+        None => refusal_page(&state, "this sign-in link is damaged; start again from the app"),
     }
 }
 
@@ -223,19 +233,19 @@ async fn authorize(
     req: HttpRequest,
     q: Result<web::Query<AuthorizeParams>, actix_web::Error>,
 ) -> HttpResponse {
-    let Ok(q) = q else { return refusal_page("the authorization request's parameters could not be read") };
+    let Ok(q) = q else { return refusal_page(&state, "the authorization request's parameters could not be read") };
     let p = q.into_inner();
     let checked = match oauth::check_authorize(&state.app, &p).await {
         Ok(c) => c,
-        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&m),
+        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&state, &m),
         Err(AuthorizeRefusal::Redirect(to)) => return see_other(&to),
     };
     let Some((who, csrf)) = signed_in(&state, &req).await else {
-        let mut r = see_other("/signin");
+        let mut r = see_other(&state.url("/signin"));
         let _ = r.add_cookie(&cookie(&state, NEXT, return_path(&p), SameSite::Lax, 1));
         return r;
     };
-    consent(&checked, &p, &csrf, &who)
+    consent(&state, &checked, &p, &csrf, &who)
 }
 
 #[derive(Debug, Deserialize)]
@@ -253,22 +263,22 @@ async fn decide(
     req: HttpRequest,
     form: Result<web::Form<Decision>, actix_web::Error>,
 ) -> HttpResponse {
-    let Ok(form) = form else { return refusal_page("the consent form could not be read") };
+    let Ok(form) = form else { return refusal_page(&state, "the consent form could not be read") };
     let d = form.into_inner();
     let Some((who, csrf)) = signed_in(&state, &req).await else {
-        let mut r = see_other("/signin");
+        let mut r = see_other(&state.url("/signin"));
         let _ = r.add_cookie(&cookie(&state, NEXT, return_path(&d.params), SameSite::Lax, 1));
         return r;
     };
     if !crate::web::same(&state, &d.csrf, &csrf) {
         return html(
             StatusCode::FORBIDDEN,
-            page("Allow access", Some(&who), "<p>This form expired. Go back to the app and start again.</p>"),
+            page(&state, "Allow access", Some(&who), "<p>This form expired. Go back to the app and start again.</p>"),
         );
     }
     let checked = match oauth::check_authorize(&state.app, &d.params).await {
         Ok(c) => c,
-        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&m),
+        Err(AuthorizeRefusal::Show(m)) => return refusal_page(&state, &m),
         Err(AuthorizeRefusal::Redirect(to)) => return see_other(&to),
     };
     if d.decision != "allow" {
@@ -278,7 +288,7 @@ async fn decide(
         Ok(to) => see_other(&to),
         Err(e) => {
             tracing::error!(error = %e, "could not store an authorization code");
-            oops(Some(&who))
+            oops(&state, Some(&who))
         }
     }
 }

@@ -24,6 +24,13 @@ pub struct State {
     pub started: AtomicBool,
 }
 
+impl State {
+    /// `path` (starting with `/`) on the public URL: every link and redirect a page hands out.
+    pub(crate) fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.public_url)
+    }
+}
+
 /// A server bound to its port, with start-up (migrate, seed, demo data) still to run.
 pub struct Application {
     port: u16,

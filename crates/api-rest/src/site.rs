@@ -37,8 +37,8 @@ pub(crate) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v[key].as_str().unwrap_or_default()
 }
 
-fn not_found(who: Option<&Principal>, what: &str) -> HttpResponse {
-    html(StatusCode::NOT_FOUND, page("Not found", who, &format!("<p>{}</p>", escape(what))))
+fn not_found(state: &State, who: Option<&Principal>, what: &str) -> HttpResponse {
+    html(StatusCode::NOT_FOUND, page(state, "Not found", who, &format!("<p>{}</p>", escape(what))))
 }
 
 /// One listing in a list: name, tagline, votes, a link to its page.
@@ -75,7 +75,7 @@ pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         (Ok(t), Ok(w)) => (t, w),
         (Err(e), _) | (_, Err(e)) => {
             tracing::error!(error = %e, "home page");
-            return oops(who.as_ref());
+            return oops(&state, who.as_ref());
         }
     };
     let empty = Vec::new();
@@ -86,7 +86,7 @@ pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         list(base, today["items"].as_array().unwrap_or(&empty), "Nothing went live today yet."),
         list(base, week["items"].as_array().unwrap_or(&empty), "No launches this week yet."),
     );
-    html(StatusCode::OK, page("Launches", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Launches", who.as_ref(), &body))
 }
 
 pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -260,7 +260,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
             format!("<h2>Alternatives</h2><ul>{alternatives}</ul>")
         },
     );
-    html(StatusCode::OK, page(s(&l, "name"), who, &body))
+    html(StatusCode::OK, page(&state, s(&l, "name"), who, &body))
 }
 
 #[derive(Debug, Deserialize)]
@@ -285,9 +285,12 @@ where
     F: FnOnce(domain::ids::UserId) -> Fut,
     Fut: std::future::Future<Output = Result<bool, OpError>>,
 {
-    let Some((p, csrf)) = signed_in(state, req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
     if !crate::web::same(state, sent_csrf, &csrf) {
-        return html(StatusCode::FORBIDDEN, page("Expired", Some(&p), "<p>This form expired. Please try again.</p>"));
+        return html(
+            StatusCode::FORBIDDEN,
+            page(state, "Expired", Some(&p), "<p>This form expired. Please try again.</p>"),
+        );
     }
     match change(p.user_id).await {
         Ok(changed) => {
@@ -296,13 +299,13 @@ where
             }
             see_other(&format!("{}/listings/{}", state.public_url, slug))
         }
-        Err(OpError::NotFound(_)) => not_found(Some(&p), "No live listing has this address."),
+        Err(OpError::NotFound(_)) => not_found(state, Some(&p), "No live listing has this address."),
         Err(OpError::Conflict { message, .. }) => {
-            html(StatusCode::CONFLICT, page("Not allowed", Some(&p), &format!("<p>{}</p>", escape(&message))))
+            html(StatusCode::CONFLICT, page(state, "Not allowed", Some(&p), &format!("<p>{}</p>", escape(&message))))
         }
         Err(e) => {
             tracing::error!(error = %e, "vote or follow");
-            oops(Some(&p))
+            oops(state, Some(&p))
         }
     }
 }
@@ -366,7 +369,7 @@ pub async fn leaderboard(
     let who = signed_in(&state, &req).await.map(|(p, _)| p);
     let base = &state.public_url;
     let Some((_, title)) = BOARDS.iter().find(|(b, _)| *b == board.as_str()) else {
-        return not_found(who.as_ref(), "No such leaderboard.");
+        return not_found(&state, who.as_ref(), "No such leaderboard.");
     };
     let n = q.page.unwrap_or(1).clamp(1, 1000);
     let input = json!({"board": board.as_str(), "per_page": BOARD_PAGE, "page": n});
@@ -374,7 +377,7 @@ pub async fn leaderboard(
         Ok(b) => b,
         Err(e) => {
             tracing::error!(error = %e, "leaderboard page");
-            return oops(who.as_ref());
+            return oops(&state, who.as_ref());
         }
     };
     let paid = b["paid"].as_bool().unwrap_or(false);
@@ -434,7 +437,7 @@ pub async fn leaderboard(
         escape(s(&b, "description")),
         title = escape(title),
     );
-    html(StatusCode::OK, page(title, who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, title, who.as_ref(), &body))
 }
 
 // ---- categories, the launch calendar, founders, the blog, awards ------------------------------------
@@ -494,10 +497,10 @@ async fn read_or_404(
 ) -> Result<Value, HttpResponse> {
     match read(state, id, input).await {
         Ok(v) => Ok(v),
-        Err(OpError::NotFound(_) | OpError::Invalid(_)) => Err(not_found(who, what)),
+        Err(OpError::NotFound(_) | OpError::Invalid(_)) => Err(not_found(state, who, what)),
         Err(e) => {
             tracing::error!(error = %e, op = id, "page");
-            Err(oops(who))
+            Err(oops(state, who))
         }
     }
 }
@@ -522,7 +525,7 @@ pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpRespon
     }
     let items: String = tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
     let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
-    html(StatusCode::OK, page("Categories", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Categories", who.as_ref(), &body))
 }
 
 pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -550,7 +553,7 @@ pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path
         list(base, c["listings"]["items"].as_array().unwrap_or(&empty), "No live listings here yet."),
         faqs_html(&c["faqs"]),
     );
-    html(StatusCode::OK, page(s(&c, "name"), who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, s(&c, "name"), who.as_ref(), &body))
 }
 
 pub async fn this_week(state: web::Data<State>) -> HttpResponse {
@@ -606,7 +609,7 @@ pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::P
             format!(r#"<ol class="items">{scheduled}</ol>"#)
         },
     );
-    html(StatusCode::OK, page("Launch calendar", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Launch calendar", who.as_ref(), &body))
 }
 
 pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -626,7 +629,7 @@ pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         escape(s(&f, "bio")),
         list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
     );
-    html(StatusCode::OK, page(s(&f, "name"), who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, s(&f, "name"), who.as_ref(), &body))
 }
 
 pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -652,7 +655,7 @@ pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         })
         .unwrap_or_default();
     let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
-    html(StatusCode::OK, page("Blog", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Blog", who.as_ref(), &body))
 }
 
 pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -670,7 +673,7 @@ pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Pat
         markdown_html(s(&post, "body_markdown")),
         faqs_html(&post["faqs"]),
     );
-    html(StatusCode::OK, page(s(&post, "title"), who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, s(&post, "title"), who.as_ref(), &body))
 }
 
 pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -701,7 +704,7 @@ pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let body = format!(
         r#"<section class="card"><h1>Launch of the Week</h1><p class="muted">Decided by community votes only, each week when it ends.</p><ol class="items">{rows}</ol></section>"#
     );
-    html(StatusCode::OK, page("Awards", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Awards", who.as_ref(), &body))
 }
 
 #[derive(Debug, Deserialize)]
@@ -754,7 +757,7 @@ pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<Co
         head(&c["a"]),
         head(&c["b"]),
     );
-    html(StatusCode::OK, page("Compare", who.as_ref(), &body))
+    html(StatusCode::OK, page(&state, "Compare", who.as_ref(), &body))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

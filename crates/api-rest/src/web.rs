@@ -53,16 +53,18 @@ pub(crate) fn cookie(
         .finish()
 }
 
-pub(crate) fn page(title: &str, signed_in: Option<&Principal>, body: &str) -> String {
+/// A page: the header (links from the public URL), `body`, the footer.
+pub(crate) fn page(state: &State, title: &str, signed_in: Option<&Principal>, body: &str) -> String {
+    let b = &state.public_url;
     let nav = match signed_in {
         Some(p) => format!(
-            r#"<span class="who">{}</span><a href="/me/drafts">My launches</a><a href="/account/api-keys">API keys</a><a href="/signout">Sign out</a>"#,
+            r#"<span class="who">{}</span><a href="{b}/me/drafts">My launches</a><a href="{b}/account/api-keys">API keys</a><a href="{b}/signout">Sign out</a>"#,
             escape(p.email.as_str())
         ),
-        None => r#"<a href="/signin">Sign in</a><a class="button" href="/signup">Sign up</a>"#.to_owned(),
+        None => format!(r#"<a href="{b}/signin">Sign in</a><a class="button" href="{b}/signup">Sign up</a>"#),
     };
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="/static/site.css"></head><body><header><a class="brand" href="/">launchdir</a><nav><a href="/launches">Calendar</a><a href="/leaderboards/community-weekly">Boards</a><a href="/categories">Categories</a><a href="/blog">Blog</a><a href="/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="{b}/static/site.css"></head><body><header><a class="brand" href="{b}/">launchdir</a><nav><a href="{b}/launches">Calendar</a><a href="{b}/leaderboards/community-weekly">Boards</a><a href="{b}/categories">Categories</a><a href="{b}/blog">Blog</a><a href="{b}/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
         escape(title)
     )
 }
@@ -75,10 +77,10 @@ pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
 }
 
 /// The 500 page (the cause is logged where it happened).
-pub(crate) fn oops(signed_in: Option<&Principal>) -> HttpResponse {
+pub(crate) fn oops(state: &State, signed_in: Option<&Principal>) -> HttpResponse {
     html(
         StatusCode::INTERNAL_SERVER_ERROR,
-        page("Error", signed_in, "<p>Something went wrong on our side; it has been logged.</p>"),
+        page(state, "Error", signed_in, "<p>Something went wrong on our side; it has been logged.</p>"),
     )
 }
 
@@ -106,15 +108,15 @@ pub struct Credentials {
     csrf: String,
 }
 
-fn credentials_form(action: &str, title: &str, csrf: &str, email: &str, error: Option<&str>) -> String {
+fn credentials_form(b: &str, action: &str, title: &str, csrf: &str, email: &str, error: Option<&str>) -> String {
     let error = error.map(|e| format!(r#"<p class="error" role="alert">{}</p>"#, escape(e))).unwrap_or_default();
     let (button, other) = if action == "/signup" {
-        ("Create account", r#"Have an account? <a href="/signin">Sign in</a>"#)
+        ("Create account", format!(r#"Have an account? <a href="{b}/signin">Sign in</a>"#))
     } else {
-        ("Sign in", r#"New here? <a href="/signup">Create an account</a>"#)
+        ("Sign in", format!(r#"New here? <a href="{b}/signup">Create an account</a>"#))
     };
     format!(
-        r#"<section class="card narrow"><h1>{title}</h1>{error}<form method="post" action="{action}">
+        r#"<section class="card narrow"><h1>{title}</h1>{error}<form method="post" action="{b}{action}">
 <input type="hidden" name="csrf" value="{csrf}">
 <label>Email <input type="email" name="email" value="{email}" required maxlength="254" autocomplete="email"></label>
 <label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="{ac}"></label>
@@ -134,21 +136,24 @@ fn credentials_page(
     status: StatusCode,
 ) -> HttpResponse {
     let csrf = state.app.secrets.random_token();
-    let mut r = html(status, page(title, None, &credentials_form(action, title, &csrf, email, error)));
+    let mut r = html(
+        status,
+        page(state, title, None, &credentials_form(&state.public_url, action, title, &csrf, email, error)),
+    );
     let _ = r.add_cookie(&cookie(state, FORM_CSRF, csrf, SameSite::Strict, 1));
     r
 }
 
 pub async fn signup_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     if signed_in(&state, &req).await.is_some() {
-        return see_other("/account/api-keys");
+        return see_other(&state.url("/account/api-keys"));
     }
     credentials_page(&state, "/signup", "Create your account", "", None, StatusCode::OK)
 }
 
 pub async fn signin_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     if signed_in(&state, &req).await.is_some() {
-        return see_other("/account/api-keys");
+        return see_other(&state.url("/account/api-keys"));
     }
     credentials_page(&state, "/signin", "Sign in", "", None, StatusCode::OK)
 }
@@ -161,7 +166,7 @@ async fn start(state: &State, req: &HttpRequest, user: domain::ids::UserId) -> H
     match accounts::start_session(&state.app, user).await {
         Ok((token, _)) => {
             let next = req.cookie(NEXT).map(|c| c.value().to_owned()).filter(|n| valid_next(n));
-            let mut r = see_other(next.as_deref().unwrap_or("/account/api-keys"));
+            let mut r = see_other(&state.url(next.as_deref().unwrap_or("/account/api-keys")));
             if next.is_some() {
                 let mut gone = Cookie::new(NEXT, "");
                 gone.set_path("/");
@@ -177,7 +182,7 @@ async fn start(state: &State, req: &HttpRequest, user: domain::ids::UserId) -> H
         }
         Err(e) => {
             tracing::error!(error = %e, "could not start a session");
-            oops(None)
+            oops(state, None)
         }
     }
 }
@@ -200,7 +205,7 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-up failed");
-            oops(None)
+            oops(&state, None)
         }
     }
 }
@@ -219,7 +224,7 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-in failed");
-            oops(None)
+            oops(&state, None)
         }
     }
 }
@@ -233,18 +238,22 @@ pub struct CsrfOnly {
 /// The sign-out page: one button, carrying the session's CSRF token (the header links here, since
 /// the header is drawn without the token).
 pub async fn signout_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let body = format!(
-        r#"<section class="card narrow"><h1>Sign out</h1><form method="post" action="/signout"><input type="hidden" name="csrf" value="{}"><button id="signout">Sign out</button></form></section>"#,
+        r#"<section class="card narrow"><h1>Sign out</h1><form method="post" action="{}/signout"><input type="hidden" name="csrf" value="{}"><button id="signout">Sign out</button></form></section>"#,
+        state.public_url,
         escape(&csrf)
     );
-    html(StatusCode::OK, page("Sign out", Some(&p), &body))
+    html(StatusCode::OK, page(&state, "Sign out", Some(&p), &body))
 }
 
 pub async fn signout(state: web::Data<State>, req: HttpRequest, form: web::Form<CsrfOnly>) -> HttpResponse {
     if let Some((_, csrf)) = signed_in(&state, &req).await {
         if !same(&state, &form.csrf, &csrf) {
-            return html(StatusCode::FORBIDDEN, page("Sign out", None, "<p>This form expired. Please try again.</p>"));
+            return html(
+                StatusCode::FORBIDDEN,
+                page(&state, "Sign out", None, "<p>This form expired. Please try again.</p>"),
+            );
         }
         if let Some(c) = req.cookie(SESSION)
             && let Err(e) = accounts::end_session(&state.app, c.value()).await
@@ -252,7 +261,7 @@ pub async fn signout(state: web::Data<State>, req: HttpRequest, form: web::Form<
             tracing::error!(error = %e, "could not end a session");
         }
     }
-    let mut r = see_other("/signin");
+    let mut r = see_other(&state.url("/signin"));
     let mut gone = Cookie::new(SESSION, "");
     gone.set_path("/");
     gone.make_removal();
@@ -278,9 +287,10 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
         Ok(k) => k,
         Err(e) => {
             tracing::error!(error = %e, "could not list API keys");
-            return oops(Some(p));
+            return oops(state, Some(p));
         }
     };
+    let b = &state.public_url;
     let rows: String = keys
         .iter()
         .map(|k| {
@@ -289,7 +299,7 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
             let action = match k.revoked_at {
                 Some(t) => format!(r#"<span class="muted">revoked {}</span>"#, t.format("%Y-%m-%d")),
                 None => format!(
-                    r#"<form method="post" action="/account/api-keys/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{csrf}"><button class="danger">Revoke</button></form>"#,
+                    r#"<form method="post" action="{b}/account/api-keys/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{csrf}"><button class="danger">Revoke</button></form>"#,
                     k.id
                 ),
             };
@@ -312,7 +322,7 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
     };
     let body = format!(
         r#"{notice}<section class="card"><h1>API keys</h1><p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the REST API under <code>/api/v1</code>. A key is shown once, when you create it.</p>{table}</section>
-<section class="card"><h2>Create a key</h2><form method="post" action="/account/api-keys"><input type="hidden" name="csrf" value="{csrf}">
+<section class="card"><h2>Create a key</h2><form method="post" action="{b}/account/api-keys"><input type="hidden" name="csrf" value="{csrf}">
 <label>Name <input name="name" required maxlength="100" placeholder="e.g. CI, my assistant"></label>
 <fieldset><legend>Scopes</legend>
 <label class="check"><input type="checkbox" name="scope_account_read" checked> account:read <span class="muted">read your account, drafts, listings, claims and orders</span></label>
@@ -320,16 +330,16 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
 <label class="check"><input type="checkbox" name="scope_orders_write"> orders:write <span class="muted">quotes and checkout</span></label>
 </fieldset><button type="submit">Create key</button></form></section>"#
     );
-    html(status, page("API keys", Some(p), &body))
+    html(status, page(state, "API keys", Some(p), &body))
 }
 
 pub async fn keys(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     keys_page(&state, &p, &csrf, "", StatusCode::OK).await
 }
 
 pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Form<NewKey>) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let f = form.into_inner();
     if !same(&state, &f.csrf, &csrf) {
         let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
@@ -359,7 +369,7 @@ pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Fo
         }
         Err(e) => {
             tracing::error!(error = %e, "could not create an API key");
-            oops(Some(&p))
+            oops(&state, Some(&p))
         }
     }
 }
@@ -370,13 +380,13 @@ pub async fn revoke_key(
     path: web::Path<String>,
     form: web::Form<CsrfOnly>,
 ) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other("/signin") };
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
         let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
         return keys_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
     }
     let Ok(id) = ApiKeyId::parse_str(&path) else {
-        return html(StatusCode::NOT_FOUND, page("Not found", Some(&p), "<p>No such key.</p>"));
+        return html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such key.</p>"));
     };
     match state.app.store.revoke_api_key(p.user_id, id, state.app.now()).await {
         Ok(k) => {
@@ -385,10 +395,12 @@ pub async fn revoke_key(
             keys_page(&state, &p, &csrf, &notice, StatusCode::OK).await
         }
         // Someone else's key answers exactly like a missing one.
-        Err(RepoError::NotFound) => html(StatusCode::NOT_FOUND, page("Not found", Some(&p), "<p>No such key.</p>")),
+        Err(RepoError::NotFound) => {
+            html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such key.</p>"))
+        }
         Err(e) => {
             tracing::error!(error = %e, "could not revoke an API key");
-            oops(Some(&p))
+            oops(&state, Some(&p))
         }
     }
 }
@@ -400,8 +412,8 @@ async fn stylesheet() -> HttpResponse {
         .body(STYLESHEET)
 }
 
-async fn account() -> HttpResponse {
-    see_other("/account/api-keys")
+async fn account(state: web::Data<State>) -> HttpResponse {
+    see_other(&state.url("/account/api-keys"))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

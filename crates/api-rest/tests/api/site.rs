@@ -188,6 +188,9 @@ async fn the_public_pages_render_the_demo_data() {
             "{path}: links from the public URL"
         );
         assert!(!body.contains("http://127.0.0.1"), "{path}: no internal address in links");
+        for relative in [r#"href="/"#, r#"action="/"#, r#"src="/"#] {
+            assert!(!body.contains(relative), "{path}: a link not from the public URL ({relative})");
+        }
     }
     let (s, _) = get("/launches".to_owned()).await;
     assert_eq!(s, 303, "the calendar opens on this week");
