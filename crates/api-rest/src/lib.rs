@@ -8,6 +8,7 @@ mod checkout;
 mod claim_links;
 pub mod cli;
 pub mod docs_page;
+pub mod draft_sections;
 mod invites;
 mod oauth;
 pub use api_http::{error, middleware};

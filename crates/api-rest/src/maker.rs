@@ -4,6 +4,7 @@
 //! account operations as the API, as the signed-in person (a session carries every scope), so the
 //! owner checks are the operations' own: another person's draft is a 404 here too.
 
+use crate::draft_sections as sections;
 use crate::server::State;
 use crate::site::s;
 use crate::web::{html, oops, page, same, see_other, signed_in};
@@ -132,7 +133,7 @@ pub async fn orders(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     listing_page(&state, &req, "Your orders", "list_my_orders", &head, row, "No orders.").await
 }
 
-fn value_text(v: &Value) -> String {
+pub(crate) fn value_text(v: &Value) -> String {
     match v {
         Value::String(t) => t.clone(),
         Value::Array(items) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"),
@@ -163,20 +164,7 @@ async fn draft_page(
             f.iter()
                 .map(|(name, fv)| {
                     let value = value_text(&fv["value"]);
-                    let evidence: String = fv["evidence"]
-                        .as_array()
-                        .map(|e| {
-                            e.iter()
-                                .map(|q| {
-                                    format!(
-                                        r#"<blockquote>“{}” <a class="muted" href="{}" rel="nofollow noopener">source</a></blockquote>"#,
-                                        escape(s(q, "quote")),
-                                        escape(s(q, "url"))
-                                    )
-                                })
-                                .collect()
-                        })
-                        .unwrap_or_default();
+                    let evidence = sections::evidence(&fv["evidence"]);
                     let input = if LISTS.contains(&name.as_str()) || value.len() > 120 {
                         format!(r#"<textarea name="value" rows="3" aria-label="{n}">{}</textarea>"#, escape(&value), n = escape(name))
                     } else {
@@ -204,7 +192,9 @@ async fn draft_page(
     };
     let missing = d["not_found_on_website"].as_array().map_or(0, Vec::len);
     let body = format!(
-        r#"{notice}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>"#,
+        r#"{notice}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{index}{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>{parts}"#,
+        parts = sections::render(base, id, csrf, &d),
+        index = sections::index(),
         url = escape(s(&d, "url")),
         tabs = tabs(base),
         c = d["completeness"].as_u64().unwrap_or(0),
@@ -218,10 +208,19 @@ pub async fn draft(state: web::Data<State>, req: HttpRequest, id: web::Path<Stri
 }
 
 /// The draft page again with why the operation refused (400 naming each field, 409 its state).
-async fn refused(state: &State, p: &Principal, csrf: &str, id: &str, e: OpError) -> HttpResponse {
+/// `rows` maps a list's sent items back to the rows of its form (see [`sections::renumber`]).
+async fn refused(
+    state: &State,
+    p: &Principal,
+    csrf: &str,
+    id: &str,
+    e: OpError,
+    rows: Option<(&str, &[usize])>,
+) -> HttpResponse {
+    let field = |f: &str| rows.map_or(f.to_owned(), |(section, rows)| sections::renumber(f, section, rows));
     let (msg, status) = match e {
         OpError::Invalid(errs) => (
-            errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; "),
+            errs.0.iter().map(|e| format!("{}: {}", field(&e.field), e.problem)).collect::<Vec<_>>().join("; "),
             StatusCode::BAD_REQUEST,
         ),
         OpError::Conflict { message, .. } => (message, StatusCode::CONFLICT),
@@ -266,7 +265,32 @@ pub async fn edit_field(
     fields.insert(f.field.clone(), value);
     match run(&state, &p, "update_draft", json!({"id": id.as_str(), "fields": fields})).await {
         Ok(_) => see_other(&format!("{}/me/drafts/{}#field-{}", state.public_url, id.as_str(), f.field)),
-        Err(e) => refused(&state, &p, &csrf, &id, e).await,
+        Err(e) => refused(&state, &p, &csrf, &id, e, None).await,
+    }
+}
+
+/// Saves one part of the draft beyond its fields (FAQs, founders, socials, story, milestones, SEO,
+/// competitor) through update_draft, replacing that part as the API does.
+pub async fn edit_section(
+    state: web::Data<State>,
+    req: HttpRequest,
+    path: web::Path<(String, String)>,
+    form: web::Form<Vec<(String, String)>>,
+) -> HttpResponse {
+    let (id, section) = path.into_inner();
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    let Some((mut body, rows)) = sections::to_update(&section, &form) else {
+        return failed(&state, &p, &OpError::NotFound("page"));
+    };
+    let sent = form.iter().find(|(k, _)| k == "csrf").map_or("", |(_, v)| v.as_str());
+    if !same(&state, sent, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+    }
+    body["id"] = json!(id);
+    match run(&state, &p, "update_draft", body).await {
+        Ok(_) => see_other(&format!("{}/me/drafts/{id}#{section}", state.public_url)),
+        Err(e) => refused(&state, &p, &csrf, &id, e, Some((&section, &rows))).await,
     }
 }
 
@@ -290,7 +314,7 @@ pub async fn submit(
     }
     match run(&state, &p, "submit_draft", json!({"id": id.as_str()})).await {
         Ok(_) => see_other(&format!("{}/me/listings", state.public_url)),
-        Err(e) => refused(&state, &p, &csrf, &id, e).await,
+        Err(e) => refused(&state, &p, &csrf, &id, e, None).await,
     }
 }
 
@@ -304,6 +328,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .default_service(na()),
         )
         .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
+        .service(web::resource("/me/drafts/{id}/{section}").route(web::post().to(edit_section)).default_service(na()))
         .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
         .service(web::resource("/me/claims").route(web::get().to(claims)).default_service(na()))
         .service(web::resource("/me/orders").route(web::get().to(orders)).default_service(na()));

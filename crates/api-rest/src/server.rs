@@ -76,6 +76,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// Extractor configuration: body limits and JSON errors for malformed input.
 pub fn extractors(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PayloadConfig::new(mw::BODY_LIMIT))
+        // A page's form may carry a whole story (nine sections of up to 8000 characters).
+        .app_data(web::FormConfig::default().limit(mw::BODY_LIMIT))
         .app_data(web::JsonConfig::default().limit(mw::BODY_LIMIT).error_handler(|err, _| {
             use actix_web::error::JsonPayloadError as J;
             let api = match &err {

@@ -179,7 +179,7 @@ async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
 
     d.type_into("input[name=name]", "my assistant").await;
     d.click("input[name=scope_listings_write]").await;
-    d.click("main form[action='/account/api-keys'] button[type=submit]").await;
+    d.click("main form[action$='/account/api-keys'] button[type=submit]").await;
     let key = d.text("#new-key").await;
     assert!(key.starts_with("ldk_") && key.len() == 42, "{key}");
     d.screenshot("account-api-keys.png").await;
@@ -340,5 +340,49 @@ async fn a_person_votes_and_the_weekly_board_moves_in_chromium() {
     let want = votes(before);
     d.wait_text("#votes", |t| t == want).await;
     assert!(!weekly().await.iter().any(|(s, _, _)| *s == slug), "off the board again");
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
+
+/// A maker reviews the draft of their site in Chromium: the values with their evidence, then adds
+/// an FAQ and a milestone with the page's own forms and finds them saved. A screenshot of the draft
+/// page is left for review.
+#[tokio::test]
+async fn a_maker_edits_a_draft_in_chromium() {
+    use domain::user::Scope::{AccountRead, ListingsWrite};
+    let Some(d) = Driver::start().await else { return };
+    let (site, app) = crate::site::app_reading_acme().await;
+    d.sign_up(&app.base, "ann@acme.example").await;
+    let key = crate::drafts::key_for(&app.db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
+    let id = crate::site::ready_draft(&app, &key, &site.url()).await;
+
+    d.go(&format!("{}/me/drafts", app.base)).await;
+    d.click(&format!("a[href$='/me/drafts/{id}']")).await;
+    assert!(d.text("h1").await.starts_with("Draft:"));
+    assert!(d.text("table.draft").await.contains("source"), "values carry their evidence");
+    d.screenshot("draft.png").await;
+
+    let draft = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await.1;
+    let n = draft["faqs"].as_array().unwrap().len();
+    if draft["faqs"].as_array().unwrap().is_empty() {
+        d.click("#faqs summary").await;
+    }
+    d.type_into(&format!("#faqs input[name='question.{n}']"), "Can my cat ride alone?").await;
+    d.type_into(&format!("#faqs textarea[name='answer.{n}']"), "Yes, with a helmet.").await;
+    d.click("#faqs button[type=submit]").await;
+    d.wait_text(&format!("#faqs input[name='question.{}']", n + 1), |_| true).await;
+    d.click("#milestones summary").await;
+    d.type_into("#milestones input[name='date.0']", "03/01/2026").await;
+    d.type_into("#milestones input[name='title.0']", "First cat in orbit").await;
+    d.click("#milestones button[type=submit]").await;
+    d.find("#milestones details[open]").await;
+    d.screenshot("draft-sections.png").await;
+
+    let draft = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await.1;
+    assert_eq!(draft["faqs"][n]["question"], "Can my cat ride alone?", "{draft}");
+    assert_eq!(draft["faqs"][n]["answer"], "Yes, with a helmet.");
+    assert_eq!(
+        (draft["milestones"][0]["date"].as_str(), draft["milestones"][0]["title"].as_str()),
+        (Some("2026-03-01"), Some("First cat in orbit"))
+    );
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }

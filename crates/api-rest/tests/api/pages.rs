@@ -46,6 +46,12 @@ impl<'a> Browser<'a> {
         self.send(r).await
     }
 
+    /// Posts a form given as owned pairs (names built at run time).
+    pub(crate) async fn post_pairs(&mut self, path: &str, form: &[(String, String)]) -> (u16, String, Option<String>) {
+        let r = self.client.post(format!("{}{path}", self.app.base)).form(form);
+        self.send(r).await
+    }
+
     /// Sends with the jar's cookies. A redirect to one of our pages must be built from the public URL
     /// (never a bare path); it comes back as the path, so tests read like the site's routes.
     async fn send(&mut self, r: reqwest::RequestBuilder) -> (u16, String, Option<String>) {

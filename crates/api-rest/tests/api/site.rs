@@ -214,12 +214,9 @@ async fn the_public_pages_render_the_demo_data() {
     }
 }
 
-/// The maker's pages: the draft with each field's value, state and evidence quotes, an edit that makes
-/// a field the maker's, a refused edit naming the field, saving the draft as a listing, and the lists
-/// of listings, claims and orders. Another person's draft is a 404.
-#[tokio::test]
-async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
-    use domain::user::Scope::{AccountRead, ListingsWrite};
+/// A ready app (SQLite, no read cache) whose crawler may read the acme-rockets fixture site served
+/// on loopback; keep the site for as long as the app.
+pub(crate) async fn app_reading_acme() -> (test_support::FixtureSite, crate::helpers::TestApp) {
     let site = test_support::FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
     let allowed = site.host_port();
     let app = spawn_app_configured(test_support::sqlite(), false, move |a| {
@@ -228,20 +225,35 @@ async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
     })
     .await;
     app.wait_ready().await;
-    let mut maker = Browser::new(&app);
-    sign_up(&mut maker, "ann@acme.example").await;
-    let key = crate::drafts::key_for(&app.db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
-    let (s, draft) =
-        crate::own::call(&app, "POST", "/drafts", &key, Some(serde_json::json!({"url": site.url()}))).await;
+    (site, app)
+}
+
+/// Submits `url` with `key` and waits until its draft is ready; the draft's id.
+pub(crate) async fn ready_draft(app: &crate::helpers::TestApp, key: &str, url: &str) -> String {
+    let (s, draft) = crate::own::call(app, "POST", "/drafts", key, Some(serde_json::json!({"url": url}))).await;
     assert_eq!(s, 201, "{draft}");
     let id = draft["id"].as_str().unwrap().to_owned();
     for _ in 0..100 {
-        let (_, d) = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await;
+        let (_, d) = crate::own::call(app, "GET", &format!("/drafts/{id}"), key, None).await;
         if d["status"] == "ready" {
-            break;
+            return id;
         }
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
+    panic!("draft {id} never became ready")
+}
+
+/// The maker's pages: the draft with each field's value, state and evidence quotes, an edit that makes
+/// a field the maker's, a refused edit naming the field, saving the draft as a listing, and the lists
+/// of listings, claims and orders. Another person's draft is a 404.
+#[tokio::test]
+async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
+    use domain::user::Scope::{AccountRead, ListingsWrite};
+    let (site, app) = app_reading_acme().await;
+    let mut maker = Browser::new(&app);
+    sign_up(&mut maker, "ann@acme.example").await;
+    let key = crate::drafts::key_for(&app.db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
+    let id = ready_draft(&app, &key, &site.url()).await;
 
     let (s, list, _) = maker.get("/me/drafts").await;
     assert_eq!(s, 200);
@@ -269,12 +281,99 @@ async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
         maker.post(&format!("/me/drafts/{id}"), &[("csrf", "forged"), ("field", "name"), ("value", "x")]).await;
     assert_eq!(s, 403);
 
+    // The parts beyond the fields: each form replaces its part through update_draft.
+    let faqs_before = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await.1["faqs"].clone();
+    let faqs_before = faqs_before.as_array().unwrap();
+    assert!(page.contains(r#"id="faqs""#) && page.contains(r#"name="question.0""#), "the FAQ form");
+    let mut form: Vec<(String, String)> = vec![("csrf".into(), csrf.clone())];
+    for (i, f) in faqs_before.iter().enumerate() {
+        form.push((format!("question.{i}"), f["question"].as_str().unwrap().into()));
+        form.push((format!("answer.{i}"), f["answer"].as_str().unwrap().into()));
+    }
+    let n = faqs_before.len();
+    form.push((format!("question.{}", n + 1), "Do cats fly for free?".into()));
+    form.push((format!("answer.{}", n + 1), "Yes, on weekdays.".into()));
+    let pairs = |f: &[(String, String)]| f.iter().map(|(k, v)| (k.clone(), v.clone())).collect::<Vec<_>>();
+    let (s, _, loc) = maker.post_pairs(&format!("/me/drafts/{id}/faqs"), &pairs(&form)).await;
+    assert_eq!((s, loc.unwrap().ends_with("#faqs")), (303, true));
+    let d = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await.1;
+    assert_eq!(d["faqs"].as_array().unwrap().len(), n + 1, "the blank row in between was not sent");
+    assert_eq!(d["faqs"][n]["answer"], "Yes, on weekdays.");
+    // A question without its answer is refused, naming the row on the page.
+    let mut half = form.clone();
+    half.push((format!("question.{}", n + 2), "And dogs?".into()));
+    let (s, page2, _) = maker.post_pairs(&format!("/me/drafts/{id}/faqs"), &pairs(&half)).await;
+    assert_eq!(s, 400, "{page2}");
+    assert!(page2.contains(&format!("faqs[{}].answer", n + 2)), "{page2}");
+    // Eleven FAQs are one past the bound.
+    let mut eleven = vec![("csrf".to_owned(), csrf.clone())];
+    for i in 0..11 {
+        eleven.push((format!("question.{i}"), format!("Q{i}?")));
+        eleven.push((format!("answer.{i}"), "A.".into()));
+    }
+    let (s, page2, _) = maker.post_pairs(&format!("/me/drafts/{id}/faqs"), &eleven).await;
+    assert_eq!(s, 400);
+    assert!(page2.contains("faqs: more than 10 items"), "{page2}");
+    let ten = &eleven[..21];
+    assert_eq!(maker.post_pairs(&format!("/me/drafts/{id}/faqs"), ten).await.0, 303, "ten FAQs are allowed");
+
+    let section = |name: &str, fields: &[(&str, &str)]| {
+        let mut f = vec![("csrf".to_owned(), csrf.clone())];
+        f.extend(fields.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        (format!("/me/drafts/{id}/{name}"), f)
+    };
+    for (name, fields) in [
+        ("founders", vec![("name.0", "Ann Acme"), ("title.0", "CEO"), ("name.1", "Cy Acme")]),
+        ("socials", vec![("company.github", "https://github.com/acme"), ("founder.x", "https://x.com/ann")]),
+        ("story", vec![("title", "Why rockets"), ("problem", "Cats could not reach the moon.")]),
+        (
+            "milestones",
+            vec![("date.0", "2026-03-01"), ("title.0", "First launch"), ("url.0", "https://acme.example/1")],
+        ),
+        ("seo", vec![("title", "Acme Rockets: rockets for cats")]),
+    ] {
+        let (path, f) = section(name, &fields);
+        let (s, body, _) = maker.post_pairs(&path, &f).await;
+        assert_eq!(s, 303, "{name}: {body}");
+    }
+    let d = crate::own::call(&app, "GET", &format!("/drafts/{id}"), &key, None).await.1;
+    assert_eq!(d["founders"].as_array().unwrap().len(), 2, "{d}");
+    assert_eq!(
+        (d["founders"][0]["name"].as_str(), d["founders"][0]["title"].as_str()),
+        (Some("Ann Acme"), Some("CEO"))
+    );
+    assert_eq!(d["company_socials"], serde_json::json!({"github": "https://github.com/acme"}));
+    assert_eq!(d["founder_socials"], serde_json::json!({"x": "https://x.com/ann"}));
+    assert_eq!(d["story"]["problem"], "Cats could not reach the moon.");
+    assert_eq!(d["milestones"][0]["title"], "First launch");
+    assert_eq!(d["seo"]["title"], "Acme Rockets: rockets for cats");
+    let (_, page2, _) = maker.get(&format!("/me/drafts/{id}")).await;
+    assert!(page2.contains(r#"value="Ann Acme""#) && page2.contains("Cats could not reach the moon."), "shown again");
+    // Refusals name the field; a part we do not have is a 404; a forged token a 403.
+    for (name, fields, names) in [
+        ("milestones", vec![("date.0", "2026-02-30"), ("title.0", "x")], "milestones[0].date"),
+        ("socials", vec![("company.github", "ftp://github.com/acme")], "company_socials.github"),
+        ("seo", vec![("title", &*"t".repeat(71))], "seo.title"),
+        ("founders", vec![("title.3", "CTO")], "founders[3].name"),
+    ] {
+        let (path, f) = section(name, &fields);
+        let (s, body, _) = maker.post_pairs(&path, &f).await;
+        assert_eq!(s, 400, "{name}");
+        assert!(body.contains(names), "{name}: {body}");
+    }
+    let (path, _) = section("votes", &[]);
+    assert_eq!(maker.post_pairs(&path, &[("csrf".into(), csrf.clone())]).await.0, 404);
+    let (path, _) = section("story", &[]);
+    assert_eq!(maker.post_pairs(&path, &[("csrf".into(), "forged".into())]).await.0, 403);
+
     // Someone else sees nothing of it.
     let mut other = Browser::new(&app);
     sign_up(&mut other, "bob@other.example").await;
     assert_eq!(other.get(&format!("/me/drafts/{id}")).await.0, 404);
     let other_csrf = hidden(&other.get("/signout").await.1, "csrf");
     let (s, _, _) = other.post(&format!("/me/drafts/{id}/submit"), &[("csrf", &other_csrf)]).await;
+    assert_eq!(s, 404);
+    let (s, _, _) = other.post(&format!("/me/drafts/{id}/story"), &[("csrf", &other_csrf), ("title", "Mine")]).await;
     assert_eq!(s, 404);
 
     // Save it as a listing; the listings page shows it, unpublished.
