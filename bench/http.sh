@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # HTTP benchmark of the public read API (issue 3): loads N listings (default 100 000) with
 # `launchdir-api admin generate-demo` into a fresh SQLite file, starts the release server, and drives
-# each endpoint with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
+# each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
 # LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles requested once before) and with the read cache off,
@@ -31,7 +31,7 @@ fi
 
 # Slugs of live listings for the per-request random pick (uniform over 20 000 profiles: harder on a
 # cache than real traffic, where a few listings get most views).
-python3 - "$DB" "$OUT/slugs.lua" "$OUT/slugs.txt" <<'PY'
+python3 - "$DB" "$OUT/slugs.lua" "$OUT/slugs.txt" "$OUT/site_slugs.lua" "$OUT/site_new_viewers.lua" <<'PY'
 import sqlite3, sys
 rows = sqlite3.connect(sys.argv[1]).execute("SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000").fetchall()
 with open(sys.argv[2], "w") as f:
@@ -39,6 +39,16 @@ with open(sys.argv[2], "w") as f:
     f.write("math.randomseed(7)\nrequest = function() return wrk.format('GET', '/api/v1/listings/' .. slugs[math.random(#slugs)]) end\n")
 with open(sys.argv[3], "w") as f:
     f.write("\n".join(r[0] for r in rows) + "\n")
+slugs = "slugs = {" + ",".join('"%s"' % r[0] for r in rows) + "}\nmath.randomseed(7)\n"
+# The listing page, as one person browsing (one address and browser: after the first view of a
+# listing that day, a view is a lookup of the existing mark).
+with open(sys.argv[4], "w") as f:
+    f.write(slugs + "request = function() return wrk.format('GET', '/listings/' .. slugs[math.random(#slugs)]) end\n")
+# The listing page, every request a new person (a new browser string): each view is counted, so each
+# request writes a view mark and the listing's view count.
+with open(sys.argv[5], "w") as f:
+    f.write(slugs + "n = 0\nrequest = function() n = n + 1; return wrk.format('GET', '/listings/' .. slugs[math.random(#slugs)], "
+            "{['User-Agent'] = 'Mozilla/5.0 (bench viewer ' .. math.random(1000000000) .. '-' .. n .. ')'}) end\n")
 PY
 
 # Requests every profile of slugs.txt once (8 keep-alive connections) and prints the rate: a running
@@ -73,9 +83,10 @@ run() {
   if [[ "$target" == *.lua ]]; then args=(-s "$target" "$BASE"); else args=("$BASE$target"); fi
   # The first request of a URL shows the cold cost (nothing cached yet); then 2 s of warm-up, discarded.
   local cold="-"
-  if [[ "$target" != *.lua ]]; then cold=$(curl -s -o /dev/null -w '%{time_total}' "$BASE$target"); fi
-  wrk -t2 -c"$conns" -d2s "${args[@]}" > /dev/null
-  wrk -t2 -c"$conns" -d"${SECS}s" --latency "${args[@]}" > "$OUT/$name.txt"
+  if [[ "$target" != *.lua ]]; then cold=$(curl -s -o /dev/null -A "$UA" -w '%{time_total}' "$BASE$target"); fi
+  # A browser's User-Agent, so the site's pages count views as they do for people (bots are not counted).
+  wrk -t2 -c"$conns" -d2s -H "User-Agent: $UA" "${args[@]}" > /dev/null
+  wrk -t2 -c"$conns" -d"${SECS}s" --latency -H "User-Agent: $UA" "${args[@]}" > "$OUT/$name.txt"
   local rps p50 p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$OUT/$name.txt")
@@ -88,6 +99,7 @@ run() {
 SERVER=""
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 BASE="http://127.0.0.1:$PORT"
+UA="Mozilla/5.0 (X11; Linux x86_64) launchdir-bench"
 
 # One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
 pass() {
@@ -107,6 +119,13 @@ pass() {
   run leaderboard_all_time 64 "/api/v1/leaderboards/community-all-time"
   run leaderboard_weekly 64 "/api/v1/leaderboards/community-weekly"
   run list_categories 64 /api/v1/categories
+  # The site's pages (issue 10): server-rendered from the same operations, plus the page's own work.
+  run site_home 64 /
+  run site_listing 64 "$OUT/site_slugs.lua"
+  run site_listing_new_viewer 64 "$OUT/site_new_viewers.lua"
+  run site_board_weekly 64 /leaderboards/community-weekly
+  run site_board_all_time 64 /leaderboards/community-all-time
+  run site_calendar 64 /launches/this
   run trivial_healthz_again 64 /healthz
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 

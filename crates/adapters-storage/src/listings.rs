@@ -20,7 +20,9 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::{ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter, QuerySelect,
+};
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
 pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: DateTime<Utc>) -> listings::ActiveModel {
@@ -388,6 +390,19 @@ impl ListingRepository for SeaOrmStore {
 
     async fn get_listing_by_slug(&self, slug: &Slug) -> RepoResult<Option<Listing>> {
         self.load_where("slug", slug.as_str().into()).await
+    }
+
+    async fn live_listing_id(&self, slug: &Slug) -> RepoResult<Option<ListingId>> {
+        let id: Option<i64> = listings::Entity::find()
+            .select_only()
+            .column(listings::Column::Id)
+            .filter(listings::Column::Slug.eq(slug.as_str()))
+            .filter(listings::Column::Status.eq(ListingStatus::Live.as_str()))
+            .into_tuple()
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(id.map(ListingId::from_db))
     }
 
     async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {

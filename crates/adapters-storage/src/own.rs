@@ -470,6 +470,15 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn record_view(&self, view: &domain::engagement::View) -> RepoResult<bool> {
+        // Most views repeat one already counted today: a plain read answers those without taking
+        // the write lock (SQLite has one writer); the insert below still decides a race.
+        let seen = listing_view_marks::Entity::find_by_id((view.listing_id.get(), view.day, view.viewer_key.clone()))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        if seen.is_some() {
+            return Ok(false);
+        }
         let txn = self.begin_write().await?;
         let mark = listing_view_marks::ActiveModel {
             listing_id: Set(view.listing_id.get()),

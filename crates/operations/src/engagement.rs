@@ -69,8 +69,10 @@ pub async fn visit(
     user_agent: &str,
     viewer: &str,
 ) -> OpResult<(bool, bool)> {
-    let l = live(app, slug).await?;
-    let counted = match View::record(l.id, user_agent, keyed(app, "viewer", viewer).await?, app.now()) {
+    // Only the id is needed (the page reads the listing itself through get_listing).
+    let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
+    let id = app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))?;
+    let counted = match View::record(id, user_agent, keyed(app, "viewer", viewer).await?, app.now()) {
         Some(v) => app.store.record_view(&v).await.map(|_| ()),
         None => Ok(()),
     };
@@ -78,7 +80,7 @@ pub async fn visit(
         tracing::warn!(error = %e, "a view was not counted");
     }
     match user {
-        Some(u) => Ok(app.store.engagement_of(l.id, u).await?),
+        Some(u) => Ok(app.store.engagement_of(id, u).await?),
         None => Ok((false, false)),
     }
 }

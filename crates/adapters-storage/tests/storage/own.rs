@@ -130,6 +130,10 @@ on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
 on_both!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
     use domain::engagement::View;
     let l = store.create_listing(listing("Viewed", ListingStatus::Live, None)).await.unwrap();
+    let hidden = store.create_listing(listing("Not yet live", ListingStatus::Draft, None)).await.unwrap();
+    assert_eq!(store.live_listing_id(&l.slug).await.unwrap(), Some(l.id));
+    assert_eq!(store.live_listing_id(&hidden.slug).await.unwrap(), None, "only live listings");
+    assert_eq!(store.live_listing_id(&domain::slug::Slug::parse("no-such-listing").unwrap()).await.unwrap(), None);
     let day = now();
     let view = |k: &str, at| View::record(l.id, "Mozilla/5.0 Firefox/140.0", k.to_owned(), at).unwrap();
     assert!(store.record_view(&view("a", day)).await.unwrap());

@@ -26,6 +26,10 @@ pub trait ListingRepository: Send + Sync {
     /// Any status; callers decide what is public.
     async fn get_listing_by_slug(&self, slug: &Slug) -> RepoResult<Option<Listing>>;
 
+    /// The id of the live listing with this slug (one indexed column, for the hot paths that only
+    /// need to know which listing a page is, such as counting its view).
+    async fn live_listing_id(&self, slug: &Slug) -> RepoResult<Option<ListingId>>;
+
     /// Full-text search over name, tagline, descriptions, features, keywords and tags, with the
     /// filters and sort of search_listings. Relevance sort without `q` falls back to votes.
     async fn search_listings(&self, search: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>>;
