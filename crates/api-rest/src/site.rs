@@ -13,7 +13,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use operations::badges::escape;
-use operations::{Descriptor, OpError};
+use operations::{Descriptor, OpError, OpResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::OnceLock;
@@ -66,18 +66,10 @@ fn list(base: &str, items: &[Value], empty: &str) -> String {
 }
 
 pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    public_page(&state, &req, "", |state| async move {
     let base = &state.public_url;
-    let (today, week) = match (
-        read(&state, "list_launches", json!({"section": "today", "per_page": 10})).await,
-        read(&state, "list_launches", json!({"section": "this-week", "per_page": 20})).await,
-    ) {
-        (Ok(t), Ok(w)) => (t, w),
-        (Err(e), _) | (_, Err(e)) => {
-            tracing::error!(error = %e, "home page");
-            return oops(&state, who.as_ref());
-        }
-    };
+    let today = read(&state, "list_launches", json!({"section": "today", "per_page": 10})).await?;
+    let week = read(&state, "list_launches", json!({"section": "this-week", "per_page": 20})).await?;
     let empty = Vec::new();
     let body = format!(
         r#"<section class="hero"><h1>Product launches, ranked by people</h1><p class="muted">Votes come only from people signed in here. The billboard is a paid ranking and is always shown as paid.</p><p><a href="{base}/leaderboards/community-weekly">This week's board</a> · <a href="{base}/leaderboards/billboard">Billboard (paid)</a></p></section>
@@ -86,19 +78,28 @@ pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         list(base, today["items"].as_array().unwrap_or(&empty), "Nothing went live today yet."),
         list(base, week["items"].as_array().unwrap_or(&empty), "No launches this week yet."),
     );
-    html(StatusCode::OK, page(&state, "Launches", who.as_ref(), &body))
+    Ok(("Launches".to_owned(), body))
+    })
+    .await
 }
+
+/// Where the listing page's vote and follow forms go: they depend on the visitor, the rest does not.
+const ACTIONS: &str = "<!--actions-->";
 
 pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let session = signed_in(&state, &req).await;
     let who = session.as_ref().map(|(p, _)| p);
-    let base = &state.public_url;
-    let input = json!({"slug": slug.as_str()});
-    let l = match read_or_404(&state, who, "get_listing", input, "No live listing has this address.").await {
-        Ok(l) => l,
-        Err(r) => return r,
+    let slug = slug.into_inner();
+    let render = {
+        let slug = slug.clone();
+        move |state| listing_body(state, slug)
     };
-    let slug_html = escape(s(&l, "slug"));
+    let (title, body) = match cached_page(&state, &req, render).await {
+        Ok(page) => page,
+        Err(e) => return page_error(&state, who, e, "No live listing has this address."),
+    };
+    let base = &state.public_url;
+    let slug_html = escape(&slug);
     // A person's view, once a day (signed in: per account; else per address and browser); never a bot's.
     let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let viewer = match who {
@@ -109,7 +110,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         ),
     };
     let user = who.map(|p| p.user_id);
-    let (voted, following) = match operations::engagement::visit(&state.app, slug.as_str(), user, ua, &viewer).await {
+    let (voted, following) = match operations::engagement::visit(&state.app, &slug, user, ua, &viewer).await {
         Ok(v) => v,
         Err(e) => {
             tracing::warn!(error = %e, "reading the visitor's vote and follow");
@@ -128,6 +129,14 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         }
         None => format!(r#"<a class="button" href="{base}/signin">Sign in to vote</a>"#),
     };
+    html(StatusCode::OK, page(&state, &title, who, &body.replacen(ACTIONS, &actions, 1)))
+}
+
+/// The listing page but for the visitor's own buttons (at [`ACTIONS`]): the same for everyone.
+async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String, String)> {
+    let base = &state.public_url;
+    let l = read(&state, "get_listing", json!({"slug": slug})).await?;
+    let slug_html = escape(s(&l, "slug"));
     let features: String = l["features"]
         .as_array()
         .map(|f| f.iter().map(|x| format!("<li>{}</li>", escape(x.as_str().unwrap_or_default()))).collect())
@@ -203,7 +212,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
                 .collect()
         })
         .unwrap_or_default();
-    let alternatives: String = match read(&state, "get_alternatives", json!({"slug": slug.as_str()})).await {
+    let alternatives: String = match read(&state, "get_alternatives", json!({"slug": slug})).await {
         Ok(a) => a["items"]
             .as_array()
             .map(|items| {
@@ -228,7 +237,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     let body = format!(
         r#"<article class="card listing"><h1>{name}</h1><p class="tagline">{tagline}</p>
 <p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a href="{url}" rel="nofollow noopener">{url}</a>{category}</p>
-<div class="actions">{actions}</div>
+<div class="actions">{ACTIONS}</div>
 <p class="chips">{chips}</p>
 {paragraphs}
 {features}{founders}{updates}{milestones}{story}{alternatives}
@@ -260,7 +269,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
             format!("<h2>Alternatives</h2><ul>{alternatives}</ul>")
         },
     );
-    html(StatusCode::OK, page(&state, s(&l, "name"), who, &body))
+    Ok((s(&l, "name").to_owned(), body))
 }
 
 #[derive(Debug, Deserialize)]
@@ -366,20 +375,14 @@ pub async fn leaderboard(
     board: web::Path<String>,
     q: web::Query<PageQuery>,
 ) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let (board, n) = (board.into_inner(), q.page.unwrap_or(1).clamp(1, 1000));
+    public_page(&state, &req, "No such leaderboard.", move |state| async move {
     let base = &state.public_url;
     let Some((_, title)) = BOARDS.iter().find(|(b, _)| *b == board.as_str()) else {
-        return not_found(&state, who.as_ref(), "No such leaderboard.");
+        return Err(OpError::NotFound("leaderboard"));
     };
-    let n = q.page.unwrap_or(1).clamp(1, 1000);
     let input = json!({"board": board.as_str(), "per_page": BOARD_PAGE, "page": n});
-    let b = match read(&state, "get_leaderboard", input).await {
-        Ok(b) => b,
-        Err(e) => {
-            tracing::error!(error = %e, "leaderboard page");
-            return oops(&state, who.as_ref());
-        }
-    };
+    let b = read(&state, "get_leaderboard", input).await?;
     let paid = b["paid"].as_bool().unwrap_or(false);
     let rows: String = b["items"]
         .as_array()
@@ -437,7 +440,9 @@ pub async fn leaderboard(
         escape(s(&b, "description")),
         title = escape(title),
     );
-    html(StatusCode::OK, page(&state, title, who.as_ref(), &body))
+    Ok(((*title).to_owned(), body))
+    })
+    .await
 }
 
 // ---- categories, the launch calendar, founders, the blog, awards ------------------------------------
@@ -487,55 +492,86 @@ fn faqs_html(faqs: &Value) -> String {
     if items.is_empty() { String::new() } else { format!("<h2>Questions</h2>{items}") }
 }
 
-/// A read that may be a 404 (an unknown slug or week): the page, or the response to send.
-async fn read_or_404(
-    state: &State,
-    who: Option<&Principal>,
-    id: &str,
-    input: Value,
-    what: &str,
-) -> Result<Value, HttpResponse> {
-    match read(state, id, input).await {
-        Ok(v) => Ok(v),
-        Err(OpError::NotFound(_) | OpError::Invalid(_)) => Err(not_found(state, who, what)),
-        Err(e) => {
-            tracing::error!(error = %e, op = id, "page");
-            Err(oops(state, who))
+/// A page the same for every visitor: its title and body, rendered by `render` from public reads
+/// only, then kept in the read cache beside those reads (under the page's path and query and the UTC
+/// date) and emptied with them on any public change. A hot page is rendered once, not per request.
+async fn cached_page<F, Fut>(state: &web::Data<State>, req: &HttpRequest, render: F) -> OpResult<(String, String)>
+where
+    F: FnOnce(web::Data<State>) -> Fut,
+    Fut: std::future::Future<Output = OpResult<(String, String)>> + Send + 'static,
+{
+    let key = format!("{}\u{0}page\u{0}{}", state.app.clock.now().date_naive(), req.uri());
+    let rendered = render(state.clone());
+    let packed = state
+        .ctx
+        .reads
+        .get_or_bytes(key, async move {
+            let (title, body) = rendered.await?;
+            Ok(web::Bytes::from(format!("{:08x}{title}{body}", title.len())))
+        })
+        .await?;
+    let text = std::str::from_utf8(&packed).ok();
+    let split = text.and_then(|t| {
+        usize::from_str_radix(t.get(..8)?, 16).ok().and_then(|n| Some((t.get(8..8 + n)?, t.get(8 + n..)?)))
+    });
+    let (title, body) =
+        split.ok_or_else(|| OpError::Repo(domain::ports::RepoError::Unexpected("a cached page is damaged".into())))?;
+    Ok((title.to_owned(), body.to_owned()))
+}
+
+/// The answer when a page could not be drawn: an unknown record (or an input naming none) is the
+/// not-found page saying `what`; anything else is logged and the error page.
+fn page_error(state: &State, who: Option<&Principal>, e: OpError, what: &str) -> HttpResponse {
+    match e {
+        OpError::NotFound(_) | OpError::Invalid(_) => not_found(state, who, what),
+        e => {
+            tracing::error!(error = %e, "page");
+            oops(state, who)
         }
     }
 }
 
-pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let base = &state.public_url;
-    let tree = match read_or_404(&state, who.as_ref(), "list_categories", json!({}), "").await {
-        Ok(t) => t,
-        Err(r) => return r,
-    };
-    fn node(base: &str, n: &Value) -> String {
-        let subs: String =
-            n["subcategories"].as_array().map(|a| a.iter().map(|c| node(base, c)).collect()).unwrap_or_default();
-        format!(
-            r#"<li><a href="{base}/categories/{}">{}</a> <span class="muted">{} live</span>{}</li>"#,
-            escape(s(n, "slug")),
-            escape(s(n, "name")),
-            n["live_listings_total"].as_u64().unwrap_or(0),
-            if subs.is_empty() { String::new() } else { format!("<ul>{subs}</ul>") }
-        )
+/// A page the same for every visitor (see [`cached_page`]) under the visitor's own header.
+async fn public_page<F, Fut>(state: &web::Data<State>, req: &HttpRequest, what: &str, render: F) -> HttpResponse
+where
+    F: FnOnce(web::Data<State>) -> Fut,
+    Fut: std::future::Future<Output = OpResult<(String, String)>> + Send + 'static,
+{
+    let who = signed_in(state, req).await.map(|(p, _)| p);
+    match cached_page(state, req, render).await {
+        Ok((title, body)) => html(StatusCode::OK, page(state, &title, who.as_ref(), &body)),
+        Err(e) => page_error(state, who.as_ref(), e, what),
     }
-    let items: String = tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
-    let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
-    html(StatusCode::OK, page(&state, "Categories", who.as_ref(), &body))
+}
+
+pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    public_page(&state, &req, "", |state| async move {
+        let base = &state.public_url;
+        let tree = read(&state, "list_categories", json!({})).await?;
+        fn node(base: &str, n: &Value) -> String {
+            let subs: String =
+                n["subcategories"].as_array().map(|a| a.iter().map(|c| node(base, c)).collect()).unwrap_or_default();
+            format!(
+                r#"<li><a href="{base}/categories/{}">{}</a> <span class="muted">{} live</span>{}</li>"#,
+                escape(s(n, "slug")),
+                escape(s(n, "name")),
+                n["live_listings_total"].as_u64().unwrap_or(0),
+                if subs.is_empty() { String::new() } else { format!("<ul>{subs}</ul>") }
+            )
+        }
+        let items: String =
+            tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
+        let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
+        Ok(("Categories".to_owned(), body))
+    })
+    .await
 }
 
 pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let base = &state.public_url;
     let input = json!({"slug": slug.as_str(), "per_page": 50});
-    let c = match read_or_404(&state, who.as_ref(), "get_category", input, "No such category.").await {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
+    public_page(&state, &req, "No such category.", move |state| async move {
+    let base = &state.public_url;
+    let c = read(&state, "get_category", input).await?;
     let link =
         |r: &Value| format!(r#"<a href="{base}/categories/{}">{}</a>"#, escape(s(r, "slug")), escape(s(r, "name")));
     let parent = if c["parent"].is_object() {
@@ -553,7 +589,9 @@ pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path
         list(base, c["listings"]["items"].as_array().unwrap_or(&empty), "No live listings here yet."),
         faqs_html(&c["faqs"]),
     );
-    html(StatusCode::OK, page(&state, s(&c, "name"), who.as_ref(), &body))
+    Ok((s(&c, "name").to_owned(), body))
+    })
+    .await
 }
 
 pub async fn this_week(state: web::Data<State>) -> HttpResponse {
@@ -561,20 +599,10 @@ pub async fn this_week(state: web::Data<State>) -> HttpResponse {
 }
 
 pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::Path<String>) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let input = json!({"week": week.as_str()});
+    public_page(&state, &req, "No such launch week.", move |state| async move {
     let base = &state.public_url;
-    let w = match read_or_404(
-        &state,
-        who.as_ref(),
-        "get_launch_week",
-        json!({"week": week.as_str()}),
-        "No such launch week.",
-    )
-    .await
-    {
-        Ok(w) => w,
-        Err(r) => return r,
-    };
+    let w = read(&state, "get_launch_week", input).await?;
     let monday = chrono::NaiveDate::parse_from_str(s(&w, "week"), "%Y-%m-%d").ok();
     let step =
         |days: i64| monday.map(|m| (m + chrono::Duration::days(days)).to_string()).unwrap_or_else(|| "this".into());
@@ -609,40 +637,37 @@ pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::P
             format!(r#"<ol class="items">{scheduled}</ol>"#)
         },
     );
-    html(StatusCode::OK, page(&state, "Launch calendar", who.as_ref(), &body))
+    Ok(("Launch calendar".to_owned(), body))
+    })
+    .await
 }
 
 pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let base = &state.public_url;
-    let f = match read_or_404(&state, who.as_ref(), "get_founder", json!({"slug": slug.as_str()}), "No such founder.")
-        .await
-    {
-        Ok(f) => f,
-        Err(r) => return r,
-    };
-    let empty = Vec::new();
-    let body = format!(
-        r#"<section class="card"><h1>{}</h1><p class="tagline">{}</p><p>{}</p><h2>Building</h2>{}</section>"#,
-        escape(s(&f, "name")),
-        escape(s(&f, "headline")),
-        escape(s(&f, "bio")),
-        list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
-    );
-    html(StatusCode::OK, page(&state, s(&f, "name"), who.as_ref(), &body))
+    let input = json!({"slug": slug.as_str()});
+    public_page(&state, &req, "No such founder.", move |state| async move {
+        let base = &state.public_url;
+        let f = read(&state, "get_founder", input).await?;
+        let empty = Vec::new();
+        let body = format!(
+            r#"<section class="card"><h1>{}</h1><p class="tagline">{}</p><p>{}</p><h2>Building</h2>{}</section>"#,
+            escape(s(&f, "name")),
+            escape(s(&f, "headline")),
+            escape(s(&f, "bio")),
+            list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
+        );
+        Ok((s(&f, "name").to_owned(), body))
+    })
+    .await
 }
 
 pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let base = &state.public_url;
-    let posts = match read_or_404(&state, who.as_ref(), "list_blog_posts", json!({"per_page": 50}), "").await {
-        Ok(p) => p,
-        Err(r) => return r,
-    };
-    let items: String = posts["items"]
-        .as_array()
-        .map(|a| {
-            a.iter()
+    public_page(&state, &req, "", |state| async move {
+        let base = &state.public_url;
+        let posts = read(&state, "list_blog_posts", json!({"per_page": 50})).await?;
+        let items: String = posts["items"]
+            .as_array()
+            .map(|a| {
+                a.iter()
                 .map(|p| {
                     format!(
                         r#"<li class="post"><a class="name" href="{base}/blog/{}">{}</a><p class="muted">{}</p></li>"#,
@@ -652,37 +677,34 @@ pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
                     )
                 })
                 .collect()
-        })
-        .unwrap_or_default();
-    let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
-    html(StatusCode::OK, page(&state, "Blog", who.as_ref(), &body))
+            })
+            .unwrap_or_default();
+        let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
+        Ok(("Blog".to_owned(), body))
+    })
+    .await
 }
 
 pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let post = match read_or_404(&state, who.as_ref(), "get_blog_post", json!({"slug": slug.as_str()}), "No such post.")
-        .await
-    {
-        Ok(p) => p,
-        Err(r) => return r,
-    };
-    let body = format!(
-        r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
-        escape(s(&post, "title")),
-        escape(s(&post, "author")),
-        markdown_html(s(&post, "body_markdown")),
-        faqs_html(&post["faqs"]),
-    );
-    html(StatusCode::OK, page(&state, s(&post, "title"), who.as_ref(), &body))
+    let input = json!({"slug": slug.as_str()});
+    public_page(&state, &req, "No such post.", move |state| async move {
+        let post = read(&state, "get_blog_post", input).await?;
+        let body = format!(
+            r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
+            escape(s(&post, "title")),
+            escape(s(&post, "author")),
+            markdown_html(s(&post, "body_markdown")),
+            faqs_html(&post["faqs"]),
+        );
+        Ok((s(&post, "title").to_owned(), body))
+    })
+    .await
 }
 
 pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    public_page(&state, &req, "", |state| async move {
     let base = &state.public_url;
-    let a = match read_or_404(&state, who.as_ref(), "list_awards", json!({"per_page": 60}), "").await {
-        Ok(a) => a,
-        Err(r) => return r,
-    };
+    let a = read(&state, "list_awards", json!({"per_page": 60})).await?;
     let rows: String = a["items"]
         .as_array()
         .map(|items| {
@@ -704,7 +726,9 @@ pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let body = format!(
         r#"<section class="card"><h1>Launch of the Week</h1><p class="muted">Decided by community votes only, each week when it ends.</p><ol class="items">{rows}</ol></section>"#
     );
-    html(StatusCode::OK, page(&state, "Awards", who.as_ref(), &body))
+    Ok(("Awards".to_owned(), body))
+    })
+    .await
 }
 
 #[derive(Debug, Deserialize)]
@@ -718,15 +742,10 @@ pub struct CompareQuery {
 /// Two live listings side by side on their categories' attributes; an empty cell means that
 /// listing's own site does not state the fact.
 pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<CompareQuery>) -> HttpResponse {
-    let who = signed_in(&state, &req).await.map(|(p, _)| p);
-    let base = &state.public_url;
     let input = json!({"a": q.a, "b": q.b});
-    let c = match read_or_404(&state, who.as_ref(), "compare_listings", input, "One of these listings is not live.")
-        .await
-    {
-        Ok(c) => c,
-        Err(r) => return r,
-    };
+    public_page(&state, &req, "One of these listings is not live.", move |state| async move {
+    let base = &state.public_url;
+    let c = read(&state, "compare_listings", input).await?;
     let cell = |v: &Value| match v {
         Value::Null => r#"<span class="muted">not stated</span>"#.to_owned(),
         Value::Array(items) => escape(&items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")),
@@ -757,7 +776,9 @@ pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<Co
         head(&c["a"]),
         head(&c["b"]),
     );
-    html(StatusCode::OK, page(&state, "Compare", who.as_ref(), &body))
+    Ok(("Compare".to_owned(), body))
+    })
+    .await
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

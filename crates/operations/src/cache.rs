@@ -105,13 +105,22 @@ impl ReadCache {
     where
         F: Future<Output = OpResult<Value>> + Send + 'static,
     {
-        let Some(shared) = &self.shared else { return serialize(&compute.await?) };
+        self.get_or_bytes(key, async move { serialize(&compute.await?) }).await
+    }
+
+    /// As `get_or_json`, for what is already bytes: a page rendered only from public reads (the same
+    /// for every visitor), kept beside the reads it came from and emptied with them.
+    pub async fn get_or_bytes<F>(&self, key: String, compute: F) -> OpResult<bytes::Bytes>
+    where
+        F: Future<Output = OpResult<bytes::Bytes>> + Send + 'static,
+    {
+        let Some(shared) = &self.shared else { return compute.await };
         let started = shared.generation.load(Ordering::SeqCst);
         if let Some(hit) = shared.entries.get(&key).await {
             if hit.born.elapsed() > self.ttl / 2 && shared.start_refresh(&key) {
                 let shared = shared.clone();
                 tokio::spawn(async move {
-                    let fresh = compute.await.and_then(|v| serialize(&v));
+                    let fresh = compute.await;
                     if let (Ok(json), true) = (fresh, shared.generation.load(Ordering::SeqCst) == started) {
                         shared.entries.insert(key.clone(), Entry { json, born: Instant::now() }).await;
                     }
@@ -122,10 +131,10 @@ impl ReadCache {
         }
         let out = shared
             .entries
-            .try_get_with(key.clone(), async move {
-                let v = compute.await?;
-                Ok::<_, OpError>(Entry { json: serialize(&v)?, born: Instant::now() })
-            })
+            .try_get_with(
+                key.clone(),
+                async move { Ok::<_, OpError>(Entry { json: compute.await?, born: Instant::now() }) },
+            )
             .await
             .map(|e| e.json)
             .map_err(unshare);
