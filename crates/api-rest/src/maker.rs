@@ -230,6 +230,12 @@ async fn refused(
     draft_page(state, p, csrf, id, &notice, status).await
 }
 
+/// The draft page again, saying the form's CSRF token did not match the session (403).
+async fn expired(state: &State, p: &Principal, csrf: &str, id: &str) -> HttpResponse {
+    let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+    draft_page(state, p, csrf, id, notice, StatusCode::FORBIDDEN).await
+}
+
 #[derive(Debug, Deserialize)]
 pub struct FieldForm {
     #[serde(default)]
@@ -251,8 +257,7 @@ pub async fn edit_field(
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let f = form.into_inner();
     if !same(&state, &f.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+        return expired(&state, &p, &csrf, &id).await;
     }
     let value = if f.value.trim().is_empty() {
         Value::Null
@@ -284,8 +289,7 @@ pub async fn edit_section(
     };
     let sent = form.iter().find(|(k, _)| k == "csrf").map_or("", |(_, v)| v.as_str());
     if !same(&state, sent, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+        return expired(&state, &p, &csrf, &id).await;
     }
     body["id"] = json!(id);
     match run(&state, &p, "update_draft", body).await {
@@ -309,8 +313,7 @@ pub async fn submit(
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return draft_page(&state, &p, &csrf, &id, notice, StatusCode::FORBIDDEN).await;
+        return expired(&state, &p, &csrf, &id).await;
     }
     match run(&state, &p, "submit_draft", json!({"id": id.as_str()})).await {
         Ok(_) => see_other(&format!("{}/me/listings", state.public_url)),
