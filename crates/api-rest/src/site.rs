@@ -66,7 +66,11 @@ fn list(base: &str, items: &[Value], empty: &str) -> String {
 }
 
 pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", |state| async move {
+    public_page(&state, &req, "", home_page).await
+}
+
+/// The `home` page for every visitor: its title and body.
+async fn home_page(state: web::Data<State>) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let today = read(&state, "list_launches", json!({"section": "today", "per_page": 10})).await?;
     let week = read(&state, "list_launches", json!({"section": "this-week", "per_page": 20})).await?;
@@ -79,8 +83,6 @@ pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         list(base, week["items"].as_array().unwrap_or(&empty), "No launches this week yet."),
     );
     Ok(("Launches".to_owned(), body))
-    })
-    .await
 }
 
 /// Where the listing page's vote and follow forms go: they depend on the visitor, the rest does not.
@@ -376,7 +378,11 @@ pub async fn leaderboard(
     q: web::Query<PageQuery>,
 ) -> HttpResponse {
     let (board, n) = (board.into_inner(), q.page.unwrap_or(1).clamp(1, 1000));
-    public_page(&state, &req, "No such leaderboard.", move |state| async move {
+    public_page(&state, &req, "No such leaderboard.", move |state| leaderboard_page(state, board, n)).await
+}
+
+/// The `leaderboard` page for every visitor: its title and body.
+async fn leaderboard_page(state: web::Data<State>, board: String, n: i64) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let Some((_, title)) = BOARDS.iter().find(|(b, _)| *b == board.as_str()) else {
         return Err(OpError::NotFound("leaderboard"));
@@ -441,8 +447,6 @@ pub async fn leaderboard(
         title = escape(title),
     );
     Ok(((*title).to_owned(), body))
-    })
-    .await
 }
 
 // ---- categories, the launch calendar, founders, the blog, awards ------------------------------------
@@ -545,31 +549,36 @@ where
 }
 
 pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", |state| async move {
-        let base = &state.public_url;
-        let tree = read(&state, "list_categories", json!({})).await?;
-        fn node(base: &str, n: &Value) -> String {
-            let subs: String =
-                n["subcategories"].as_array().map(|a| a.iter().map(|c| node(base, c)).collect()).unwrap_or_default();
-            format!(
-                r#"<li><a href="{base}/categories/{}">{}</a> <span class="muted">{} live</span>{}</li>"#,
-                escape(s(n, "slug")),
-                escape(s(n, "name")),
-                n["live_listings_total"].as_u64().unwrap_or(0),
-                if subs.is_empty() { String::new() } else { format!("<ul>{subs}</ul>") }
-            )
-        }
-        let items: String =
-            tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
-        let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
-        Ok(("Categories".to_owned(), body))
-    })
-    .await
+    public_page(&state, &req, "", categories_page).await
+}
+
+/// The `categories` page for every visitor: its title and body.
+async fn categories_page(state: web::Data<State>) -> OpResult<(String, String)> {
+    let base = &state.public_url;
+    let tree = read(&state, "list_categories", json!({})).await?;
+    fn node(base: &str, n: &Value) -> String {
+        let subs: String =
+            n["subcategories"].as_array().map(|a| a.iter().map(|c| node(base, c)).collect()).unwrap_or_default();
+        format!(
+            r#"<li><a href="{base}/categories/{}">{}</a> <span class="muted">{} live</span>{}</li>"#,
+            escape(s(n, "slug")),
+            escape(s(n, "name")),
+            n["live_listings_total"].as_u64().unwrap_or(0),
+            if subs.is_empty() { String::new() } else { format!("<ul>{subs}</ul>") }
+        )
+    }
+    let items: String = tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
+    let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
+    Ok(("Categories".to_owned(), body))
 }
 
 pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str(), "per_page": 50});
-    public_page(&state, &req, "No such category.", move |state| async move {
+    public_page(&state, &req, "No such category.", move |state| category_page(state, input)).await
+}
+
+/// The `category` page for every visitor: its title and body.
+async fn category_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let c = read(&state, "get_category", input).await?;
     let link =
@@ -590,8 +599,6 @@ pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path
         faqs_html(&c["faqs"]),
     );
     Ok((s(&c, "name").to_owned(), body))
-    })
-    .await
 }
 
 pub async fn this_week(state: web::Data<State>) -> HttpResponse {
@@ -600,7 +607,11 @@ pub async fn this_week(state: web::Data<State>) -> HttpResponse {
 
 pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::Path<String>) -> HttpResponse {
     let input = json!({"week": week.as_str()});
-    public_page(&state, &req, "No such launch week.", move |state| async move {
+    public_page(&state, &req, "No such launch week.", move |state| launch_week_page(state, input)).await
+}
+
+/// The `launch_week` page for every visitor: its title and body.
+async fn launch_week_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let w = read(&state, "get_launch_week", input).await?;
     let monday = chrono::NaiveDate::parse_from_str(s(&w, "week"), "%Y-%m-%d").ok();
@@ -638,36 +649,40 @@ pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::P
         },
     );
     Ok(("Launch calendar".to_owned(), body))
-    })
-    .await
 }
 
 pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str()});
-    public_page(&state, &req, "No such founder.", move |state| async move {
-        let base = &state.public_url;
-        let f = read(&state, "get_founder", input).await?;
-        let empty = Vec::new();
-        let body = format!(
-            r#"<section class="card"><h1>{}</h1><p class="tagline">{}</p><p>{}</p><h2>Building</h2>{}</section>"#,
-            escape(s(&f, "name")),
-            escape(s(&f, "headline")),
-            escape(s(&f, "bio")),
-            list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
-        );
-        Ok((s(&f, "name").to_owned(), body))
-    })
-    .await
+    public_page(&state, &req, "No such founder.", move |state| founder_page(state, input)).await
+}
+
+/// The `founder` page for every visitor: its title and body.
+async fn founder_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
+    let base = &state.public_url;
+    let f = read(&state, "get_founder", input).await?;
+    let empty = Vec::new();
+    let body = format!(
+        r#"<section class="card"><h1>{}</h1><p class="tagline">{}</p><p>{}</p><h2>Building</h2>{}</section>"#,
+        escape(s(&f, "name")),
+        escape(s(&f, "headline")),
+        escape(s(&f, "bio")),
+        list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
+    );
+    Ok((s(&f, "name").to_owned(), body))
 }
 
 pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", |state| async move {
-        let base = &state.public_url;
-        let posts = read(&state, "list_blog_posts", json!({"per_page": 50})).await?;
-        let items: String = posts["items"]
-            .as_array()
-            .map(|a| {
-                a.iter()
+    public_page(&state, &req, "", blog_page).await
+}
+
+/// The `blog` page for every visitor: its title and body.
+async fn blog_page(state: web::Data<State>) -> OpResult<(String, String)> {
+    let base = &state.public_url;
+    let posts = read(&state, "list_blog_posts", json!({"per_page": 50})).await?;
+    let items: String = posts["items"]
+        .as_array()
+        .map(|a| {
+            a.iter()
                 .map(|p| {
                     format!(
                         r#"<li class="post"><a class="name" href="{base}/blog/{}">{}</a><p class="muted">{}</p></li>"#,
@@ -677,32 +692,36 @@ pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
                     )
                 })
                 .collect()
-            })
-            .unwrap_or_default();
-        let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
-        Ok(("Blog".to_owned(), body))
-    })
-    .await
+        })
+        .unwrap_or_default();
+    let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
+    Ok(("Blog".to_owned(), body))
 }
 
 pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str()});
-    public_page(&state, &req, "No such post.", move |state| async move {
-        let post = read(&state, "get_blog_post", input).await?;
-        let body = format!(
-            r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
-            escape(s(&post, "title")),
-            escape(s(&post, "author")),
-            markdown_html(s(&post, "body_markdown")),
-            faqs_html(&post["faqs"]),
-        );
-        Ok((s(&post, "title").to_owned(), body))
-    })
-    .await
+    public_page(&state, &req, "No such post.", move |state| blog_post_page(state, input)).await
+}
+
+/// The `blog_post` page for every visitor: its title and body.
+async fn blog_post_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
+    let post = read(&state, "get_blog_post", input).await?;
+    let body = format!(
+        r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
+        escape(s(&post, "title")),
+        escape(s(&post, "author")),
+        markdown_html(s(&post, "body_markdown")),
+        faqs_html(&post["faqs"]),
+    );
+    Ok((s(&post, "title").to_owned(), body))
 }
 
 pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", |state| async move {
+    public_page(&state, &req, "", awards_page).await
+}
+
+/// The `awards` page for every visitor: its title and body.
+async fn awards_page(state: web::Data<State>) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let a = read(&state, "list_awards", json!({"per_page": 60})).await?;
     let rows: String = a["items"]
@@ -727,8 +746,6 @@ pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
         r#"<section class="card"><h1>Launch of the Week</h1><p class="muted">Decided by community votes only, each week when it ends.</p><ol class="items">{rows}</ol></section>"#
     );
     Ok(("Awards".to_owned(), body))
-    })
-    .await
 }
 
 #[derive(Debug, Deserialize)]
@@ -743,7 +760,11 @@ pub struct CompareQuery {
 /// listing's own site does not state the fact.
 pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<CompareQuery>) -> HttpResponse {
     let input = json!({"a": q.a, "b": q.b});
-    public_page(&state, &req, "One of these listings is not live.", move |state| async move {
+    public_page(&state, &req, "One of these listings is not live.", move |state| compare_page(state, input)).await
+}
+
+/// The `compare` page for every visitor: its title and body.
+async fn compare_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
     let base = &state.public_url;
     let c = read(&state, "compare_listings", input).await?;
     let cell = |v: &Value| match v {
@@ -777,8 +798,6 @@ pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<Co
         head(&c["b"]),
     );
     Ok(("Compare".to_owned(), body))
-    })
-    .await
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
