@@ -1,28 +1,53 @@
-//! The operation descriptions themselves: ids, methods, paths and scopes as the spec lists them, input
+//! The operation descriptions themselves: ids, methods, paths and scopes as our operation table lists them, input
 //! schemas self-contained and strict, and bounds that match the domain's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::Value;
 
-fn spec_operations() -> Vec<Value> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/spec/operations.json");
-    let text = std::fs::read_to_string(path).expect("../shared/spec/operations.json beside the repository");
-    let v: Value = serde_json::from_str(&text).unwrap();
-    v["operations"].as_array().unwrap().clone()
+/// One row of `fixtures/reference/operations.tsv`: the operation table this repository implements.
+struct Row {
+    id: String,
+    method: String,
+    path: String,
+    scope: Option<String>,
+    idempotency_key: bool,
+}
+
+fn table() -> Vec<Row> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fixtures/reference/operations.tsv");
+    let text = std::fs::read_to_string(path).expect("fixtures/reference/operations.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let c: Vec<&str> = l.split('\t').collect();
+            assert_eq!(c.len(), 5, "five columns: {l}");
+            Row {
+                id: c[0].to_owned(),
+                method: c[1].to_lowercase(),
+                path: c[2].to_owned(),
+                scope: (c[3] != "-").then(|| c[3].to_owned()),
+                idempotency_key: match c[4] {
+                    "idempotent" => true,
+                    "-" => false,
+                    other => panic!("idempotency column: {other}"),
+                },
+            }
+        })
+        .collect()
 }
 
 #[test]
-fn every_operation_matches_the_spec() {
-    let spec = spec_operations();
-    assert_eq!(spec.len(), 41);
+fn every_operation_matches_the_table() {
+    let table = table();
+    assert_eq!(table.len(), 41);
     let ops = operations::registry();
+    assert_eq!(ops.len(), table.len(), "every row is implemented, nothing more");
     for op in &ops {
-        let s =
-            spec.iter().find(|s| s["operationId"] == op.id).unwrap_or_else(|| panic!("{} is not in the spec", op.id));
-        assert_eq!(s["method"].as_str().unwrap().to_lowercase(), op.method.as_str(), "{}", op.id);
-        assert_eq!(s["path"].as_str().unwrap(), format!("/api/v1{}", op.path), "{}", op.id);
-        assert_eq!(s["scope"].as_str(), op.scope.map(|sc| sc.as_str()), "{}", op.id);
-        assert_eq!(s["idempotency_key"].as_bool(), Some(op.idempotency_key), "{}: Idempotency-Key", op.id);
+        let s = table.iter().find(|s| s.id == op.id).unwrap_or_else(|| panic!("{} is not in the table", op.id));
+        assert_eq!(s.method, op.method.as_str(), "{}", op.id);
+        assert_eq!(s.path, format!("/api/v1{}", op.path), "{}", op.id);
+        assert_eq!(s.scope.as_deref(), op.scope.map(|sc| sc.as_str()), "{}", op.id);
+        assert_eq!(s.idempotency_key, op.idempotency_key, "{}: Idempotency-Key", op.id);
     }
     let mut ids: Vec<&str> = ops.iter().map(|o| o.id).collect();
     ids.sort_unstable();
