@@ -48,40 +48,137 @@ pub struct Limits {
     pub limiter: std::sync::Arc<dyn domain::ports::RateLimiter>,
     /// Requests per minute per client.
     pub quota: domain::ratelimit::Quota,
+    /// Proxies whose `X-Forwarded-For` is believed (`LAUNCHDIR_TRUSTED_PROXIES`); empty: none.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// Checks bearer credentials, so that only a credential that exists earns a bucket of its own.
+    pub credentials: Option<CredentialBuckets>,
 }
 
-/// Who a request counts against: its API key (by the key's shown part, when the key is well-formed;
-/// no lookup), else the connecting IP. A malformed credential counts against the IP, so inventing keys
-/// does not escape the limit. Behind a load balancer the peer is the balancer: see docs/DECISIONS.md.
-fn client_of(req: &ServiceRequest) -> String {
-    if let crate::Caller::Bearer(raw) = crate::caller_of(req.request())
-        && let Ok(token) = domain::auth::ApiKeyToken::parse(&raw)
-    {
-        return format!("key:{}", token.shown());
+impl Limits {
+    pub fn new(
+        limiter: std::sync::Arc<dyn domain::ports::RateLimiter>,
+        quota: domain::ratelimit::Quota,
+        trusted_proxies: Vec<ipnet::IpNet>,
+        credentials: Option<CredentialBuckets>,
+    ) -> Self {
+        Self { limiter, quota, trusted_proxies, credentials }
     }
-    client_address(req.request()).map_or_else(|| "ip:unknown".to_owned(), |ip| format!("ip:{ip}"))
 }
 
-/// The client's address: the peer, or behind a load balancer the address it reports (see
-/// [`forwarded_for`]). What the rate limit keys anonymous callers by, and the site's vote cap.
+/// How long a verified credential keeps its own bucket without being checked again, and how many are
+/// remembered. A credential revoked meanwhile is still refused by the operation itself (this cache
+/// decides only which bucket a request counts against).
+const VERIFIED_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+const VERIFIED_MAX: u64 = 100_000;
+
+/// Bearer credentials verified recently, each with the bucket it counts against (`key:<id>` for an API
+/// key, `user:<id>` for an OAuth access token). Unverified credentials never reach this cache.
+#[derive(Clone)]
+pub struct CredentialBuckets {
+    ctx: operations::Ctx,
+    verified: moka::future::Cache<String, String>,
+}
+
+impl std::fmt::Debug for CredentialBuckets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CredentialBuckets").field("entries", &self.verified.entry_count()).finish_non_exhaustive()
+    }
+}
+
+impl CredentialBuckets {
+    pub fn new(ctx: operations::Ctx) -> Self {
+        let verified = moka::future::Cache::builder().max_capacity(VERIFIED_MAX).time_to_live(VERIFIED_TTL).build();
+        Self { ctx, verified }
+    }
+
+    /// The bucket of a credential already verified (no lookup).
+    async fn cached(&self, credential: &str) -> Option<String> {
+        self.verified.get(credential).await
+    }
+
+    /// Verifies `credential` (an API key or an access token, for the surface `path` belongs to) and
+    /// remembers its bucket; `None` when it is no credential of ours.
+    async fn verify(&self, credential: &str, path: &str) -> Option<String> {
+        let audience = if path == "/mcp" || path.starts_with("/mcp/") {
+            operations::oauth::Audience::Mcp
+        } else {
+            operations::oauth::Audience::Api
+        };
+        let p = operations::authenticate(&self.ctx.app, credential, audience).await.ok()?;
+        let bucket = match p.via {
+            domain::auth::Via::ApiKey(id) => format!("key:{id}"),
+            _ => format!("user:{}", p.user_id.get()),
+        };
+        self.verified.insert(credential.to_owned(), bucket.clone()).await;
+        Some(bucket)
+    }
+}
+
+/// The bucket of an address: an IPv4 address alone, an IPv6 client by its /64 (one subscriber's
+/// network, which a client can fill with addresses at will).
+pub fn address_bucket(ip: std::net::IpAddr) -> String {
+    match ip {
+        std::net::IpAddr::V4(v4) => format!("ip:{v4}"),
+        std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => format!("ip:{v4}"),
+            None => {
+                let s = v6.segments();
+                let net = std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0);
+                format!("ip:{net}/64")
+            }
+        },
+    }
+}
+
+/// The client's address: the peer, or, when the peer is a proxy the operator trusts
+/// (`LAUNCHDIR_TRUSTED_PROXIES`), the address it reports (see [`forwarded_for`]). What the rate limit
+/// keys anonymous callers by, and the site's vote cap.
 pub fn client_address(req: &actix_web::HttpRequest) -> Option<std::net::IpAddr> {
     let peer = req.peer_addr().map(|a| a.ip())?;
-    Some(forwarded_for(req, peer).unwrap_or(peer))
+    let trusted = req.app_data::<actix_web::web::Data<Limits>>().map(|l| l.trusted_proxies.as_slice()).unwrap_or(&[]);
+    Some(forwarded_for(req, peer, trusted).unwrap_or(peer))
 }
 
-/// The client address a load balancer reports, trusted only when the connection itself comes from a
-/// private or loopback address (the balancer's network): the last `X-Forwarded-For` entry, which the
-/// balancer appended. From a public peer the header is ignored, so a client cannot choose its own IP.
-fn forwarded_for(req: &actix_web::HttpRequest, peer: std::net::IpAddr) -> Option<std::net::IpAddr> {
-    let trusted = match peer {
-        std::net::IpAddr::V4(v4) => v4.is_private() || v4.is_loopback(),
-        std::net::IpAddr::V6(v6) => v6.is_loopback() || (v6.segments()[0] & 0xfe00) == 0xfc00,
-    };
-    if !trusted {
+/// The client address trusted proxies report: `X-Forwarded-For` read from the right (each proxy
+/// appends the address it was reached from), skipping the trusted proxies themselves; the first
+/// address that is not one is the client. From an untrusted peer the header is ignored, so a client
+/// cannot choose its own address.
+fn forwarded_for(
+    req: &actix_web::HttpRequest,
+    peer: std::net::IpAddr,
+    trusted: &[ipnet::IpNet],
+) -> Option<std::net::IpAddr> {
+    let is_trusted = |ip: &std::net::IpAddr| trusted.iter().any(|n| n.contains(ip));
+    if !is_trusted(&peer) {
         return None;
     }
-    let header = req.headers().get("x-forwarded-for")?.to_str().ok()?;
-    header.rsplit(',').next()?.trim().parse().ok()
+    // Several header lines are one list in order; a proxy appends to the last.
+    let mut all = Vec::new();
+    for value in req.headers().get_all("x-forwarded-for") {
+        all.extend(value.to_str().ok()?.split(',').map(|a| a.trim().parse::<std::net::IpAddr>().ok()));
+    }
+    for entry in all.into_iter().rev() {
+        // An entry that is no address stops the walk: nothing to its left can be trusted.
+        let ip = entry?;
+        if !is_trusted(&ip) {
+            return Some(ip);
+        }
+    }
+    None
+}
+
+/// Who a request counts against. A bearer credential earns its own bucket only once verified (cached
+/// for [`VERIFIED_TTL`]); an unverified one counts against the client's address, and is verified only
+/// if the address still has quota — so inventing well-formed keys neither escapes the limit nor buys
+/// database lookups past it.
+async fn bucket_of(req: &ServiceRequest, limits: &Limits) -> (String, Option<String>) {
+    let address = client_address(req.request()).map_or_else(|| "ip:unknown".to_owned(), address_bucket);
+    let crate::Caller::Bearer(raw) = crate::caller_of(req.request()) else { return (address, None) };
+    let Some(check) = &limits.credentials else { return (address, None) };
+    match check.cached(&raw).await {
+        Some(bucket) => (bucket, None),
+        None => (address, Some(raw)),
+    }
 }
 
 /// The rate limit of every operation, page and tool (probes are exempt): 429 with `Retry-After` past
@@ -96,8 +193,15 @@ pub async fn rate_limit(
     let Some(limits) = req.app_data::<actix_web::web::Data<Limits>>().cloned() else {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     };
-    let client = client_of(&req);
-    let d = limits.limiter.check(&client, limits.quota).await;
+    let (client, unverified) = bucket_of(&req, &limits).await;
+    let mut d = limits.limiter.check(&client, limits.quota).await;
+    if d.allowed
+        && let (Some(raw), Some(check)) = (unverified, &limits.credentials)
+        && let Some(bucket) = check.verify(&raw, req.path()).await
+    {
+        // A real credential seen for the first time in a while: from now on it counts on its own.
+        d = limits.limiter.check(&bucket, limits.quota).await;
+    }
     let secs = |d: std::time::Duration| d.as_secs() + u64::from(d.subsec_nanos() > 0);
     let headers = [
         ("ratelimit-limit", d.limit.to_string()),

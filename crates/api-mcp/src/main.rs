@@ -61,13 +61,15 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         idempotency_key: None,
         audience: Audience::Mcp,
     };
+    let limits = actix_web::web::Data::new(api_http::middleware::Limits::new(
+        bootstrap::App::rate_limiter(&args).await?,
+        domain::ratelimit::Quota::per_minute(args.rate_limit),
+        args.trusted_proxies.clone(),
+        Some(api_http::middleware::CredentialBuckets::new(ctx.clone())),
+    ));
     let mcp = api_mcp::Endpoint::new(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);
     tracing::info!(bind = %bound, "serving MCP at /mcp");
-    let limits = actix_web::web::Data::new(api_http::middleware::Limits {
-        limiter: bootstrap::App::rate_limiter(&args).await?,
-        quota: domain::ratelimit::Quota::per_minute(args.rate_limit),
-    });
     // The same rate limit, body limit and request log as launchdir-api.
     HttpServer::new(move || {
         let metadata = metadata.clone();

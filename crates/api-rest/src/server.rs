@@ -126,10 +126,12 @@ impl Application {
             idempotency_key: None,
             audience: operations::oauth::Audience::Api,
         };
-        let limits = web::Data::new(mw::Limits {
-            limiter: App::rate_limiter(args).await?,
-            quota: domain::ratelimit::Quota::per_minute(args.rate_limit),
-        });
+        let limits = web::Data::new(mw::Limits::new(
+            App::rate_limiter(args).await?,
+            domain::ratelimit::Quota::per_minute(args.rate_limit),
+            args.trusted_proxies.clone(),
+            Some(mw::CredentialBuckets::new(ctx.clone())),
+        ));
         let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share

@@ -123,8 +123,22 @@ pub struct ServeArgs {
     #[arg(long, env = "LAUNCHDIR_REDIS_URL")]
     pub redis_url: Option<String>,
 
+    /// Load balancers and proxies whose `X-Forwarded-For` is believed (comma list of CIDRs or single
+    /// addresses); from any other peer the connecting address is the client, whatever headers it sends.
+    #[arg(long, env = "LAUNCHDIR_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_cidr)]
+    pub trusted_proxies: Vec<ipnet::IpNet>,
+
     #[command(flatten)]
     pub outbound: OutboundArgs,
+}
+
+/// A CIDR (`10.0.0.0/8`, `fd00::/8`) or a single address (`10.0.0.7`, as `/32` or `/128`).
+pub fn parse_cidr(s: &str) -> Result<ipnet::IpNet, String> {
+    let s = s.trim();
+    s.parse::<ipnet::IpNet>()
+        .map(|n| n.trunc())
+        .or_else(|_| s.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{s:?} is neither a CIDR (10.0.0.0/8) nor an IP address"))
 }
 
 impl ServeArgs {
@@ -156,6 +170,12 @@ mod tests {
         assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());
         assert_eq!(Cli::try_parse_from(["x", "--read-cache-secs", "0"]).unwrap().serve.read_cache_secs, 0);
         assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");
+        assert!(c.serve.trusted_proxies.is_empty(), "no proxy is trusted unless configured");
+        let c = Cli::try_parse_from(["x", "--trusted-proxies", "10.0.0.0/8, 192.0.2.7,fd00::/8"]).unwrap();
+        let nets: Vec<String> = c.serve.trusted_proxies.iter().map(ToString::to_string).collect();
+        assert_eq!(nets, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
+        assert!(Cli::try_parse_from(["x", "--trusted-proxies", "10.0.0.0/33"]).is_err());
+        assert!(Cli::try_parse_from(["x", "--trusted-proxies", "proxy.example"]).is_err());
         let c = Cli::try_parse_from(["x", "--public-url", "https://launch.example/"]).unwrap();
         assert_eq!(c.serve.public_url("127.0.0.1:8080"), "https://launch.example");
     }

@@ -139,6 +139,21 @@ pub fn key_name(raw: &str) -> Result<String, ValidationError> {
     }
 }
 
+/// How many API keys an account may hold at once (revoked ones do not count): enough for every
+/// machine and assistant a person runs, few enough that keys cannot be minted as throwaway identities.
+pub const MAX_ACTIVE_API_KEYS: usize = 20;
+
+/// Refuses a new key when the account already holds `active` unrevoked ones.
+pub fn room_for_another_key(active: usize) -> Result<(), ValidationError> {
+    if active >= MAX_ACTIVE_API_KEYS {
+        return Err(ValidationError::new(
+            "keys",
+            format!("an account holds at most {MAX_ACTIVE_API_KEYS} active API keys; revoke one first"),
+        ));
+    }
+    Ok(())
+}
+
 /// An API key as stored and listed (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiKey {
@@ -189,6 +204,14 @@ mod tests {
             *b = seed.wrapping_mul(31).wrapping_add(i as u8 * 7);
         }
         ApiKeyToken::from_random(&bytes)
+    }
+
+    #[test]
+    fn an_account_holds_at_most_twenty_active_keys() {
+        assert!(room_for_another_key(MAX_ACTIVE_API_KEYS - 1).is_ok());
+        let e = room_for_another_key(MAX_ACTIVE_API_KEYS).unwrap_err();
+        assert_eq!(e.field, "keys");
+        assert!(e.problem.contains("at most 20"), "{}", e.problem);
     }
 
     #[test]

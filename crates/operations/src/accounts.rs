@@ -41,6 +41,8 @@ pub async fn create_api_key(app: &App, user: UserId, name: &str, scopes: &[Scope
     if scopes.is_empty() {
         return Err(domain::ValidationError::new("scopes", "name at least one scope").into());
     }
+    let active = app.store.list_api_keys(user).await?.iter().filter(|k| k.revoked_at.is_none()).count();
+    domain::auth::room_for_another_key(active)?;
     // The shown part holds 8 random base62 characters (47 bits): a clash is astronomically rare, and
     // answered by drawing again.
     for _ in 0..3 {

@@ -68,6 +68,7 @@ pub async fn spawn_app_configured(
         read_cache_secs: 5,
         rate_limit: 600,
         redis_url: None,
+        trusted_proxies: Vec::new(),
         outbound: bootstrap::OutboundArgs::default(),
     };
     configure(&mut args);

@@ -1,6 +1,7 @@
 //! API integration tests: the real server on port 0 with its own database, and the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod attacks;
 mod auth;
 mod binary;
 mod browser;
