@@ -18,6 +18,7 @@ mod m20261122_000011_claim_tokens;
 mod m20261122_000012_orders;
 mod m20261122_000013_oauth;
 mod m20261122_000014_engagement;
+mod m20261123_000015_throttles;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000012_orders::Migration),
             Box::new(m20261122_000013_oauth::Migration),
             Box::new(m20261122_000014_engagement::Migration),
+            Box::new(m20261123_000015_throttles::Migration),
         ]
     }
 }

@@ -15,11 +15,13 @@ use subtle::ConstantTimeEq;
 #[derive(Debug, Clone)]
 pub struct OsSecrets {
     params: Params,
+    /// The decoy hash, made on first use with `params`.
+    decoy: std::sync::Arc<std::sync::OnceLock<String>>,
 }
 
 impl Default for OsSecrets {
     fn default() -> Self {
-        Self { params: Params::new(19 * 1024, 2, 1, None).unwrap_or_default() }
+        Self::with_params(Params::new(19 * 1024, 2, 1, None).unwrap_or_default())
     }
 }
 
@@ -27,7 +29,11 @@ impl OsSecrets {
     /// Minimal argon2 cost, for test suites that create many accounts. Hashes stay valid argon2id and
     /// verify under the default configuration too (the parameters are in the hash).
     pub fn fast_for_tests() -> Self {
-        Self { params: Params::new(1024, 1, 1, None).unwrap_or_default() }
+        Self::with_params(Params::new(1024, 1, 1, None).unwrap_or_default())
+    }
+
+    fn with_params(params: Params) -> Self {
+        Self { params, decoy: std::sync::Arc::default() }
     }
 
     fn argon(&self) -> Argon2<'static> {
@@ -42,6 +48,12 @@ fn random<const N: usize>() -> [u8; N] {
     #[allow(clippy::expect_used)]
     getrandom::fill(&mut buf).expect("the operating system's random source failed");
     buf
+}
+
+/// 32 hex characters always make a valid password (8–128 characters); this is never reached.
+fn unreachable_password() -> Password {
+    #[allow(clippy::expect_used)]
+    Password::parse("a decoy that no one chose").expect("a valid password")
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -63,6 +75,16 @@ impl Secrets for OsSecrets {
 
     fn verify_password(&self, password: &str, hash: &str) -> bool {
         PasswordHash::new(hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok())
+    }
+
+    fn decoy_password_hash(&self) -> String {
+        self.decoy
+            .get_or_init(|| {
+                let random = hex(&random::<16>());
+                let p = Password::parse(&random).unwrap_or_else(|_| unreachable_password());
+                self.hash_password(&p)
+            })
+            .clone()
     }
 
     fn hash_api_key(&self, key: &ApiKeyToken) -> String {
@@ -97,6 +119,15 @@ mod tests {
         assert!(!s.verify_password("correct horse battery", "not a hash"));
         assert_ne!(h, s.hash_password(&p), "every hash has its own salt");
         assert!(OsSecrets::default().verify_password("correct horse battery", &h), "parameters live in the hash");
+    }
+
+    #[test]
+    fn the_decoy_hash_costs_what_a_real_one_does_and_matches_nothing() {
+        let s = OsSecrets::default();
+        let d = s.decoy_password_hash();
+        assert!(d.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{d}");
+        assert_eq!(d, s.decoy_password_hash(), "made once");
+        assert!(!s.verify_password("", &d) && !s.verify_password("correct horse battery", &d));
     }
 
     #[test]

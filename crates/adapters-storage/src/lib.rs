@@ -22,5 +22,6 @@ mod own;
 mod reference;
 mod sql;
 mod store;
+mod throttles;
 
 pub use store::SeaOrmStore;

@@ -1,11 +1,14 @@
 //! The emailed claim link (`/claims/confirm/{token}`, from claim_listing with method email). Opening it
-//! verifies the claim once: the link is a 256-bit secret that only reached the domain's administrator
-//! mailbox, and that delivery is what the email method proves. No sign-in is asked, so the person at the
-//! mailbox need not be the one signed in (a colleague forwarding it does not change who the owner
-//! becomes: the claim names its account). Opening it again says it was used.
+//! verifies the claim once — but only for the account that made the claim, signed in. The link is a
+//! 256-bit secret that only reached the domain's administrator mailbox, and that delivery is what the
+//! email method proves; yet mail gateways fetch every link on arrival, so a link that verified for
+//! anyone would hand the listing over before a person read the mail. Opened by nobody signed in, it
+//! asks the claimant to sign in and comes back here (then it verifies); opened by another account, it
+//! says so. Neither changes anything. Opening it again says it was used. (docs/DECISIONS.md)
 
 use crate::server::State;
-use crate::web::{html, oops, page, signed_in};
+use crate::web::{NEXT, cookie, html, oops, page, signed_in};
+use actix_web::cookie::SameSite;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use operations::badges::escape;
@@ -14,7 +17,7 @@ use operations::claims::{EmailLinkOutcome, open_email_link};
 pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
     let me = signed_in(&state, &req).await;
     let me = me.as_ref().map(|(p, _)| p);
-    let outcome = match open_email_link(&state.app, &state.ctx.reads, &token).await {
+    let outcome = match open_email_link(&state.app, &state.ctx.reads, &token, me.map(|p| p.user_id)).await {
         Ok(o) => o,
         Err(e) => {
             tracing::error!(error = %e, "could not open a claim link");
@@ -57,6 +60,30 @@ pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<St
                 "This claim expired",
                 format!(
                     "<p>Claim links work for 7 days. Start a new claim of {} with claim_listing.</p>",
+                    escape(&listing)
+                ),
+            ),
+        ),
+        EmailLinkOutcome::SignInFirst { listing } => {
+            let b = &state.public_url;
+            let body = card(
+                "Sign in to confirm your claim",
+                format!(
+                    "<p>This link confirms a claim of {}. Sign in with the account that made the claim and it is                      confirmed at once; you will come back here.</p><p><a class=\"button\" href=\"{b}/signin\">Sign                      in</a></p><p class=\"muted\">Nothing changes until then, so a mail filter opening this link                      cannot confirm it for you.</p>",
+                    escape(&listing)
+                ),
+            );
+            let mut r = html(StatusCode::OK, page(&state, "Confirm your claim", None, &body));
+            let _ = r.add_cookie(&cookie(&state, NEXT, format!("/claims/confirm/{token}"), SameSite::Lax, 1));
+            return r;
+        }
+        EmailLinkOutcome::NotYours { listing } => (
+            StatusCode::FORBIDDEN,
+            "Not your claim",
+            card(
+                "This claim was made by another account",
+                format!(
+                    "<p>Only the account that claimed {} can confirm it. Sign out and sign in with that account, then                      open the link again. Nothing changed.</p>",
                     escape(&listing)
                 ),
             ),

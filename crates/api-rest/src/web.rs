@@ -26,7 +26,10 @@ pub(crate) const NEXT: &str = "ld_next";
 /// A path sign-in may return to: one of ours that needs it, never another site. An OAuth
 /// authorization request comes back through `/oauth/resume/<its query, base64url>`.
 fn valid_next(p: &str) -> bool {
-    (p.starts_with("/invites/") || p.starts_with("/checkout/") || p.starts_with("/oauth/resume/"))
+    (p.starts_with("/invites/")
+        || p.starts_with("/checkout/")
+        || p.starts_with("/oauth/resume/")
+        || p.starts_with("/claims/confirm/"))
         && !p.contains("//")
         && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
 }
@@ -216,16 +219,48 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         let msg = "This form expired. Please try again.";
         return credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
-    match accounts::sign_in(&state.app, &f.email, &f.password).await {
-        Ok(Some(user)) => start(&state, &req, user.id).await,
-        Ok(None) => {
+    let address = api_http::middleware::client_address(&req)
+        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    match accounts::sign_in(&state.app, &f.email, &f.password, &address).await {
+        Ok(accounts::SignIn::Welcome(user)) => start(&state, &req, user.id).await,
+        Ok(accounts::SignIn::Refused) => {
             let msg = "That email and password do not match an account.";
             credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::UNAUTHORIZED)
+        }
+        Ok(accounts::SignIn::Wait(wait)) => {
+            let secs = domain::throttle::retry_after_secs(wait);
+            let msg = format!(
+                "Too many failed sign-ins. Try again in {} (or from where you usually sign in).",
+                human_wait(secs)
+            );
+            let mut r =
+                credentials_page(&state, "/signin", "Sign in", &f.email, Some(&msg), StatusCode::TOO_MANY_REQUESTS);
+            r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
+            r
+        }
+        Ok(accounts::SignIn::Busy) => {
+            let msg = "We are checking a lot of sign-ins right now. Please try again in a few seconds.";
+            let mut r =
+                credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::SERVICE_UNAVAILABLE);
+            r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(5u64));
+            r
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-in failed");
             oops(&state, None)
         }
+    }
+}
+
+/// "45 seconds", "3 minutes", "1 hour".
+fn human_wait(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs} seconds"),
+        60..=3599 => {
+            let m = secs.div_ceil(60);
+            format!("{m} minute{}", if m == 1 { "" } else { "s" })
+        }
+        _ => "an hour".to_owned(),
     }
 }
 

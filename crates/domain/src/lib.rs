@@ -31,6 +31,7 @@ pub mod settings;
 pub mod slug;
 pub mod social;
 pub mod text;
+pub mod throttle;
 pub mod user;
 pub mod vat;
 pub mod week;

@@ -6,7 +6,7 @@ use bootstrap::App;
 use domain::ValidationErrors;
 use domain::auth::{ApiKey, ApiKeyToken, Password, Principal, Via, key_name};
 use domain::ids::UserId;
-use domain::ports::{ApiKeyRepository, NewUser, RepoError, SessionStore, UserRepository};
+use domain::ports::{ApiKeyRepository, NewUser, RepoError, SessionStore, Throttles, UserRepository};
 use domain::user::{Email, Scope, User};
 
 /// Creates an account. 409-style `Repo(Conflict)` when the email is taken.
@@ -20,19 +20,106 @@ pub async fn create_user(app: &App, email: &str, password: &str, display_name: &
         "" => email.local_part().to_owned(),
         name => name.chars().take(100).collect(),
     };
-    let hash = app.secrets.hash_password(&password);
+    let Some(hash) = hash_password(app, password).await? else {
+        return Err(OpError::Conflict {
+            code: "busy",
+            message: "too many sign-ups at once; try again in a moment".into(),
+        });
+    };
     let new = NewUser { email, password_hash: hash, display_name, is_admin: admin };
     Ok(app.store.create_user(new, app.now()).await?)
 }
 
-/// Checks an email and password; `None` for an unknown email or a wrong password alike.
-pub async fn sign_in(app: &App, email: &str, password: &str) -> OpResult<Option<User>> {
-    let Ok(email) = Email::parse(email) else { return Ok(None) };
-    let found = app.store.user_by_email(&email).await?;
-    Ok(found.and_then(|(user, hash)| {
-        let ok = hash.is_some_and(|h| app.secrets.verify_password(password, &h));
-        ok.then_some(user)
-    }))
+/// What a sign-in attempt got.
+#[derive(Debug)]
+pub enum SignIn {
+    Welcome(User),
+    /// The email and password do not match an account (the same for an unknown email).
+    Refused,
+    /// Too many failures for this account from this address, or from this address: try again after
+    /// the wait, whatever the password (`domain::throttle`).
+    Wait(chrono::Duration),
+    /// Every password check slot stayed busy for [`PASSWORD_QUEUE_WAIT`]: a storm of sign-ins.
+    Busy,
+}
+
+/// How many password hashes run at once: one per core. Each runs on tokio's blocking pool, so a storm
+/// of sign-ins queues here instead of occupying the threads that answer every other request.
+fn password_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get))
+    })
+}
+
+/// The longest a sign-in or sign-up waits for a password slot before it is answered "busy".
+pub const PASSWORD_QUEUE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Runs `work` (argon2) off the async workers, one per core at most; `None` when no slot came free in
+/// [`PASSWORD_QUEUE_WAIT`].
+async fn hash_work<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> OpResult<Option<T>> {
+    let Ok(Ok(permit)) = tokio::time::timeout(PASSWORD_QUEUE_WAIT, password_slots().acquire()).await else {
+        return Ok(None);
+    };
+    let out = tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| OpError::Repo(RepoError::Unexpected(format!("a password check failed: {e}").into())))?;
+    drop(permit);
+    Ok(Some(out))
+}
+
+/// Hashes a password off the async workers (see [`hash_work`]); `None` when too busy.
+async fn hash_password(app: &App, password: Password) -> OpResult<Option<String>> {
+    let secrets = app.secrets.clone();
+    hash_work(move || secrets.hash_password(&password)).await
+}
+
+/// Checks an email and password from `address` (the client's address as the rate limit keys it).
+/// Throttled per account, per address and per pair before any password is checked
+/// (`domain::throttle`); an unknown email is checked against a decoy hash and counted like a known
+/// one, so neither the answer nor its timing says which emails have accounts.
+pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> OpResult<SignIn> {
+    use domain::throttle::{self, SignInCounters};
+    let typed = email.trim().to_lowercase();
+    let keys = [
+        crate::engagement::keyed(app, "signin-pair", &format!("{typed}\u{0}{address}")).await?,
+        crate::engagement::keyed(app, "signin-address", address).await?,
+        crate::engagement::keyed(app, "signin-account", &typed).await?,
+    ];
+    let now = app.now();
+    let found = app.store.throttles(&keys).await?;
+    let get = |k: &str| found.iter().find(|(key, _)| key == k).map(|(_, c)| *c);
+    let counters = SignInCounters { pair: get(&keys[0]), address: get(&keys[1]), account: get(&keys[2]) };
+    if let Some(wait) = counters.refusal(now) {
+        return Ok(SignIn::Wait(wait));
+    }
+    let user = match Email::parse(email) {
+        Ok(e) => app.store.user_by_email(&e).await?,
+        Err(_) => None,
+    };
+    let (user, hash) = match user {
+        Some((u, Some(h))) => (Some(u), h),
+        _ => (None, app.secrets.decoy_password_hash()),
+    };
+    let (secrets, typed_password) = (app.secrets.clone(), password.to_owned());
+    let Some(matches) = hash_work(move || secrets.verify_password(&typed_password, &hash)).await? else {
+        return Ok(SignIn::Busy);
+    };
+    match user {
+        Some(user) if matches => {
+            app.store.clear_throttles(&[keys[0].clone()]).await?;
+            Ok(SignIn::Welcome(user))
+        }
+        _ => {
+            let pair = app.store.bump_throttle(&keys[0], now, now - throttle::PAIR_WINDOW).await?;
+            app.store.bump_throttle(&keys[1], now, now - throttle::WINDOW).await?;
+            app.store.bump_throttle(&keys[2], now, now - throttle::WINDOW).await?;
+            if let Some(lock) = throttle::lock_for(pair.count) {
+                app.store.lock_throttle(&keys[0], now + lock).await?;
+            }
+            Ok(SignIn::Refused)
+        }
+    }
 }
 
 /// Creates an API key for `user` and returns it with the key itself, which is shown this once.

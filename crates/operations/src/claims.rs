@@ -157,8 +157,8 @@ fn instructions_out(c: &Claim, l: &Listing) -> InstructionsOut {
         },
         Instructions::Email { to } => InstructionsOut {
             summary: format!(
-                "A link was emailed to {to}; opening it verifies the claim (once, within 7 days). verify_claim is \
-                 not needed."
+                "A link was emailed to {to}; opening it while signed in as the account that made the claim \
+                 verifies it (once, within 7 days). verify_claim is not needed."
             ),
             email: Some(EmailOut {
                 sent_to: to,
@@ -302,8 +302,9 @@ impl Operation for ClaimListing {
         calendar) and returns exactly what to publish: a DNS TXT record (name and value), a <meta> tag for the \
         homepage's <head>, or a file under /.well-known/ with its body; then call verify_claim with claim_id. \
         With method email, a link is emailed to an administrator address at the listing's domain (admin, \
-        administrator, webmaster, hostmaster or postmaster @domain; at most 3 a day per listing) and opening it \
-        verifies — verify_claim is not needed. Claims expire after 7 days; asking again for the same method \
+        administrator, webmaster, hostmaster or postmaster @domain; at most 3 a day per listing); opening it \
+        signed in on the site as the claiming account verifies (a link opened by anyone else, such as a mail \
+        scanner, changes nothing) — verify_claim is not needed. Claims expire after 7 days; asking again for the same method \
         while one is pending returns that claim and its token. A verified claim makes the caller an owner (the \
         current owners are told); it changes nothing about plan or placement. 404 for an unknown or unpublished \
         slug; 409 when the caller already owns the listing.";
@@ -376,9 +377,10 @@ impl Operation for ClaimListing {
             let link = email_link(&ctx.public_url, &secret);
             let body = format!(
                 "Hello,\n\nSomeone signed in to launchdir asked to claim {name} ({domain}) and to prove control of \
-                 the domain by this address.\n\nOpen this link to confirm (it works once, until {until}):\n{link}\n\n\
-                 Opening it makes that person an owner of the listing {page}. If you did not expect this email, \
-                 ignore it; nothing happens unless the link is opened.\n",
+                 the domain by this address.\n\nOpen this link to confirm (it works once, until {until}, and only \
+                 for the account that made the claim, signed in):\n{link}\n\n\
+                 Confirming makes that account an owner of the listing {page}. If you did not expect this email, \
+                 ignore it; nothing happens unless the claimant opens the link.\n",
                 name = l.profile.name,
                 domain = listing_domain(&l),
                 until = c.expires_at.to_rfc3339(),
@@ -580,11 +582,29 @@ pub enum EmailLinkOutcome {
     },
     /// No claim has this link.
     Unknown,
+    /// Pending, and opened by nobody signed in (a mail scanner fetching every link, or the claimant
+    /// before signing in): nothing changed; the claimant signs in and the link verifies.
+    SignInFirst {
+        listing: String,
+    },
+    /// Pending, and opened by someone signed in as another account: nothing changed.
+    NotYours {
+        listing: String,
+    },
 }
 
 /// Opens an emailed claim link: verifies its pending claim once (the link's token is the proof that the
 /// email reached the domain's administrator address).
-pub async fn open_email_link(app: &bootstrap::App, reads: &ReadCache, token: &str) -> OpResult<EmailLinkOutcome> {
+///
+/// Only the claimant, signed in, verifies by opening it (`opener`): mail gateways (Safe Links,
+/// Proofpoint, Mimecast) fetch every link in a message on arrival, and a link that verified for anyone
+/// would hand the listing to whoever asked for the claim before a person read the mail.
+pub async fn open_email_link(
+    app: &bootstrap::App,
+    reads: &ReadCache,
+    token: &str,
+    opener: Option<domain::ids::UserId>,
+) -> OpResult<EmailLinkOutcome> {
     let Some(c) = app.store.claim_by_token_hash(&app.secrets.hash_token(token)).await? else {
         return Ok(EmailLinkOutcome::Unknown);
     };
@@ -594,6 +614,8 @@ pub async fn open_email_link(app: &bootstrap::App, reads: &ReadCache, token: &st
     match c.status_at(now) {
         ClaimStatus::Verified => Ok(EmailLinkOutcome::AlreadyVerified { listing: name, slug: l.slug.to_string() }),
         ClaimStatus::Expired => Ok(EmailLinkOutcome::Expired { listing: name }),
+        ClaimStatus::Pending if opener.is_none() => Ok(EmailLinkOutcome::SignInFirst { listing: name }),
+        ClaimStatus::Pending if opener != Some(c.user) => Ok(EmailLinkOutcome::NotYours { listing: name }),
         ClaimStatus::Pending => {
             let to = c.email.clone().unwrap_or_default();
             let check = ClaimCheck {

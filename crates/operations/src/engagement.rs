@@ -23,7 +23,7 @@ async fn live(app: &App, slug: &str) -> OpResult<Listing> {
 
 /// A keyed hash of a network address (or of a viewer), never stored in the clear: the deployment's
 /// secret keeps it from being reversed by trying every address.
-async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
+pub(crate) async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
     let key = crate::oauth::signing_key(app).await?;
     Ok(app.secrets.hash_token(&format!("{}\u{0}{purpose}\u{0}{raw}", String::from_utf8_lossy(&key))))
 }

@@ -17,7 +17,9 @@ use bootstrap::App;
 use chrono::Duration;
 use domain::ids::ListingId;
 use domain::listing::ListingStatus;
-use domain::ports::{BadgeCheck, JobQueue, ListingRepository, Outbox, OwnListingRepository, RepoError, RepoResult};
+use domain::ports::{
+    BadgeCheck, JobQueue, ListingRepository, Outbox, OwnListingRepository, RepoError, RepoResult, Throttles,
+};
 use domain::week::LaunchWeek;
 
 /// Looks for our badge on the listing's homepage; a find schedules the launch, anything else is recorded
@@ -149,6 +151,9 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
                 // ever looked for on its own day.
                 let pruned = app.store.prune_view_marks(now.date_naive() - Duration::days(1)).await?;
                 tracing::debug!(pruned, "old view marks forgotten");
+                // And sign-in failures whose day is over.
+                let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
+                tracing::debug!(pruned, "old sign-in counters forgotten");
             }
             decayed
         }

@@ -88,3 +88,30 @@ on_both!(idempotency_records_claim_replay_take_over_and_prune, |store| {
     assert_eq!(store.prune_idempotent(now + Duration::hours(25)).await.unwrap(), 2);
     assert_eq!(store.begin_idempotent("user:1:op", "k", "f2", later, stale).await.unwrap(), B::Started);
 });
+
+on_both!(throttle_counters_count_every_bump_restart_after_their_window_and_lock, |store| {
+    use domain::ports::Throttles;
+    let t0 = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let key = "k".repeat(64);
+    for n in 1..=3 {
+        let c = store.bump_throttle(&key, t0 + Duration::seconds(n), t0 - Duration::hours(1)).await.unwrap();
+        assert_eq!((c.count, c.since, c.locked_until), (n, t0 + Duration::seconds(1), None));
+    }
+    // Concurrent bumps all count (one statement each).
+    let bumps = (0..10).map(|_| store.bump_throttle(&key, t0 + Duration::seconds(5), t0 - Duration::hours(1)));
+    let counts: Vec<i64> = futures::future::join_all(bumps).await.into_iter().map(|c| c.unwrap().count).collect();
+    assert_eq!(counts.iter().max(), Some(&13));
+    let until = t0 + Duration::minutes(2);
+    store.lock_throttle(&key, until).await.unwrap();
+    let found = store.throttles(&[key.clone(), "absent".into()]).await.unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!((found[0].1.count, found[0].1.locked_until), (13, Some(until)));
+    // A bump once the window moved past the count's start begins again at 1.
+    let later = t0 + Duration::hours(2);
+    let c = store.bump_throttle(&key, later, later - Duration::hours(1)).await.unwrap();
+    assert_eq!((c.count, c.since), (1, later));
+    store.bump_throttle("other", t0, t0).await.unwrap();
+    assert_eq!(store.prune_throttles(t0 + Duration::minutes(1)).await.unwrap(), 1, "only the old, unlocked one");
+    store.clear_throttles(std::slice::from_ref(&key)).await.unwrap();
+    assert!(store.throttles(&[key]).await.unwrap().is_empty());
+});

@@ -6,6 +6,7 @@
 use crate::drafts::key_for;
 use crate::helpers::{TestApp, cli, spawn_app_configured};
 use crate::own::call;
+use crate::pages::{Browser, sign_in};
 use adapters_storage::entity::claims;
 use chrono::{Duration, Utc};
 use domain::listing::{Lifecycle, ListingProfile, NewListing};
@@ -17,21 +18,21 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 use test_support::{DnsServer, FixtureSite};
 
-const PUBLIC: &str = "https://launchdir.example";
+pub(crate) const PUBLIC: &str = "https://launchdir.example";
 
-struct Setup {
-    app: TestApp,
-    store: bootstrap::App,
+pub(crate) struct Setup {
+    pub(crate) app: TestApp,
+    pub(crate) store: bootstrap::App,
     site: FixtureSite,
     site_dir: std::path::PathBuf,
     dns: DnsServer,
-    ann: String,
-    bob: String,
-    carol: String,
+    pub(crate) ann: String,
+    pub(crate) bob: String,
+    pub(crate) carol: String,
     reader: String,
 }
 
-async fn setup() -> Setup {
+pub(crate) async fn setup() -> Setup {
     let db = test_support::sqlite();
     let site_dir = db.sqlite_dir().unwrap().join("site");
     test_support::copy_site("acme-rockets", &site_dir);
@@ -56,7 +57,7 @@ async fn setup() -> Setup {
 }
 
 /// A listing created outside any draft (nobody owns it), live unless `published` is false.
-async fn listing(s: &Setup, name: &str, url: &str, domain: &str, published: bool) -> i64 {
+pub(crate) async fn listing(s: &Setup, name: &str, url: &str, domain: &str, published: bool) -> i64 {
     let mut lifecycle = Lifecycle::saved();
     if published {
         lifecycle.paid_launch(None, Utc::now()).unwrap();
@@ -70,7 +71,7 @@ async fn listing(s: &Setup, name: &str, url: &str, domain: &str, published: bool
     s.store.store.create_listing(new).await.unwrap().id.get()
 }
 
-async fn claim(s: &Setup, key: &str, body: Value) -> (u16, Value) {
+pub(crate) async fn claim(s: &Setup, key: &str, body: Value) -> (u16, Value) {
     call(&s.app, "POST", "/claims", key, Some(body)).await
 }
 
@@ -78,7 +79,7 @@ async fn verify(s: &Setup, key: &str, id: i64) -> (u16, Value) {
     call(&s.app, "POST", &format!("/claims/{id}/verify"), key, None).await
 }
 
-async fn mails_to(s: &Setup, to: &str) -> Vec<String> {
+pub(crate) async fn mails_to(s: &Setup, to: &str) -> Vec<String> {
     s.store
         .store
         .outbox(Some(to), 50)
@@ -89,7 +90,7 @@ async fn mails_to(s: &Setup, to: &str) -> Vec<String> {
         .collect()
 }
 
-async fn owns(s: &Setup, key: &str, id: i64) -> bool {
+pub(crate) async fn owns(s: &Setup, key: &str, id: i64) -> bool {
     let (st, mine) = call(&s.app, "GET", "/me/listings", key, None).await;
     assert_eq!(st, 200, "{mine}");
     mine["items"].as_array().unwrap().iter().any(|l| l["listing_id"] == id)
@@ -245,9 +246,12 @@ async fn dns_and_email_claims_with_wrong_tokens_wrong_domains_and_expiry() {
     let wrong = format!("{}/claims/confirm/{}", s.app.base, "f".repeat(64));
     assert_eq!(s.app.client.get(&wrong).send().await.unwrap().status(), 404, "a wrong token does nothing");
     assert!(!owns(&s, &s.bob, id).await);
-    let r = s.app.client.get(&local).send().await.unwrap();
-    assert_eq!(r.status(), 200);
-    assert!(r.text().await.unwrap().contains("Claim verified"));
+    // The claimant opens it signed in (tests/api/attacks/claim_links.rs: nobody else can).
+    let mut bob = Browser::new(&s.app);
+    sign_in(&mut bob, "bob@other.example").await;
+    let (st, page, _) = bob.get(local.strip_prefix(&s.app.base).unwrap()).await;
+    assert_eq!(st, 200);
+    assert!(page.contains("Claim verified"), "{page}");
     assert!(owns(&s, &s.bob, id).await, "opening the link once verified it");
     let (_, mine) = call(&s.app, "GET", "/claims", &s.bob, None).await;
     assert_eq!(mine["items"][0]["status"], "verified", "{mine}");

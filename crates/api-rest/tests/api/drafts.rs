@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use std::time::{Duration, Instant};
 use test_support::FixtureSite;
 
-struct Maker {
-    app: TestApp,
-    key: String,
+pub(crate) struct Maker {
+    pub(crate) app: TestApp,
+    pub(crate) key: String,
     other_key: String,
     read_only_key: String,
 }
@@ -26,7 +26,7 @@ pub(crate) async fn key_for(db_url: &str, email: &str, scopes: &[domain::user::S
     token.as_str().to_owned()
 }
 
-async fn maker(allowed: Vec<String>) -> Maker {
+pub(crate) async fn maker(allowed: Vec<String>) -> Maker {
     use domain::user::Scope::*;
     let db = test_support::sqlite();
     let key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
@@ -42,7 +42,14 @@ async fn maker(allowed: Vec<String>) -> Maker {
 }
 
 impl Maker {
-    async fn call(&self, method: &str, path: &str, key: &str, body: Option<Value>, idem: Option<&str>) -> (u16, Value) {
+    pub(crate) async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: &str,
+        body: Option<Value>,
+        idem: Option<&str>,
+    ) -> (u16, Value) {
         let url = format!("{}/api/v1{path}", self.app.base);
         let mut req = match method {
             "GET" => self.app.client.get(url),
@@ -62,7 +69,7 @@ impl Maker {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
-    async fn submit(&self, url: &str) -> String {
+    pub(crate) async fn submit(&self, url: &str) -> String {
         let (s, d) = self.call("POST", "/drafts", &self.key, Some(json!({"url": url})), None).await;
         assert_eq!(s, 201, "{d}");
         assert_eq!(d["status"], "crawling");
@@ -70,7 +77,7 @@ impl Maker {
     }
 
     /// Polls get_draft until it leaves crawling/drafting; returns the draft and how long it took.
-    async fn settle(&self, id: &str) -> (Value, Duration) {
+    pub(crate) async fn settle(&self, id: &str) -> (Value, Duration) {
         let started = Instant::now();
         loop {
             let (s, d) = self.call("GET", &format!("/drafts/{id}"), &self.key, None, None).await;

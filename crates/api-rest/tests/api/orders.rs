@@ -6,7 +6,7 @@
 use crate::drafts::key_for;
 use crate::helpers::{TestApp, cli, spawn_app_configured};
 use crate::own::call;
-use crate::pages::{Browser, hidden};
+use crate::pages::{Browser, hidden, sign_in};
 use adapters_storage::entity::listing_owners;
 use chrono::Utc;
 use domain::category::ListingCategories;
@@ -207,13 +207,6 @@ async fn options_are_validated_with_the_field_named() {
         403,
         "orders:write"
     );
-}
-
-async fn sign_in(b: &mut Browser<'_>, email: &str) {
-    let (_, form, _) = b.get("/signin").await;
-    let csrf = hidden(&form, "csrf");
-    let (st, body, _) = b.post("/signin", &[("email", email), ("password", "correct horse 1"), ("csrf", &csrf)]).await;
-    assert_eq!(st, 303, "{body}");
 }
 
 #[tokio::test]

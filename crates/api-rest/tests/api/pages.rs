@@ -52,6 +52,22 @@ impl<'a> Browser<'a> {
         self.send(r).await
     }
 
+    /// Posts a form with extra headers and hands back the whole response (cookies remembered).
+    pub(crate) async fn raw_post(
+        &mut self,
+        path: &str,
+        form: &[(&str, &str)],
+        headers: &[(&str, &str)],
+    ) -> reqwest::Response {
+        let mut r = self.client.post(format!("{}{path}", self.app.base)).form(form);
+        for (k, v) in headers {
+            r = r.header(*k, *v);
+        }
+        let r = r.header("Cookie", self.cookie_header()).send().await.unwrap();
+        self.remember(&r);
+        r
+    }
+
     /// Sends with the jar's cookies. A redirect to one of our pages must be built from the public URL
     /// (never a bare path); it comes back as the path, so tests read like the site's routes.
     async fn send(&mut self, r: reqwest::RequestBuilder) -> (u16, String, Option<String>) {
@@ -71,6 +87,16 @@ pub(crate) async fn sign_up(b: &mut Browser<'_>, email: &str) {
     let csrf = hidden(&form, "csrf");
     let (s, _, _) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
     assert_eq!(s, 303);
+}
+
+/// Signs `email` in in `b` with the password test accounts made by `key_for` have; returns where the
+/// sign-in sent the browser.
+pub(crate) async fn sign_in(b: &mut Browser<'_>, email: &str) -> Option<String> {
+    let (_, form, _) = b.get("/signin").await;
+    let csrf = hidden(&form, "csrf");
+    let (st, body, to) = b.post("/signin", &[("email", email), ("password", "correct horse 1"), ("csrf", &csrf)]).await;
+    assert_eq!(st, 303, "{body}");
+    to
 }
 
 pub(crate) fn hidden(html: &str, name: &str) -> String {

@@ -63,6 +63,10 @@ pub trait Secrets: Send + Sync + std::fmt::Debug {
     fn hash_password(&self, password: &Password) -> String;
     /// False for a wrong password and for a malformed hash.
     fn verify_password(&self, password: &str, hash: &str) -> bool;
+    /// A hash of no one's password, made with the same parameters as [`Secrets::hash_password`]:
+    /// checking a password against it costs what checking a real one does, so an unknown email takes
+    /// as long to refuse as a known one.
+    fn decoy_password_hash(&self) -> String;
     fn hash_api_key(&self, key: &ApiKeyToken) -> String;
     /// Constant-time comparison of two hashes.
     fn same_hash(&self, a: &str, b: &str) -> bool;
@@ -133,4 +137,30 @@ pub trait SessionStore: Send + Sync {
     async fn session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<(User, String)>>;
 
     async fn delete_session(&self, token_hash: &str) -> RepoResult<()>;
+}
+
+/// Counters that hold across requests and instances (failed sign-ins, …), each under a key the caller
+/// makes (a keyed hash: no email or address is stored in the clear). See `crate::throttle`.
+#[async_trait]
+pub trait Throttles: Send + Sync {
+    /// Counts one more event under `key` and returns the counter: the count starts again at 1 when the
+    /// stored one began before `window_start`. One statement: concurrent bumps all count.
+    async fn bump_throttle(
+        &self,
+        key: &str,
+        now: DateTime<Utc>,
+        window_start: DateTime<Utc>,
+    ) -> RepoResult<crate::throttle::Counter>;
+
+    /// The counters under `keys` that exist, in any order.
+    async fn throttles(&self, keys: &[String]) -> RepoResult<Vec<(String, crate::throttle::Counter)>>;
+
+    /// Locks `key` until `until` (a counter that does not exist is left alone).
+    async fn lock_throttle(&self, key: &str, until: DateTime<Utc>) -> RepoResult<()>;
+
+    /// Forgets the counters under `keys`.
+    async fn clear_throttles(&self, keys: &[String]) -> RepoResult<()>;
+
+    /// Forgets counters that began before `before` and are not locked past it; how many went.
+    async fn prune_throttles(&self, before: DateTime<Utc>) -> RepoResult<u64>;
 }

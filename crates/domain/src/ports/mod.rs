@@ -16,7 +16,8 @@ mod payments;
 mod reference;
 
 pub use accounts::{
-    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, UserRepository,
+    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, Throttles,
+    UserRepository,
 };
 pub use changes::PublicChanges;
 pub use claims::{ClaimRepository, DnsError, DnsResolver};

@@ -1,0 +1,154 @@
+//! Counting what a stranger may try: failed sign-ins (and, with the same counters, anything else that
+//! must be capped across requests and instances). Pure arithmetic; the counters live in storage
+//! (`ports::Throttles`), so every instance sees the same numbers.
+//!
+//! Sign-in, per attempt, looks at three counters:
+//! - the **pair** (this account from this address): the first [`FREE_FAILURES`] failures cost nothing;
+//!   each further one locks the pair for [`lock_for`] — 30 s, doubling to at most an hour;
+//! - the **address** (all accounts tried from it): past [`ADDRESS_FAILURES_PER_HOUR`] failures in an hour
+//!   it may try no account until the hour is over (password spraying);
+//! - the **account** (from every address): past [`ACCOUNT_FAILURES_PER_HOUR`] failures in an hour,
+//!   addresses that have already failed for it are refused until the hour is over, while an address that
+//!   has not failed — the owner at home — may still sign in.
+//!
+//! Unknown emails are counted exactly like known ones, so the answers say nothing about which exist.
+
+use chrono::{DateTime, Duration, Utc};
+
+/// Failures of one account from one address before each further one locks the pair.
+pub const FREE_FAILURES: i64 = 5;
+/// The longest a pair is locked.
+pub const MAX_LOCK: Duration = Duration::hours(1);
+/// Failures from one address, over all accounts, in [`WINDOW`].
+pub const ADDRESS_FAILURES_PER_HOUR: i64 = 30;
+/// Failures for one account, from all addresses, in [`WINDOW`].
+pub const ACCOUNT_FAILURES_PER_HOUR: i64 = 20;
+/// The window the address and account counts run over.
+pub const WINDOW: Duration = Duration::hours(1);
+/// The window a pair's failures are remembered for (since its first failure).
+pub const PAIR_WINDOW: Duration = Duration::days(1);
+
+/// A counter as storage keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counter {
+    pub count: i64,
+    /// When the count began (it starts again once its window is over).
+    pub since: DateTime<Utc>,
+    pub locked_until: Option<DateTime<Utc>>,
+}
+
+impl Counter {
+    /// The count as of `now`, for a counter whose window is `window` (zero once it ended).
+    pub fn current(&self, now: DateTime<Utc>, window: Duration) -> i64 {
+        if self.since + window <= now { 0 } else { self.count }
+    }
+
+    /// How long it is still locked at `now`.
+    pub fn locked(&self, now: DateTime<Utc>) -> Option<Duration> {
+        self.locked_until.filter(|u| *u > now).map(|u| u - now)
+    }
+}
+
+/// How long a pair is locked after its `failures`-th failure: nothing for the first
+/// [`FREE_FAILURES`], then 30 s, 60 s, 120 s … up to [`MAX_LOCK`].
+pub fn lock_for(failures: i64) -> Option<Duration> {
+    let over = failures - FREE_FAILURES;
+    if over <= 0 {
+        return None;
+    }
+    let secs = 30i64.saturating_mul(1i64 << (over - 1).min(20));
+    Some(Duration::seconds(secs).min(MAX_LOCK))
+}
+
+/// The three counters a sign-in attempt looks at, as found (absent: never failed).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SignInCounters {
+    pub pair: Option<Counter>,
+    pub address: Option<Counter>,
+    pub account: Option<Counter>,
+}
+
+impl SignInCounters {
+    /// `Some(wait)` when an attempt at `now` must be refused without checking the password.
+    pub fn refusal(&self, now: DateTime<Utc>) -> Option<Duration> {
+        let mut waits = Vec::new();
+        if let Some(w) = self.pair.and_then(|p| p.locked(now)) {
+            waits.push(w);
+        }
+        if let Some(a) = self.address
+            && a.current(now, WINDOW) >= ADDRESS_FAILURES_PER_HOUR
+        {
+            waits.push(a.since + WINDOW - now);
+        }
+        let pair_failed = self.pair.is_some_and(|p| p.current(now, PAIR_WINDOW) > 0);
+        if let Some(a) = self.account
+            && pair_failed
+            && a.current(now, WINDOW) >= ACCOUNT_FAILURES_PER_HOUR
+        {
+            waits.push(a.since + WINDOW - now);
+        }
+        waits.into_iter().max()
+    }
+}
+
+/// Whole seconds to put in `Retry-After` (at least 1).
+pub fn retry_after_secs(wait: Duration) -> u64 {
+    let ms = wait.num_milliseconds().max(0) as u64;
+    ms.div_ceil(1000).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(secs: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000 + secs, 0).unwrap_or_default()
+    }
+
+    fn c(count: i64, since: i64, locked: Option<i64>) -> Option<Counter> {
+        Some(Counter { count, since: t(since), locked_until: locked.map(t) })
+    }
+
+    #[test]
+    fn five_failures_are_free_then_the_lock_doubles_to_an_hour() {
+        assert_eq!((1..=5).map(lock_for).collect::<Vec<_>>(), vec![None; 5]);
+        assert_eq!(lock_for(6), Some(Duration::seconds(30)));
+        assert_eq!(lock_for(7), Some(Duration::seconds(60)));
+        assert_eq!(lock_for(12), Some(Duration::seconds(1920)));
+        assert_eq!(lock_for(13), Some(MAX_LOCK));
+        assert_eq!(lock_for(10_000), Some(MAX_LOCK), "no overflow");
+    }
+
+    #[test]
+    fn a_locked_pair_waits_and_an_unlocked_one_does_not() {
+        let s = SignInCounters { pair: c(6, 0, Some(30)), ..Default::default() };
+        assert_eq!(s.refusal(t(10)), Some(Duration::seconds(20)));
+        assert_eq!(s.refusal(t(30)), None);
+    }
+
+    #[test]
+    fn an_address_spraying_accounts_waits_out_the_hour() {
+        let s = SignInCounters { address: c(ADDRESS_FAILURES_PER_HOUR, 0, None), ..Default::default() };
+        assert_eq!(s.refusal(t(600)), Some(Duration::seconds(3000)));
+        let s = SignInCounters { address: c(ADDRESS_FAILURES_PER_HOUR - 1, 0, None), ..Default::default() };
+        assert_eq!(s.refusal(t(600)), None);
+        let s = SignInCounters { address: c(ADDRESS_FAILURES_PER_HOUR, 0, None), ..Default::default() };
+        assert_eq!(s.refusal(t(3600)), None, "a new hour");
+    }
+
+    #[test]
+    fn an_account_under_attack_still_lets_in_an_address_that_never_failed() {
+        let account = c(ACCOUNT_FAILURES_PER_HOUR, 0, None);
+        let attacker = SignInCounters { pair: c(1, 0, None), address: c(1, 0, None), account };
+        assert_eq!(attacker.refusal(t(60)), Some(Duration::seconds(3540)));
+        let owner = SignInCounters { pair: None, address: None, account };
+        assert_eq!(owner.refusal(t(60)), None);
+    }
+
+    #[test]
+    fn retry_after_rounds_up() {
+        assert_eq!(retry_after_secs(Duration::milliseconds(1)), 1);
+        assert_eq!(retry_after_secs(Duration::milliseconds(29_001)), 30);
+        assert_eq!(retry_after_secs(Duration::zero()), 1);
+    }
+}
