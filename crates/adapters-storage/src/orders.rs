@@ -330,14 +330,9 @@ impl OrderRepository for SeaOrmStore {
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT launch_week, COUNT(*) AS n FROM listings WHERE plan = ")
             .bind(plan.as_str())
-            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN (");
-        for (i, w) in weeks.iter().enumerate() {
-            if i > 0 {
-                q.sql(", ");
-            }
-            q.bind(w.monday());
-        }
-        q.sql(") GROUP BY launch_week");
+            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN ")
+            .bind_list(weeks.iter().map(|w| w.monday()))
+            .sql(" GROUP BY launch_week");
         let rows = WeekCount::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
     }

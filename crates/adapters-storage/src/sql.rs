@@ -38,6 +38,19 @@ impl RawQuery {
         self
     }
 
+    /// Appends `(p1, p2, …)`, a placeholder bound to each value (for `IN`; never call it with none).
+    pub fn bind_list<V: Into<Value>>(&mut self, values: impl IntoIterator<Item = V>) -> &mut Self {
+        self.sql.push('(');
+        for (i, v) in values.into_iter().enumerate() {
+            if i > 0 {
+                self.sql.push_str(", ");
+            }
+            self.bind(v);
+        }
+        self.sql.push(')');
+        self
+    }
+
     /// Appends `LIMIT … OFFSET …` for a page.
     pub fn page(&mut self, page: domain::paging::PageRequest) -> &mut Self {
         self.sql(" LIMIT ").bind(i64::from(page.per_page())).sql(" OFFSET ").bind(page.offset() as i64)

@@ -53,14 +53,8 @@ impl Throttles for SeaOrmStore {
             return Ok(Vec::new());
         }
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT key, count, since, locked_until FROM throttles WHERE key IN (");
-        for (i, k) in keys.iter().enumerate() {
-            if i > 0 {
-                q.sql(", ");
-            }
-            q.bind(k.as_str());
-        }
-        q.sql(")");
+        q.sql("SELECT key, count, since, locked_until FROM throttles WHERE key IN ")
+            .bind_list(keys.iter().map(String::as_str));
         let rows = Row::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(rows.iter().map(|r| (r.key.clone(), Counter::from(r))).collect())
     }
@@ -77,14 +71,7 @@ impl Throttles for SeaOrmStore {
             return Ok(());
         }
         let mut q = RawQuery::new(self.backend());
-        q.sql("DELETE FROM throttles WHERE key IN (");
-        for (i, k) in keys.iter().enumerate() {
-            if i > 0 {
-                q.sql(", ");
-            }
-            q.bind(k.as_str());
-        }
-        q.sql(")");
+        q.sql("DELETE FROM throttles WHERE key IN ").bind_list(keys.iter().map(String::as_str));
         self.db.execute_raw(q.build()).await.map_err(repo_err)?;
         Ok(())
     }
