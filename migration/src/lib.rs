@@ -19,6 +19,7 @@ mod m20261122_000012_orders;
 mod m20261122_000013_oauth;
 mod m20261122_000014_engagement;
 mod m20261123_000015_throttles;
+mod m20261123_000016_order_flags;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000013_oauth::Migration),
             Box::new(m20261122_000014_engagement::Migration),
             Box::new(m20261123_000015_throttles::Migration),
+            Box::new(m20261123_000016_order_flags::Migration),
         ]
     }
 }

@@ -34,6 +34,10 @@ impl LlmDrafter {
             return Err(format!("{base:?} is not an http(s) URL"));
         }
         let client = reqwest::Client::builder()
+            // A provider's answer is never a reason to go elsewhere: no redirects, and no proxy from
+            // the environment (`*_PROXY`) sees the secret key or the payload.
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
             .timeout(Duration::from_secs(120))
             .connect_timeout(Duration::from_secs(10))
             .build()

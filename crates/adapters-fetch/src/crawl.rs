@@ -82,7 +82,11 @@ impl SiteCrawler {
             Ok(r) => Ok(r),
             Err(RobotsUnread::Status(status)) => Err(SiteError::RobotsUnavailable(status)),
             Err(RobotsUnread::Fetch(
-                e @ (FetchError::NotPublic(_) | FetchError::Unreachable(_) | FetchError::Timeout),
+                e @ (FetchError::NotPublic(_)
+                | FetchError::Unreachable(_)
+                | FetchError::Timeout
+                | FetchError::Port(_)
+                | FetchError::OwnService(_)),
             )) => Err(site_error(e)),
             Err(RobotsUnread::Fetch(_)) => Ok(Robots::DisallowAll),
         }

@@ -38,6 +38,10 @@ pub enum FetchError {
     Timeout,
     #[error("the page is larger than 1 MiB")]
     TooLarge,
+    #[error("only the standard ports 80 and 443 are read, not {0}")]
+    Port(u16),
+    #[error("{0} is this service itself")]
+    OwnService(String),
 }
 
 /// A fetched response (after redirects).
@@ -81,6 +85,9 @@ pub struct SafeFetcher {
     checked: reqwest::Client,
     exempt: reqwest::Client,
     allowed: Arc<HashSet<String>>,
+    /// The service's own public host names and addresses: never read (a submitted URL must not make
+    /// the crawler call our own endpoints from the inside).
+    own_hosts: Arc<HashSet<String>>,
     user_agent: String,
 }
 
@@ -102,8 +109,22 @@ impl SafeFetcher {
             checked: builder(user_agent).dns_resolver(Arc::new(PublicOnly)).build().map_err(unreachable)?,
             exempt: builder(user_agent).build().map_err(unreachable)?,
             allowed: Arc::new(allowed.into_iter().map(|h| h.trim().to_ascii_lowercase()).collect()),
+            own_hosts: Arc::default(),
             user_agent: user_agent.to_owned(),
         })
+    }
+
+    /// Refuses the hosts of `public_urls` (the service's own addresses), unless a `host:port` of them
+    /// is explicitly allowed.
+    #[must_use]
+    pub fn refusing_own(mut self, public_urls: &[&str]) -> Self {
+        let hosts = public_urls
+            .iter()
+            .filter_map(|u| Url::parse(u).ok())
+            .filter_map(|u| u.host().map(|h| host_text(&h)))
+            .collect();
+        self.own_hosts = Arc::new(hosts);
+        self
     }
 
     pub fn user_agent(&self) -> &str {
@@ -120,11 +141,7 @@ impl SafeFetcher {
         }
         let host = url.host().ok_or(FetchError::InvalidUrl)?;
         let port = url.port_or_known_default().ok_or(FetchError::InvalidUrl)?;
-        let host_text = match &host {
-            Host::Domain(d) => d.to_ascii_lowercase(),
-            Host::Ipv4(ip) => ip.to_string(),
-            Host::Ipv6(ip) => format!("[{ip}]"),
-        };
+        let host_text = host_text(&host);
         if self.allowed.contains(&format!("{host_text}:{port}")) {
             return Ok(&self.exempt);
         }
@@ -137,6 +154,13 @@ impl SafeFetcher {
             && !is_public(ip)
         {
             return Err(FetchError::NotPublic(host_text));
+        }
+        if self.own_hosts.contains(host_text.trim_end_matches('.')) {
+            return Err(FetchError::OwnService(host_text));
+        }
+        // Other ports reach services that are no website (mail, databases, admin consoles).
+        if port != 80 && port != 443 {
+            return Err(FetchError::Port(port));
         }
         Ok(&self.checked)
     }
@@ -185,6 +209,15 @@ impl SafeFetcher {
     }
 }
 
+/// A URL's host as the allow-list and the own-host list write it (lower case; IPv6 in brackets).
+fn host_text(host: &Host<&str>) -> String {
+    match host {
+        Host::Domain(d) => d.to_ascii_lowercase().trim_end_matches('.').to_owned(),
+        Host::Ipv4(ip) => ip.to_string(),
+        Host::Ipv6(ip) => format!("[{ip}]"),
+    }
+}
+
 /// What one request brought back.
 #[derive(Debug, Clone)]
 pub enum Hop {
@@ -205,4 +238,26 @@ fn classify(e: &reqwest::Error, url: &Url) -> FetchError {
         source = s.source();
     }
     FetchError::Unreachable(if e.is_connect() { "connection failed".into() } else { "request failed".into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn other_ports_and_the_service_itself_are_refused_before_any_connection() {
+        let f = SafeFetcher::new("test", ["127.0.0.1:9999".to_owned()])
+            .unwrap()
+            .refusing_own(&["https://Launch.Example/", "http://203.0.113.9:8080"]);
+        // Public addresses on ports that are no website: refused without connecting.
+        for (url, port) in [("http://93.184.216.34:25/", 25), ("https://93.184.216.34:6379/", 6379)] {
+            assert_eq!(f.get(url).await.unwrap_err(), FetchError::Port(port), "{url}");
+        }
+        // The service's own host names, whatever the case or a trailing dot.
+        for url in ["https://launch.example/mcp", "http://LAUNCH.example./api/v1/me"] {
+            assert!(matches!(f.get(url).await.unwrap_err(), FetchError::OwnService(_)), "{url}");
+        }
+        // An operator's explicit allowance still wins (test fixtures, intranet sites on other ports).
+        assert!(f.client_for(&Url::parse("http://127.0.0.1:9999/").unwrap()).is_ok());
+    }
 }

@@ -110,7 +110,10 @@ async fn no_ssrf_vector_reaches_the_canary() {
     for v in &vectors {
         let r = fetcher.get(v).await;
         assert!(
-            matches!(r, Err(FetchError::NotPublic(_) | FetchError::Credentials | FetchError::Scheme)),
+            matches!(
+                r,
+                Err(FetchError::NotPublic(_) | FetchError::Credentials | FetchError::Scheme | FetchError::Port(_))
+            ),
             "{v}: {r:?}"
         );
     }

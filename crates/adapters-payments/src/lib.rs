@@ -30,9 +30,48 @@ impl PaymentGateway for Sandbox {
         Ok(PaymentStart::OnPage)
     }
 
+    async fn cancel(&self, _reference: &str) -> Result<(), PaymentError> {
+        Ok(())
+    }
+
     fn verify_webhook(&self, _: Option<&str>, _: &[u8], _: DateTime<Utc>) -> Result<PaymentEvent, PaymentError> {
         Err(PaymentError::Refused("the sandbox gateway takes no webhooks".into()))
     }
+}
+
+/// No gateway chosen (`LAUNCHDIR_PAYMENTS` unset on a deployment that is not loopback): every payment
+/// is refused with a message naming the setting. `serve` does not start this way; commands that never
+/// take payments (jobs, imports) do.
+#[derive(Debug, Clone, Default)]
+pub struct NotConfigured;
+
+#[async_trait]
+impl PaymentGateway for NotConfigured {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+
+    async fn start(&self, _order: &Order, _return_url: &str) -> Result<PaymentStart, PaymentError> {
+        Err(PaymentError::Gateway("payments are not configured (LAUNCHDIR_PAYMENTS)".into()))
+    }
+
+    async fn cancel(&self, _reference: &str) -> Result<(), PaymentError> {
+        Ok(())
+    }
+
+    fn verify_webhook(&self, _: Option<&str>, _: &[u8], _: DateTime<Utc>) -> Result<PaymentEvent, PaymentError> {
+        Err(PaymentError::Refused("payments are not configured (LAUNCHDIR_PAYMENTS)".into()))
+    }
+}
+
+/// When a Checkout Session for an order made at `created` should end (Unix seconds): when the order
+/// itself expires ([`domain::order::PENDING_HOURS`]), but within what Stripe accepts (31 minutes to 24
+/// hours from now).
+pub fn session_expiry(created: DateTime<Utc>, now: DateTime<Utc>) -> i64 {
+    let order_ends = created + chrono::Duration::hours(domain::order::PENDING_HOURS);
+    let earliest = now + chrono::Duration::minutes(31);
+    let latest = now + chrono::Duration::hours(24) - chrono::Duration::minutes(1);
+    order_ends.clamp(earliest, latest).timestamp()
 }
 
 /// How old (or how far in the future) a signed webhook may be.
@@ -60,6 +99,10 @@ impl Stripe {
             return Err("STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET are both required".into());
         }
         let http = reqwest::Client::builder()
+            // A provider's answer is never a reason to go elsewhere: no redirects, and no proxy from
+            // the environment (`*_PROXY`) sees the secret key or the payload.
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(30))
             .build()
@@ -95,6 +138,7 @@ impl PaymentGateway for Stripe {
             ("cancel_url".into(), return_url.to_owned()),
             ("client_reference_id".into(), order.number.as_str().to_owned()),
             ("metadata[order_number]".into(), order.number.as_str().to_owned()),
+            ("expires_at".into(), session_expiry(order.created_at, Utc::now()).to_string()),
         ];
         for (i, s) in order.lines.iter().enumerate() {
             let p = format!("line_items[{i}]");
@@ -128,6 +172,23 @@ impl PaymentGateway for Stripe {
             (Some(id), Some(url)) => Ok(PaymentStart::Redirect { url: url.to_owned(), reference: id.to_owned() }),
             _ => Err(PaymentError::Gateway("Stripe's answer has no session id or url".into())),
         }
+    }
+
+    async fn cancel(&self, reference: &str) -> Result<(), PaymentError> {
+        let r = self
+            .http
+            .post(format!("{}/v1/checkout/sessions/{reference}/expire", self.api_base))
+            .bearer_auth(&self.secret_key)
+            .send()
+            .await
+            .map_err(|e| PaymentError::Gateway(format!("could not reach Stripe: {e}")))?;
+        let status = r.status();
+        if status.is_success() {
+            return Ok(());
+        }
+        let body: serde_json::Value = r.json().await.unwrap_or_default();
+        let why = body["error"]["message"].as_str().unwrap_or("no message");
+        Err(PaymentError::Gateway(format!("Stripe could not end the session ({status}): {why}")))
     }
 
     fn verify_webhook(
@@ -165,7 +226,16 @@ impl PaymentGateway for Stripe {
             "checkout.session.async_payment_succeeded" => true,
             _ => false,
         };
-        Ok(PaymentEvent { id: id.to_owned(), kind, reference: object["id"].as_str().map(str::to_owned), paid })
+        let expired = kind == "checkout.session.expired";
+        Ok(PaymentEvent {
+            id: id.to_owned(),
+            kind,
+            reference: object["id"].as_str().map(str::to_owned),
+            paid,
+            amount: object["amount_total"].as_i64(),
+            currency: object["currency"].as_str().map(str::to_ascii_lowercase),
+            expired,
+        })
     }
 }
 

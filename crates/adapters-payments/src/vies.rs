@@ -24,6 +24,10 @@ impl Vies {
     /// `base` is `https://ec.europa.eu/taxation_customs/vies/rest-api` in production.
     pub fn new(base: &str) -> Result<Self, String> {
         let http = reqwest::Client::builder()
+            // A provider's answer is never a reason to go elsewhere: no redirects, and no proxy from
+            // the environment (`*_PROXY`) sees the secret key or the payload.
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
             .connect_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(10))
             .build()

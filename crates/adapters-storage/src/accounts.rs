@@ -211,4 +211,14 @@ impl domain::ports::SessionStore for SeaOrmStore {
         sessions::Entity::delete_by_id(token_hash.to_owned()).exec(&self.db).await.map_err(repo_err)?;
         Ok(())
     }
+
+    async fn delete_sessions_of(&self, user: UserId) -> RepoResult<u64> {
+        use crate::entity::sessions;
+        let r = sessions::Entity::delete_many()
+            .filter(sessions::Column::UserId.eq(user.get()))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(r.rows_affected)
+    }
 }

@@ -562,6 +562,15 @@ impl DraftRepository for SeaOrmStore {
             .map_err(repo_err)
     }
 
+    async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64> {
+        drafts::Entity::find()
+            .filter(drafts::Column::UserId.eq(owner.get()))
+            .filter(drafts::Column::Status.is_in(["crawling", "drafting"]))
+            .count(&self.db)
+            .await
+            .map_err(repo_err)
+    }
+
     async fn create_invite(
         &self,
         draft: DraftId,

@@ -34,6 +34,16 @@ struct ClientRow {
 }
 
 #[derive(Debug, FromQueryResult)]
+struct GrantRow {
+    family: String,
+    client_id: String,
+    scopes: String,
+    resource: String,
+    allowed_at: i64,
+    last_used_at: i64,
+}
+
+#[derive(Debug, FromQueryResult)]
 struct CodeRow {
     code_hash: String,
     client_id: String,
@@ -254,6 +264,43 @@ impl OAuthStore for SeaOrmStore {
             .bind(family)
             .sql(" AND revoked_at IS NULL");
         self.exec(&q).await.map(|_| ())
+    }
+
+    async fn grants_of(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<Vec<domain::oauth::Grant>> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT family, MIN(client_id) AS client_id, MIN(scopes) AS scopes, MIN(resource) AS resource, \
+             MIN(created_at) AS allowed_at, MAX(COALESCE(used_at, created_at)) AS last_used_at \
+             FROM oauth_refresh_tokens WHERE user_id = ",
+        )
+        .bind(user.get())
+        .sql(" GROUP BY family HAVING SUM(CASE WHEN used_at IS NULL AND revoked_at IS NULL AND expires_at > ")
+        .bind(secs(now))
+        .sql(" THEN 1 ELSE 0 END) > 0 ORDER BY allowed_at DESC, family");
+        let rows = GrantRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows
+            .into_iter()
+            .map(|r| domain::oauth::Grant {
+                family: r.family,
+                client_id: r.client_id,
+                scopes: scopes(&r.scopes),
+                resource: r.resource,
+                allowed_at: time(r.allowed_at),
+                last_used_at: time(r.last_used_at),
+            })
+            .collect())
+    }
+
+    async fn revoke_grant(&self, user: UserId, family: &str, now: DateTime<Utc>) -> RepoResult<bool> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE oauth_refresh_tokens SET revoked_at = ")
+            .bind(secs(now))
+            .sql(" WHERE family = ")
+            .bind(family)
+            .sql(" AND user_id = ")
+            .bind(user.get())
+            .sql(" AND revoked_at IS NULL");
+        Ok(self.exec(&q).await? > 0)
     }
 
     async fn refresh_family(&self, token_hash: &str) -> RepoResult<Option<String>> {

@@ -101,6 +101,7 @@ fn to_order(m: orders::Model, lines: Vec<order_lines::Model>) -> RepoResult<Orde
         created_at: m.created_at.with_timezone(&Utc),
         paid_at: m.paid_at.map(|t| t.with_timezone(&Utc)),
         lines: lines.into_iter().map(to_line).collect::<RepoResult<Vec<_>>>()?,
+        flag: m.flag,
     })
 }
 
@@ -215,6 +216,7 @@ impl OrderRepository for SeaOrmStore {
         let txn = self.begin_write().await?;
         let mut am = <orders::ActiveModel as Default>::default();
         priced(&mut am, quote, billing);
+        am.gateway_ref = Set(None);
         let res = orders::Entity::update_many()
             .set(am)
             .filter(orders::Column::Id.eq(id))
@@ -256,6 +258,38 @@ impl OrderRepository for SeaOrmStore {
             .await
             .map_err(repo_err)?;
         Ok(())
+    }
+
+    async fn clear_gateway_ref(&self, id: i64, gateway_ref: &str) -> RepoResult<bool> {
+        let res = orders::Entity::update_many()
+            .col_expr(orders::Column::GatewayRef, Expr::value(Option::<String>::None))
+            .filter(orders::Column::Id.eq(id))
+            .filter(orders::Column::GatewayRef.eq(gateway_ref))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(res.rows_affected == 1)
+    }
+
+    async fn flag_order(&self, id: i64, note: &str) -> RepoResult<()> {
+        orders::Entity::update_many()
+            .col_expr(orders::Column::Flag, Expr::value(note))
+            .filter(orders::Column::Id.eq(id))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(())
+    }
+
+    async fn expire_pending_orders(&self, before: DateTime<Utc>) -> RepoResult<u64> {
+        let res = orders::Entity::update_many()
+            .col_expr(orders::Column::Status, Expr::value(OrderStatus::Cancelled.as_str()))
+            .filter(orders::Column::Status.eq(OrderStatus::Pending.as_str()))
+            .filter(orders::Column::CreatedAt.lt(ts(before)))
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        Ok(res.rows_affected)
     }
 
     async fn mark_paid(&self, id: i64, now: DateTime<Utc>) -> RepoResult<bool> {

@@ -23,6 +23,8 @@ pub struct ApiError {
     pub details: Vec<Detail>,
     /// The `WWW-Authenticate` challenge of a 401 or 403 (RFC 6750).
     pub challenge: Option<String>,
+    /// Seconds for `Retry-After` (a 429 from a quota).
+    pub retry_after: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -39,7 +41,7 @@ struct Inner<'a> {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        Self { status, code, message: message.into(), details: Vec::new(), challenge: None }
+        Self { status, code, message: message.into(), details: Vec::new(), challenge: None, retry_after: None }
     }
 
     /// 401 for a request without a credential.
@@ -117,7 +119,14 @@ impl From<ValidationErrors> for ApiError {
             [one] => format!("{}: {}", one.field, one.problem),
             _ => format!("{} fields are invalid", details.len()),
         };
-        Self { status: StatusCode::BAD_REQUEST, code: "invalid_request", message, details, challenge: None }
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            code: "invalid_request",
+            message,
+            details,
+            challenge: None,
+            retry_after: None,
+        }
     }
 }
 
@@ -158,6 +167,11 @@ impl From<operations::OpError> for ApiError {
                 Self::new(StatusCode::UNPROCESSABLE_ENTITY, "idempotency_key_reused", e.to_string())
             }
             operations::OpError::Conflict { code, message } => Self::new(StatusCode::CONFLICT, code, message),
+            operations::OpError::TooMany { code, message, retry_after_secs } => {
+                let mut e = Self::new(StatusCode::TOO_MANY_REQUESTS, code, message);
+                e.retry_after = Some(retry_after_secs);
+                e
+            }
             operations::OpError::Repo(r) => r.into(),
         }
     }
@@ -178,6 +192,9 @@ impl ResponseError for ApiError {
         let mut r = HttpResponse::build(self.status);
         if let Some(c) = &self.challenge {
             r.insert_header(("WWW-Authenticate", c.as_str()));
+        }
+        if let Some(secs) = self.retry_after {
+            r.insert_header(("Retry-After", secs.to_string()));
         }
         r.json(self.body_json())
     }

@@ -18,7 +18,7 @@ pub async fn log_requests(
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let started = Instant::now();
     let method = req.method().to_string();
-    let path = req.path().to_owned();
+    let path = redacted(req.path());
     let res = next.call(req).await;
     let us = started.elapsed().as_micros() as u64;
     match &res {
@@ -26,6 +26,21 @@ pub async fn log_requests(
         Err(e) => tracing::info!(%method, %path, status = e.as_response_error().status_code().as_u16(), us, "request"),
     }
     res.map(ServiceResponse::map_into_boxed_body)
+}
+
+/// Paths whose next segment is a secret (an emailed claim or invite token, an OAuth request being
+/// resumed): logged as `[redacted]`, so request logs never hold a link that works.
+const SECRET_SEGMENT_AFTER: [&str; 3] = ["/claims/confirm/", "/invites/", "/oauth/resume/"];
+
+/// `path` as the request log writes it.
+pub fn redacted(path: &str) -> String {
+    for prefix in SECRET_SEGMENT_AFTER {
+        if let Some(rest) = path.strip_prefix(prefix) {
+            let tail = rest.find('/').map_or("", |i| &rest[i..]);
+            return format!("{prefix}[redacted]{tail}");
+        }
+    }
+    path.to_owned()
 }
 
 /// Refuses a declared body over [`BODY_LIMIT`]. Bodies without a length (chunked) are capped by the

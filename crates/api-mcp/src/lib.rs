@@ -213,6 +213,11 @@ impl ServerHandler for LaunchdirMcp {
             Err(OpError::Conflict { code, message }) => {
                 CallToolResult::structured_error(json!({"error": {"code": code, "message": message, "details": []}}))
             }
+            Err(OpError::TooMany { code, message, retry_after_secs }) => {
+                CallToolResult::structured_error(json!({"error": {
+                    "code": code, "message": message, "details": [], "retry_after_seconds": retry_after_secs,
+                }}))
+            }
             Err(OpError::Repo(e)) => {
                 tracing::error!(error = %e, tool = op.id, "tool failed in storage");
                 return Err(McpError::internal_error("storage failed; it has been logged", None));

@@ -47,7 +47,10 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
+    bootstrap::check_serving(&args.outbound, &public_url)?;
     app.configure_outbound(&args.outbound, &public_url)?;
+    app.use_secrets(&args.secrets);
+    app.keys().await?;
     // Drafts submitted through these tools are read and drafted by this process's worker too.
     let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));

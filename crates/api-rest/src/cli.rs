@@ -49,8 +49,13 @@ pub enum Admin {
     CreateUser {
         #[arg(long)]
         email: String,
+        /// The password on the command line, where other users of the machine can see it (`ps`);
+        /// prefer --password-stdin.
+        #[arg(long, required_unless_present = "password_stdin", conflicts_with = "password_stdin")]
+        password: Option<String>,
+        /// Read the password from standard input (its first line).
         #[arg(long)]
-        password: String,
+        password_stdin: bool,
         #[arg(long)]
         admin: bool,
         #[command(flatten)]
@@ -169,7 +174,22 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 None => bail!("the directory already has listings; generate demo content into an empty database"),
             }
         }
-        Command::Admin(Admin::CreateUser { email, password, admin, db }) => {
+        Command::Admin(Admin::CreateUser { email, password, password_stdin, admin, db }) => {
+            let password = match (password, password_stdin) {
+                (_, true) => {
+                    let mut line = String::new();
+                    std::io::stdin().read_line(&mut line).context("reading the password from standard input")?;
+                    line.trim_end_matches(['\r', '\n']).to_owned()
+                }
+                (Some(p), false) => {
+                    eprintln!(
+                        "warning: a password given with --password is visible to other users of this machine \
+                         (process list, shell history); prefer --password-stdin"
+                    );
+                    p
+                }
+                (None, false) => bail!("give the password with --password-stdin (or --password)"),
+            };
             let app = ready_app(&db).await?;
             match operations::accounts::create_user(&app, &email, &password, "", admin).await {
                 Ok(u) => {

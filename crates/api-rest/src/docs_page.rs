@@ -7,6 +7,13 @@ use operations::badges::escape;
 use serde_json::Value;
 use std::fmt::Write;
 
+/// `sha256-…` of the page's inline style, for the Content-Security-Policy (`headers.rs`).
+pub(crate) fn style_hash() -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    format!("sha256-{}", base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(STYLE.as_bytes())))
+}
+
 const STYLE: &str = "body{font:15px/1.5 system-ui,sans-serif;max-width:980px;margin:2rem auto;padding:0 1rem;color:#1a1a2e}\
 h1{font-size:1.6rem}h2{font-size:1.15rem;margin-top:2.2rem;border-top:1px solid #e5e7eb;padding-top:1rem}\
 code{background:#f3f4f6;padding:0 .25rem;border-radius:4px}.m{display:inline-block;min-width:4.2rem;font-weight:700;color:#ff6154}\

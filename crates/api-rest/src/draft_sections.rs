@@ -34,11 +34,19 @@ pub(crate) fn evidence(quotes: &Value) -> String {
         .map(|e| {
             e.iter()
                 .map(|q| {
-                    format!(
-                        r#"<blockquote>“{}” <a class="muted" href="{}" rel="nofollow noopener">source</a></blockquote>"#,
-                        escape(s(q, "quote")),
-                        escape(s(q, "url"))
-                    )
+                    // Evidence points at pages the crawler read (domain::draft::SiteText::anchored); a
+                    // link is drawn only for an http(s) address all the same, so nothing stored before
+                    // that rule, or damaged since, can become a script link on our page.
+                    let url = s(q, "url");
+                    let link = if url.starts_with("https://") || url.starts_with("http://") {
+                        format!(
+                            r#" <a class="muted" href="{}" rel="nofollow noopener noreferrer">source</a>"#,
+                            escape(url)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    format!(r#"<blockquote>“{}”{link}</blockquote>"#, escape(s(q, "quote")))
                 })
                 .collect()
         })

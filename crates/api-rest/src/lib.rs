@@ -9,6 +9,7 @@ mod claim_links;
 pub mod cli;
 pub mod docs_page;
 pub mod draft_sections;
+mod headers;
 mod invites;
 mod oauth;
 pub use api_http::{error, middleware};

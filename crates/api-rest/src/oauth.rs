@@ -134,6 +134,14 @@ fn refusal_page(state: &State, message: &str) -> HttpResponse {
     )
 }
 
+/// The `error_description` (else `error`) an error redirect carries, for the page shown instead.
+fn redirect_error_text(to: &str) -> String {
+    let query = to.split_once('?').map_or("", |(_, q)| q);
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap_or_default();
+    let get = |k: &str| pairs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    get("error_description").or_else(|| get("error")).unwrap_or_else(|| "the request is not valid".to_owned())
+}
+
 fn host_of(uri: &str) -> &str {
     let rest = uri.split_once("://").map_or(uri, |(_, r)| r);
     rest.split(['/', '?']).next().unwrap_or(rest)
@@ -235,12 +243,18 @@ async fn authorize(
 ) -> HttpResponse {
     let Ok(q) = q else { return refusal_page(&state, "the authorization request's parameters could not be read") };
     let p = q.into_inner();
+    let session = signed_in(&state, &req).await;
     let checked = match oauth::check_authorize(&state.app, &p).await {
         Ok(c) => c,
         Err(AuthorizeRefusal::Show(m)) => return refusal_page(&state, &m),
+        // Anyone can register a client and its redirect URI, so an error is sent back there only to a
+        // person who has signed in here; before that it is shown (RFC 9700 §4.11.2: no open redirect).
+        Err(AuthorizeRefusal::Redirect(to)) if session.is_none() => {
+            return refusal_page(&state, &redirect_error_text(&to));
+        }
         Err(AuthorizeRefusal::Redirect(to)) => return see_other(&to),
     };
-    let Some((who, csrf)) = signed_in(&state, &req).await else {
+    let Some((who, csrf)) = session else {
         let mut r = see_other(&state.url("/signin"));
         let _ = r.add_cookie(&cookie(&state, NEXT, return_path(&p), SameSite::Lax, 1));
         return r;

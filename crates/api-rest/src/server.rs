@@ -115,7 +115,12 @@ impl Application {
         let port = listener.local_addr()?.port();
         let bound = listener.local_addr()?.to_string();
         let public_url = args.public_url(&bound);
+        bootstrap::check_serving(&args.outbound, &public_url)?;
         app.configure_outbound(&args.outbound, &public_url)?;
+        // The root secret is loaded (or generated) before serving: a missing or unreadable one stops
+        // the start with the setting named, not the first sign-in.
+        app.use_secrets(&args.secrets);
+        app.keys().await?;
         let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
         let ctx = operations::Ctx {
             app: app.clone(),
@@ -143,6 +148,7 @@ impl Application {
             ActixApp::new()
                 .app_data(data.clone())
                 .app_data(limits.clone())
+                .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))
                 .wrap(from_fn(mw::rate_limit))
                 .wrap(from_fn(mw::log_requests))

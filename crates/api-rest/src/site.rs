@@ -66,7 +66,7 @@ fn list(base: &str, items: &[Value], empty: &str) -> String {
 }
 
 pub async fn home(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", home_page).await
+    public_page(&state, &req, "home".into(), "", home_page).await
 }
 
 /// The `home` page for every visitor: its title and body.
@@ -96,7 +96,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         let slug = slug.clone();
         move |state| listing_body(state, slug)
     };
-    let (title, body) = match cached_page(&state, &req, render).await {
+    let (title, body) = match cached_page(&state, format!("listing {slug}"), render).await {
         Ok(page) => page,
         Err(e) => return page_error(&state, who, e, "No live listing has this address."),
     };
@@ -378,7 +378,10 @@ pub async fn leaderboard(
     q: web::Query<PageQuery>,
 ) -> HttpResponse {
     let (board, n) = (board.into_inner(), q.page.unwrap_or(1).clamp(1, 1000));
-    public_page(&state, &req, "No such leaderboard.", move |state| leaderboard_page(state, board, n)).await
+    public_page(&state, &req, format!("board {board} {n}"), "No such leaderboard.", move |state| {
+        leaderboard_page(state, board, n)
+    })
+    .await
 }
 
 /// The `leaderboard` page for every visitor: its title and body.
@@ -499,12 +502,16 @@ fn faqs_html(faqs: &Value) -> String {
 /// A page the same for every visitor: its title and body, rendered by `render` from public reads
 /// only, then kept in the read cache beside those reads (under the page's path and query and the UTC
 /// date) and emptied with them on any public change. A hot page is rendered once, not per request.
-async fn cached_page<F, Fut>(state: &web::Data<State>, req: &HttpRequest, render: F) -> OpResult<(String, String)>
+///
+/// `inputs` names the page and everything it is drawn from (its parsed path and query values), and
+/// is the cache key with the date: a query parameter the page does not read, or another spelling of
+/// the same path, finds the same entry, so a script cannot fill the cache or miss it at will.
+async fn cached_page<F, Fut>(state: &web::Data<State>, inputs: String, render: F) -> OpResult<(String, String)>
 where
     F: FnOnce(web::Data<State>) -> Fut,
     Fut: std::future::Future<Output = OpResult<(String, String)>> + Send + 'static,
 {
-    let key = format!("{}\u{0}page\u{0}{}", state.app.clock.now().date_naive(), req.uri());
+    let key = format!("{}\u{0}page\u{0}{inputs}", state.app.clock.now().date_naive());
     let rendered = render(state.clone());
     let packed = state
         .ctx
@@ -536,20 +543,26 @@ fn page_error(state: &State, who: Option<&Principal>, e: OpError, what: &str) ->
 }
 
 /// A page the same for every visitor (see [`cached_page`]) under the visitor's own header.
-async fn public_page<F, Fut>(state: &web::Data<State>, req: &HttpRequest, what: &str, render: F) -> HttpResponse
+async fn public_page<F, Fut>(
+    state: &web::Data<State>,
+    req: &HttpRequest,
+    inputs: String,
+    what: &str,
+    render: F,
+) -> HttpResponse
 where
     F: FnOnce(web::Data<State>) -> Fut,
     Fut: std::future::Future<Output = OpResult<(String, String)>> + Send + 'static,
 {
     let who = signed_in(state, req).await.map(|(p, _)| p);
-    match cached_page(state, req, render).await {
+    match cached_page(state, inputs, render).await {
         Ok((title, body)) => html(StatusCode::OK, page(state, &title, who.as_ref(), &body)),
         Err(e) => page_error(state, who.as_ref(), e, what),
     }
 }
 
 pub async fn categories(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", categories_page).await
+    public_page(&state, &req, "categories".into(), "", categories_page).await
 }
 
 /// The `categories` page for every visitor: its title and body.
@@ -574,7 +587,10 @@ async fn categories_page(state: web::Data<State>) -> OpResult<(String, String)> 
 
 pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str(), "per_page": 50});
-    public_page(&state, &req, "No such category.", move |state| category_page(state, input)).await
+    public_page(&state, &req, format!("category {input}"), "No such category.", move |state| {
+        category_page(state, input)
+    })
+    .await
 }
 
 /// The `category` page for every visitor: its title and body.
@@ -607,7 +623,10 @@ pub async fn this_week(state: web::Data<State>) -> HttpResponse {
 
 pub async fn launch_week(state: web::Data<State>, req: HttpRequest, week: web::Path<String>) -> HttpResponse {
     let input = json!({"week": week.as_str()});
-    public_page(&state, &req, "No such launch week.", move |state| launch_week_page(state, input)).await
+    public_page(&state, &req, format!("week {input}"), "No such launch week.", move |state| {
+        launch_week_page(state, input)
+    })
+    .await
 }
 
 /// The `launch_week` page for every visitor: its title and body.
@@ -653,7 +672,8 @@ async fn launch_week_page(state: web::Data<State>, input: Value) -> OpResult<(St
 
 pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str()});
-    public_page(&state, &req, "No such founder.", move |state| founder_page(state, input)).await
+    public_page(&state, &req, format!("founder {input}"), "No such founder.", move |state| founder_page(state, input))
+        .await
 }
 
 /// The `founder` page for every visitor: its title and body.
@@ -672,7 +692,7 @@ async fn founder_page(state: web::Data<State>, input: Value) -> OpResult<(String
 }
 
 pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", blog_page).await
+    public_page(&state, &req, "blog".into(), "", blog_page).await
 }
 
 /// The `blog` page for every visitor: its title and body.
@@ -700,7 +720,7 @@ async fn blog_page(state: web::Data<State>) -> OpResult<(String, String)> {
 
 pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
     let input = json!({"slug": slug.as_str()});
-    public_page(&state, &req, "No such post.", move |state| blog_post_page(state, input)).await
+    public_page(&state, &req, format!("post {input}"), "No such post.", move |state| blog_post_page(state, input)).await
 }
 
 /// The `blog_post` page for every visitor: its title and body.
@@ -717,7 +737,7 @@ async fn blog_post_page(state: web::Data<State>, input: Value) -> OpResult<(Stri
 }
 
 pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    public_page(&state, &req, "", awards_page).await
+    public_page(&state, &req, "awards".into(), "", awards_page).await
 }
 
 /// The `awards` page for every visitor: its title and body.
@@ -760,7 +780,10 @@ pub struct CompareQuery {
 /// listing's own site does not state the fact.
 pub async fn compare(state: web::Data<State>, req: HttpRequest, q: web::Query<CompareQuery>) -> HttpResponse {
     let input = json!({"a": q.a, "b": q.b});
-    public_page(&state, &req, "One of these listings is not live.", move |state| compare_page(state, input)).await
+    public_page(&state, &req, format!("compare {input}"), "One of these listings is not live.", move |state| {
+        compare_page(state, input)
+    })
+    .await
 }
 
 /// The `compare` page for every visitor: its title and body.

@@ -356,14 +356,15 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
         )
     };
     let body = format!(
-        r#"{notice}<section class="card"><h1>API keys</h1><p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the REST API under <code>/api/v1</code>. A key is shown once, when you create it.</p>{table}</section>
+        r#"{notice}<section class="card"><h1>API keys</h1>{tabs}<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the REST API under <code>/api/v1</code>. A key is shown once, when you create it.</p>{table}</section>
 <section class="card"><h2>Create a key</h2><form method="post" action="{b}/account/api-keys"><input type="hidden" name="csrf" value="{csrf}">
 <label>Name <input name="name" required maxlength="100" placeholder="e.g. CI, my assistant"></label>
 <fieldset><legend>Scopes</legend>
 <label class="check"><input type="checkbox" name="scope_account_read" checked> account:read <span class="muted">read your account, drafts, listings, claims and orders</span></label>
 <label class="check"><input type="checkbox" name="scope_listings_write"> listings:write <span class="muted">submit, edit, claim and publish listings</span></label>
 <label class="check"><input type="checkbox" name="scope_orders_write"> orders:write <span class="muted">quotes and checkout</span></label>
-</fieldset><button type="submit">Create key</button></form></section>"#
+</fieldset><button type="submit">Create key</button></form></section>"#,
+        tabs = account_tabs(b)
     );
     html(status, page(state, "API keys", Some(p), &body))
 }
@@ -440,6 +441,104 @@ pub async fn revoke_key(
     }
 }
 
+// ---- applications allowed through OAuth, and signing out everywhere ------------------------------
+
+/// The account pages' own links.
+fn account_tabs(b: &str) -> String {
+    format!(
+        r#"<p class="tabs"><a href="{b}/account/api-keys">API keys</a> · <a href="{b}/account/apps">Applications</a></p>"#
+    )
+}
+
+async fn apps_page(state: &State, p: &Principal, csrf: &str, notice: &str, status: StatusCode) -> HttpResponse {
+    let apps = match operations::oauth::applications(&state.app, p.user_id).await {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::error!(error = %e, "could not list applications");
+            return oops(state, Some(p));
+        }
+    };
+    let b = &state.public_url;
+    let rows: String = apps
+        .iter()
+        .map(|a| {
+            let scopes = a.grant.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
+            format!(
+                r#"<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><form method="post" action="{b}/account/apps/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{}"><button class="danger">Revoke</button></form></td></tr>"#,
+                escape(&a.name),
+                escape(&scopes),
+                escape(&a.grant.resource),
+                a.grant.allowed_at.format("%Y-%m-%d"),
+                a.grant.last_used_at.format("%Y-%m-%d %H:%M UTC"),
+                escape(&a.grant.family),
+                escape(csrf)
+            )
+        })
+        .collect();
+    let table = if apps.is_empty() {
+        r#"<p class="muted">No application can act for you.</p>"#.to_owned()
+    } else {
+        format!(
+            "<table><thead><tr><th>Application</th><th>Scopes</th><th>For</th><th>Allowed</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
+        )
+    };
+    let body = format!(
+        r#"{notice}<section class="card"><h1>Applications</h1>{tabs}<p class="muted">Assistants and apps you allowed to act for you (OAuth). Revoking one ends its access at once: it can get no new token, and the one it holds expires within 15 minutes.</p>{table}</section>
+<section class="card"><h2>Sign out everywhere</h2><p class="muted">Ends every browser session of this account, this one too. Applications and API keys are not affected: revoke them above and under API keys.</p><form method="post" action="{b}/account/signout-everywhere"><input type="hidden" name="csrf" value="{csrf}"><button class="danger" id="signout-everywhere">Sign out everywhere</button></form></section>"#,
+        tabs = account_tabs(b),
+        csrf = escape(csrf)
+    );
+    html(status, page(state, "Applications", Some(p), &body))
+}
+
+pub async fn apps(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    apps_page(&state, &p, &csrf, "", StatusCode::OK).await
+}
+
+pub async fn revoke_app(
+    state: web::Data<State>,
+    req: HttpRequest,
+    family: web::Path<String>,
+    form: web::Form<CsrfOnly>,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    if !same(&state, &form.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return apps_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+    }
+    match operations::oauth::revoke_application(&state.app, p.user_id, &family).await {
+        Ok(true) => {
+            let notice = r#"<p class="ok" role="status">Revoked. That application can no longer act for you.</p>"#;
+            apps_page(&state, &p, &csrf, notice, StatusCode::OK).await
+        }
+        // Someone else's grant answers exactly like a missing one.
+        Ok(false) => html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such application.</p>")),
+        Err(e) => {
+            tracing::error!(error = %e, "could not revoke an application");
+            oops(&state, Some(&p))
+        }
+    }
+}
+
+pub async fn signout_everywhere(state: web::Data<State>, req: HttpRequest, form: web::Form<CsrfOnly>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    if !same(&state, &form.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return apps_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+    }
+    if let Err(e) = accounts::end_all_sessions(&state.app, p.user_id).await {
+        tracing::error!(error = %e, "could not end the sessions");
+        return oops(&state, Some(&p));
+    }
+    let mut r = see_other(&state.url("/signin"));
+    let mut gone = Cookie::new(SESSION, "");
+    gone.set_path("/");
+    gone.make_removal();
+    let _ = r.add_cookie(&gone);
+    r
+}
+
 async fn stylesheet() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")
@@ -473,6 +572,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .default_service(na()),
     )
     .service(web::resource("/account/api-keys/{id}/revoke").route(web::post().to(revoke_key)).default_service(na()))
+    .service(web::resource("/account/apps").route(web::get().to(apps)).default_service(na()))
+    .service(web::resource("/account/apps/{family}/revoke").route(web::post().to(revoke_app)).default_service(na()))
+    .service(
+        web::resource("/account/signout-everywhere").route(web::post().to(signout_everywhere)).default_service(na()),
+    )
     .service(
         web::resource("/invites/{token}")
             .route(web::get().to(crate::invites::show))

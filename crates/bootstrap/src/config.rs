@@ -42,8 +42,10 @@ pub struct OutboundArgs {
     pub llm_api_key: Option<String>,
 
     /// The payment gateway of the checkout page: `sandbox` (a clearly marked test payment) or `stripe`.
-    #[arg(long, env = "LAUNCHDIR_PAYMENTS", default_value = "sandbox")]
-    pub payments: String,
+    /// Unset: `sandbox` when the public URL is loopback; any other deployment must choose (`serve`
+    /// refuses to start without it), so a public service never takes test payments by accident.
+    #[arg(long, env = "LAUNCHDIR_PAYMENTS")]
+    pub payments: Option<String>,
 
     #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
     pub stripe_secret_key: Option<String>,
@@ -76,7 +78,7 @@ impl Default for OutboundArgs {
             llm_model: None,
             llm_api_key: None,
             dns_server: None,
-            payments: "sandbox".into(),
+            payments: None,
             stripe_secret_key: None,
             stripe_webhook_secret: None,
             stripe_api_base: "https://api.stripe.com".into(),
@@ -130,6 +132,9 @@ pub struct ServeArgs {
 
     #[command(flatten)]
     pub outbound: OutboundArgs,
+
+    #[command(flatten)]
+    pub secrets: crate::keys::SecretArgs,
 }
 
 /// A CIDR (`10.0.0.0/8`, `fd00::/8`) or a single address (`10.0.0.7`, as `/32` or `/128`).

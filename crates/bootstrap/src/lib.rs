@@ -5,6 +5,7 @@
 //! never construct a repository, client or clock themselves.
 
 pub mod config;
+pub mod keys;
 pub mod telemetry;
 
 use adapters_auth::OsSecrets;
@@ -47,9 +48,12 @@ pub struct App {
     /// This service's public base URL (no trailing slash), for links jobs write and badges they look
     /// for; set by [`App::configure_outbound`].
     pub public_url: String,
-    /// The access-token signing secret, read once from the database (where every instance finds the
-    /// same one).
-    pub token_key: Arc<tokio::sync::OnceCell<Vec<u8>>>,
+    /// The keys derived from the deployment's root secret ([`keys`]), loaded on first use.
+    keyring: Arc<tokio::sync::OnceCell<Arc<keys::Keyring>>>,
+    /// Where the root secret comes from (`LAUNCHDIR_SECRET_KEY*`), and the data directory a generated
+    /// one is kept in.
+    secret_args: keys::SecretArgs,
+    data_dir: std::path::PathBuf,
     /// `host:port` the operator exempted from the private-network block
     /// (`LAUNCHDIR_CRAWLER_ALLOWED_HOSTS`); only these may be read over plain http where https is
     /// otherwise required (client ID metadata documents).
@@ -82,7 +86,9 @@ impl App {
             mailer: None,
             wake: Arc::new(tokio::sync::Notify::new()),
             public_url: String::new(),
-            token_key: Arc::new(tokio::sync::OnceCell::new()),
+            keyring: Arc::new(tokio::sync::OnceCell::new()),
+            secret_args: keys::SecretArgs::from_env(),
+            data_dir: keys::data_dir(database_url),
             allowed_hosts: Vec::new(),
         };
         app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
@@ -100,7 +106,7 @@ impl App {
     /// refusing to start.
     pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
         self.public_url = public_url.trim_end_matches('/').to_owned();
-        let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?;
+        let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?.refusing_own(&[public_url]);
         self.allowed_hosts =
             args.crawler_allowed_hosts.iter().map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()).collect();
         self.reader = Arc::new(adapters_fetch::SiteCrawler::new(fetcher.clone()));
@@ -112,8 +118,14 @@ impl App {
             (Some(_), None) => anyhow::bail!("LAUNCHDIR_LLM_BASE_URL is set without LAUNCHDIR_LLM_MODEL"),
             (None, _) => Arc::new(adapters_drafter::ExtractiveDrafter),
         };
-        self.payments = match args.payments.as_str() {
+        let chosen = match args.payments.as_deref() {
+            Some(p) => p,
+            None if is_loopback_url(public_url) => "sandbox",
+            None => "none",
+        };
+        self.payments = match chosen {
             "sandbox" => Arc::new(adapters_payments::Sandbox),
+            "none" => Arc::new(adapters_payments::NotConfigured),
             "stripe" => Arc::new(
                 adapters_payments::Stripe::new(
                     &args.stripe_api_base,
@@ -215,6 +227,23 @@ impl App {
         Ok(Some(report))
     }
 
+    /// Takes the root secret from `args` (flags of `serve`) instead of the environment.
+    pub fn use_secrets(&mut self, args: &keys::SecretArgs) {
+        self.secret_args = args.clone();
+        self.keyring = Arc::new(tokio::sync::OnceCell::new());
+    }
+
+    /// The keys derived from the root secret, loaded (or generated, see [`keys`]) on first use.
+    pub async fn keys(&self) -> anyhow::Result<Arc<keys::Keyring>> {
+        let ring = self
+            .keyring
+            .get_or_try_init(|| async {
+                keys::load(&self.secret_args, &self.data_dir, &self.secrets.random_token()).map(Arc::new)
+            })
+            .await?;
+        Ok(ring.clone())
+    }
+
     /// True once the database answers and no migration is pending.
     pub async fn is_ready(&self) -> bool {
         db::ping(self.store.connection()).await.is_ok()
@@ -224,6 +253,32 @@ impl App {
     pub fn now(&self) -> DateTime<Utc> {
         self.clock.now()
     }
+}
+
+/// Whether `url`'s host is a loopback address (`localhost`, `127.x.y.z`, `[::1]`): a deployment only
+/// this machine reaches.
+pub fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// What `serve` checks before it starts: a deployment others can reach must choose its payment
+/// gateway on purpose (`LAUNCHDIR_PAYMENTS`), sandbox included.
+pub fn check_serving(args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
+    if args.payments.is_none() && !is_loopback_url(public_url) {
+        anyhow::bail!(
+            "LAUNCHDIR_PAYMENTS is not set and the public URL {public_url} is not loopback: set \
+             LAUNCHDIR_PAYMENTS=stripe (with STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET), or \
+             LAUNCHDIR_PAYMENTS=sandbox to take clearly marked test payments on purpose"
+        );
+    }
+    Ok(())
 }
 
 /// A database URL without its password, for messages.
@@ -243,6 +298,25 @@ pub fn redact(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_urls_and_the_payments_choice() {
+        for u in ["http://127.0.0.1:8080", "http://localhost", "http://[::1]:9/x", "https://127.9.9.9/", "LOCALHOST:1"]
+        {
+            assert!(is_loopback_url(u), "{u}");
+        }
+        for u in
+            ["https://launch.example", "http://10.0.0.1:8080", "http://0.0.0.0:8080", "http://localhost.evil.example"]
+        {
+            assert!(!is_loopback_url(u), "{u}");
+        }
+        let unset = OutboundArgs::default();
+        assert!(check_serving(&unset, "http://127.0.0.1:8080").is_ok());
+        let e = check_serving(&unset, "https://launch.example").unwrap_err().to_string();
+        assert!(e.contains("LAUNCHDIR_PAYMENTS"), "{e}");
+        let sandbox = OutboundArgs { payments: Some("sandbox".into()), ..OutboundArgs::default() };
+        assert!(check_serving(&sandbox, "https://launch.example").is_ok(), "sandbox chosen on purpose");
+    }
 
     #[test]
     fn passwords_are_redacted() {

@@ -206,6 +206,25 @@ impl SiteText {
             named.iter().any(|t| t.contains(&q))
         }
     }
+
+    /// The quotes, each pointing at a page we fetched that holds it (the page it names when that one
+    /// does, else the first that does), or `None` when any quote is in no fetched page. A drafter (an
+    /// LLM above all) may name any address; what is stored and linked is only ever a page the crawler
+    /// read.
+    pub fn anchored(&self, evidence: &[Evidence]) -> Option<Vec<Evidence>> {
+        evidence
+            .iter()
+            .map(|e| {
+                let q = normalize_whitespace(&e.quote);
+                if q.is_empty() {
+                    return None;
+                }
+                let named = self.pages.iter().find(|(u, t)| *u == e.url && t.contains(&q));
+                let page = named.or_else(|| self.pages.iter().find(|(_, t)| t.contains(&q)))?;
+                Some(Evidence { quote: e.quote.clone(), url: page.0.clone() })
+            })
+            .collect()
+    }
 }
 
 /// What a drafter proposes for one field.
@@ -350,6 +369,7 @@ impl DraftProfile {
                 && !p.evidence.is_empty()
                 && p.evidence.iter().all(|e| site.contains(e))
         });
+        let accepted = accepted.map(|p| Proposal { evidence: site.anchored(&p.evidence).unwrap_or_default(), ..p });
         let e = self.entry(f);
         e.ai_value = accepted.as_ref().map(|p| p.value.clone());
         e.ai_evidence = accepted.as_ref().map(|p| p.evidence.clone()).unwrap_or_default();
@@ -613,7 +633,8 @@ impl Draft {
             self.extras.faqs = drafted
                 .faqs
                 .into_iter()
-                .filter(|q| !q.evidence.is_empty() && q.evidence.iter().all(|e| site.contains(e)))
+                .filter(|q| !q.evidence.is_empty())
+                .filter_map(|q| Some(DraftFaq { evidence: site.anchored(&q.evidence)?, ..q }))
                 .take(Faq::MAX_ITEMS)
                 .collect();
         }
@@ -621,7 +642,8 @@ impl Draft {
             self.extras.founders = drafted
                 .founders
                 .into_iter()
-                .filter(|f| !f.evidence.is_empty() && f.evidence.iter().all(|e| site.contains(e)))
+                .filter(|f| !f.evidence.is_empty())
+                .filter_map(|f| Some(DraftFounder { evidence: site.anchored(&f.evidence)?, ..f }))
                 .take(limits::FOUNDERS)
                 .collect();
         }
@@ -648,6 +670,15 @@ fn passes(f: DraftField, p: &Proposal, site: &SiteText) -> bool {
         && p.value.check(f).is_ok()
         && !p.evidence.is_empty()
         && p.evidence.iter().all(|e| site.contains(e))
+}
+
+/// What one account may have read for it: drafts being read at once, and sites read (submissions and
+/// competitor pages) a UTC day. Strangers cannot turn the crawler into a free fetching service.
+pub mod crawl_caps {
+    /// Drafts of one account in crawling or drafting at the same time.
+    pub const CONCURRENT: u64 = 3;
+    /// Sites read for one account in 24 hours.
+    pub const PER_DAY: i64 = 30;
 }
 
 /// A website address a maker submits: http or https, a host, no credentials, max 2048 characters.
@@ -812,6 +843,22 @@ mod tests {
             value: FieldValue::Text(v.into()),
             evidence: vec![Evidence { quote: quote.into(), url: "https://acme.example/".into() }],
         })
+    }
+
+    #[test]
+    fn evidence_links_only_ever_point_at_pages_we_fetched() {
+        let mut p = DraftProfile::default();
+        let lying = Some(Proposal {
+            value: FieldValue::Text("Rockets for cats".into()),
+            evidence: vec![Evidence { quote: "rockets for cats.".into(), url: "javascript:alert(1)".into() }],
+        });
+        assert!(p.apply_ai(DraftField::Tagline, lying, &site()));
+        let urls: Vec<&str> = p.field(DraftField::Tagline).evidence.iter().map(|e| e.url.as_str()).collect();
+        assert_eq!(urls, ["https://acme.example/"], "re-pointed at the page that holds the quote");
+        let elsewhere = vec![Evidence { quote: "Founded in Cork.".into(), url: "https://evil.example/".into() }];
+        assert_eq!(site().anchored(&elsewhere).unwrap()[0].url, "https://acme.example/");
+        let missing = vec![Evidence { quote: "Founded in Dublin.".into(), url: "https://acme.example/".into() }];
+        assert!(site().anchored(&missing).is_none());
     }
 
     #[test]

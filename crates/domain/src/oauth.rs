@@ -158,6 +158,17 @@ pub struct RefreshGrant {
     pub expires_at: DateTime<Utc>,
 }
 
+/// An application a person allowed (one refresh-token family), as their account page lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grant {
+    pub family: String,
+    pub client_id: String,
+    pub scopes: Vec<Scope>,
+    pub resource: String,
+    pub allowed_at: DateTime<Utc>,
+    pub last_used_at: DateTime<Utc>,
+}
+
 impl RefreshGrant {
     pub fn expires(now: DateTime<Utc>) -> DateTime<Utc> {
         now + Duration::days(REFRESH_TOKEN_DAYS)

@@ -211,7 +211,13 @@ pub struct Order {
     pub created_at: DateTime<Utc>,
     pub paid_at: Option<DateTime<Utc>>,
     pub lines: Vec<StoredLine>,
+    /// Why the operator must look at this order (a payment that does not match it); nothing is
+    /// fulfilled for a flagged payment.
+    pub flag: Option<String>,
 }
+
+/// How long a pending order waits to be paid before it expires (its gateway session expires with it).
+pub const PENDING_HOURS: i64 = 24;
 
 #[cfg(test)]
 mod tests {

@@ -152,3 +152,30 @@ mod tests {
         assert_eq!(retry_after_secs(Duration::zero()), 1);
     }
 }
+
+/// What one account, listing, domain or address may make the service email, whoever asks: the
+/// outbox is not a spam cannon. Counted in the same shared counters (`ports::Throttles`).
+pub mod mail {
+    use chrono::Duration;
+
+    /// Emails any one account makes the service send in a day (invites, claim links, follower
+    /// updates — an update counts once, whatever the number of followers who asked for it).
+    pub const PER_ACCOUNT_PER_DAY: i64 = 20;
+    /// Invite emails for one listing, first invites and repeats together, ever (the spec's 10).
+    pub const INVITE_SENDS_PER_LISTING: i64 = 10;
+    /// Invites one address receives in a day, from every listing and account together.
+    pub const INVITES_TO_ADDRESS_PER_DAY: i64 = 3;
+    /// Claim emails to one domain's administrator addresses in a day, from every account together.
+    pub const CLAIM_EMAILS_PER_DOMAIN_PER_DAY: i64 = 3;
+    /// Updates that email one listing's followers in a day.
+    pub const UPDATES_PER_LISTING_PER_DAY: i64 = 3;
+
+    pub fn day() -> Duration {
+        Duration::days(1)
+    }
+
+    /// The window of a count that never starts over (a listing's invites).
+    pub fn ever() -> Duration {
+        Duration::days(36_500)
+    }
+}

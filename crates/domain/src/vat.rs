@@ -171,10 +171,10 @@ pub fn decide(
             format!("is a {} number but billing_country is {}", n.country, buyer_state.country),
         )),
         Some((_, VatCheck::Invalid)) => Err(ValidationError::new("vat_number", "is not registered in VIES")),
-        Some((n, check @ (VatCheck::Valid | VatCheck::FormatOnly)))
-            if seller_state.is_none_or(|s| s.country != buyer_state.country) =>
-        {
-            let checked = if *check == VatCheck::Valid { " (confirmed in VIES)" } else { "" };
+        // Reverse charge only with the registry's word: a number in the right format proves nothing
+        // about the buyer being a business, and a wrongly removed VAT is the seller's debt.
+        Some((n, VatCheck::Valid)) if seller_state.is_none_or(|s| s.country != buyer_state.country) => {
+            let checked = " (confirmed in VIES)";
             Ok(VatDecision {
                 rate_bp: 0,
                 reverse_charge: true,
@@ -185,6 +185,12 @@ pub fn decide(
                 ),
                 final_rate: true,
             })
+        }
+        Some((_, VatCheck::FormatOnly)) if seller_state.is_none_or(|s| s.country != buyer_state.country) => {
+            Ok(charged(
+                buyer_state,
+                ": reverse charge needs the VAT number confirmed in VIES, which this service does not check",
+            ))
         }
         Some((_, VatCheck::Unavailable(why))) => {
             Ok(charged(buyer_state, &format!(": the VAT number could not be checked ({why}), so VAT is charged")))
@@ -245,8 +251,12 @@ mod tests {
         assert_eq!(decide(&t, &ie, Some(&cc("DE")), None).unwrap().rate_bp, 1900);
         assert_eq!(decide(&t, &ie, Some(&cc("FR")), None).unwrap().rate_bp, 2000);
         let de = t.parse_number("DE123456789").unwrap();
-        let rc = decide(&t, &ie, Some(&cc("DE")), Some((&de, &VatCheck::FormatOnly))).unwrap();
+        let rc = decide(&t, &ie, Some(&cc("DE")), Some((&de, &VatCheck::Valid))).unwrap();
         assert!(rc.reverse_charge && rc.rate_bp == 0 && rc.note.contains("DE123456789"), "{rc:?}");
+        // A number in the right format, with no registry to confirm it, removes no VAT.
+        let unchecked = decide(&t, &ie, Some(&cc("DE")), Some((&de, &VatCheck::FormatOnly))).unwrap();
+        assert_eq!((unchecked.rate_bp, unchecked.reverse_charge), (1900, false), "{unchecked:?}");
+        assert!(unchecked.note.contains("confirmed in VIES"), "{}", unchecked.note);
         // The seller's own country: VAT, even for a business.
         let irish = t.parse_number("IE1234567WA").unwrap();
         assert_eq!(decide(&t, &ie, Some(&ie), Some((&irish, &VatCheck::Valid))).unwrap().rate_bp, 2300);

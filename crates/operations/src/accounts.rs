@@ -202,3 +202,8 @@ pub async fn session(app: &App, token: &str) -> OpResult<Option<(Principal, Stri
 pub async fn end_session(app: &App, token: &str) -> OpResult<()> {
     Ok(app.store.delete_session(&app.secrets.hash_token(token)).await?)
 }
+
+/// Ends every browser session of `user`, this one included (sign out everywhere); how many.
+pub async fn end_all_sessions(app: &App, user: UserId) -> OpResult<u64> {
+    Ok(app.store.delete_sessions_of(user).await?)
+}

@@ -211,6 +211,9 @@ fn unshare(e: Arc<OpError>) -> OpError {
             OpError::IdempotencyInFlight => OpError::IdempotencyInFlight,
             OpError::IdempotencyMismatch => OpError::IdempotencyMismatch,
             OpError::Conflict { code, message } => OpError::Conflict { code, message: message.clone() },
+            OpError::TooMany { code, message, retry_after_secs } => {
+                OpError::TooMany { code, message: message.clone(), retry_after_secs: *retry_after_secs }
+            }
             OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
             OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
             OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),

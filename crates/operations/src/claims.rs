@@ -353,6 +353,21 @@ impl Operation for ClaimListing {
                         ),
                     });
                 }
+                // Across accounts too: a domain's administrators get a few claim emails a day at most.
+                crate::mail_caps::take(
+                    &ctx.app,
+                    &[
+                        crate::mail_caps::account(user),
+                        crate::mail_caps::Cap {
+                            purpose: "claim-mail-domain",
+                            subject: listing_domain(&l),
+                            limit: domain::throttle::mail::CLAIM_EMAILS_PER_DOMAIN_PER_DAY,
+                            window: domain::throttle::mail::day(),
+                            what: "claim emails sent to this domain today",
+                        },
+                    ],
+                )
+                .await?;
                 Some(e)
             }
             None => {

@@ -24,8 +24,9 @@ async fn live(app: &App, slug: &str) -> OpResult<Listing> {
 /// A keyed hash of a network address (or of a viewer), never stored in the clear: the deployment's
 /// secret keeps it from being reversed by trying every address.
 pub(crate) async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
-    let key = crate::oauth::signing_key(app).await?;
-    Ok(app.secrets.hash_token(&format!("{}\u{0}{purpose}\u{0}{raw}", String::from_utf8_lossy(&key))))
+    let keys = crate::oauth::keyring(app).await?;
+    let key: String = keys.address.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(app.secrets.hash_token(&format!("{key}\u{0}{purpose}\u{0}{raw}")))
 }
 
 /// Casts the person's vote from `address` (the client's IP as the site sees it); false when they had

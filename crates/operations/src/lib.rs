@@ -16,6 +16,7 @@ pub mod engagement;
 pub mod idempotency;
 mod input;
 pub mod lifecycle;
+mod mail_caps;
 pub mod oauth;
 pub mod openapi;
 pub mod orders;
@@ -134,6 +135,9 @@ pub enum OpError {
     /// 409: the record's state does not allow this now (a draft still being drafted …).
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
+    /// 429: a quota of the caller's is spent (crawls a day, …); try again after `retry_after_secs`.
+    #[error("{message}")]
+    TooMany { code: &'static str, message: String, retry_after_secs: u64 },
     /// 422: this Idempotency-Key was used with a different request.
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyMismatch,

@@ -18,7 +18,8 @@ use chrono::Duration;
 use domain::ids::ListingId;
 use domain::listing::ListingStatus;
 use domain::ports::{
-    BadgeCheck, JobQueue, ListingRepository, Outbox, OwnListingRepository, RepoError, RepoResult, Throttles,
+    BadgeCheck, JobQueue, ListingRepository, OrderRepository, Outbox, OwnListingRepository, RepoError, RepoResult,
+    Throttles,
 };
 use domain::week::LaunchWeek;
 
@@ -154,11 +155,22 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
                 // And sign-in failures whose day is over.
                 let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
                 tracing::debug!(pruned, "old sign-in counters forgotten");
+                // Orders nobody paid within a day expire (their payment sessions end then too).
+                let expired =
+                    app.store.expire_pending_orders(now - Duration::hours(domain::order::PENDING_HOURS)).await?;
+                if expired > 0 {
+                    tracing::info!(expired, "pending orders expired");
+                }
             }
             decayed
         }
         Some(_) => false,
     };
+    // Orders nobody paid within a day expire (their payment sessions were made to end then too).
+    let expired = app.store.expire_pending_orders(now - Duration::hours(domain::order::PENDING_HOURS)).await?;
+    if expired > 0 {
+        tracing::info!(expired, "pending orders expired");
+    }
     if changed > 0 || decayed {
         crate::public_data_changed(app, &crate::ReadCache::disabled()).await;
     }

@@ -452,17 +452,10 @@ struct AccessClaims {
     client_id: String,
 }
 
-const SECRET_NAME: &str = "oauth-access-token-hs256";
-
-pub(crate) async fn signing_key(app: &App) -> OpResult<Vec<u8>> {
-    let key = app
-        .token_key
-        .get_or_try_init(|| async {
-            let candidate = format!("{}{}", app.secrets.random_token(), app.secrets.random_token());
-            app.store.server_secret(SECRET_NAME, &candidate, app.now()).await.map(String::into_bytes)
-        })
-        .await?;
-    Ok(key.clone())
+/// The keys derived from the deployment's root secret (bootstrap::keys); a secret that cannot be
+/// loaded is a server fault, logged where it happens.
+pub(crate) async fn keyring(app: &App) -> OpResult<std::sync::Arc<bootstrap::keys::Keyring>> {
+    app.keys().await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(format!("{e:#}").into())))
 }
 
 fn s256(verifier: &str) -> String {
@@ -489,10 +482,11 @@ async fn issue(
         scope: scope_string(scopes),
         client_id: client_id.to_owned(),
     };
+    let keys = keyring(app).await?;
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
     header.typ = Some("at+jwt".into());
-    let key = signing_key(app).await?;
-    let access = jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_secret(&key))
+    header.kid = Some(keys.access.kid.clone());
+    let access = jsonwebtoken::encode(&header, &claims, &jsonwebtoken::EncodingKey::from_secret(&keys.access.bytes))
         .map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(Box::new(e))))?;
     let refresh = app.secrets.random_token();
     let grant = RefreshGrant {
@@ -628,6 +622,40 @@ pub async fn revoke(app: &App, token: &str) -> OpResult<()> {
     Ok(())
 }
 
+/// An application a person allowed, with the name to show for it: a registered client's name, or the
+/// host of a client ID metadata document.
+#[derive(Debug, Clone)]
+pub struct Application {
+    pub grant: domain::oauth::Grant,
+    pub name: String,
+}
+
+/// The applications `user` has allowed and not taken back, newest first.
+pub async fn applications(app: &App, user: UserId) -> OpResult<Vec<Application>> {
+    let grants = app.store.grants_of(user, app.now()).await?;
+    let mut out = Vec::with_capacity(grants.len());
+    for grant in grants {
+        let name = match app.store.client(&grant.client_id).await? {
+            Some(c) => c.name,
+            None => grant
+                .client_id
+                .split("://")
+                .nth(1)
+                .and_then(|r| r.split('/').next())
+                .unwrap_or(&grant.client_id)
+                .to_owned(),
+        };
+        out.push(Application { grant, name });
+    }
+    Ok(out)
+}
+
+/// Takes back what `user` allowed an application (its refresh tokens stop working at once; access
+/// tokens it holds expire within their 15 minutes); false when the grant is not theirs or gone.
+pub async fn revoke_application(app: &App, user: UserId, family: &str) -> OpResult<bool> {
+    Ok(app.store.revoke_grant(user, family, app.now()).await?)
+}
+
 /// Whether a bearer credential looks like one of our access tokens (a JWT) rather than an API key.
 pub fn looks_like_access_token(credential: &str) -> bool {
     credential.starts_with("eyJ") && credential.matches('.').count() == 2
@@ -636,7 +664,10 @@ pub fn looks_like_access_token(credential: &str) -> bool {
 /// The caller behind an access token meant for `audience`: signature, issuer, audience and expiry
 /// checked, then the account looked up. Every refusal is the same `InvalidToken`.
 pub async fn authenticate_access_token(app: &App, token: &str, audience: Audience) -> OpResult<Principal> {
-    let key = signing_key(app).await?;
+    let keys = keyring(app).await?;
+    // The key the token names (the previous root secret's, after a rotation); one we never had: refused.
+    let kid = jsonwebtoken::decode_header(token).map_err(|_| OpError::InvalidToken)?.kid;
+    let key = keys.verifying(kid.as_deref()).ok_or(OpError::InvalidToken)?.bytes.clone();
     let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
     v.set_issuer(&[issuer(&app.public_url)]);
     v.set_audience(&[audience.url(&app.public_url)]);

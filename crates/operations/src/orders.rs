@@ -670,6 +670,14 @@ pub async fn set_billing(app: &bootstrap::App, o: &Order, billing: Billing) -> O
         .ok_or_else(|| ValidationError::new("order", "a product of this order no longer exists"))?;
     let quote = price(items, decision);
     let billing = Billing { name: billing.name, ..checked };
+    // A payment session holds the price it was opened with: end it before the price changes, and
+    // refuse the change when it cannot be ended (it may have been paid meanwhile).
+    if let Some(reference) = &o.gateway_ref {
+        app.payments.cancel(reference).await.map_err(|e| OpError::Conflict {
+            code: "payment_in_progress",
+            message: format!("the payment already started cannot be changed: {e}"),
+        })?;
+    }
     if !app.store.reprice_order(o.id, &quote, &billing).await? {
         return Err(OpError::Conflict {
             code: "order_not_pending",
@@ -677,6 +685,23 @@ pub async fn set_billing(app: &bootstrap::App, o: &Order, billing: Billing) -> O
         });
     }
     app.store.order_by_number(&o.number).await?.ok_or(OpError::NotFound("order"))
+}
+
+/// Why a payment the gateway reports is not this order's price, if it is not: the amount charged must
+/// be the order's gross total and the currency ours (USD). A gateway event without them is trusted
+/// (the sandbox has none).
+fn payment_mismatch(o: &Order, event: &domain::ports::PaymentEvent) -> Option<String> {
+    if let Some(amount) = event.amount
+        && amount != o.gross.get()
+    {
+        return Some(format!("the payment was {amount} cents, the order is {} cents", o.gross.get()));
+    }
+    if let Some(currency) = &event.currency
+        && currency != "usd"
+    {
+        return Some(format!("the payment was in {currency}, the order in usd"));
+    }
+    None
 }
 
 /// Marks a pending order paid (once) and fulfils it; false when it was not pending.
@@ -800,15 +825,36 @@ pub async fn webhook(
     if app.store.payment_event_seen(gateway, &event.id).await.map_err(OpError::from)? {
         return Ok(WebhookOutcome::Duplicate);
     }
-    let outcome = match (&event.reference, event.paid) {
-        (Some(r), true) => match app.store.order_by_gateway_ref(r).await.map_err(OpError::from)? {
-            Some(o) if paid(app, reads, &o).await? => {
+    let order = match &event.reference {
+        Some(r) => app.store.order_by_gateway_ref(r).await.map_err(OpError::from)?,
+        None => None,
+    };
+    let outcome = match (&event.reference, order) {
+        (Some(r), Some(o)) if event.expired => {
+            // The session ended unpaid: the order may be paid again with a new one.
+            app.store.clear_gateway_ref(o.id, r).await.map_err(OpError::from)?;
+            WebhookOutcome::Ignored(format!("the payment session of order {} expired", o.number.as_str()))
+        }
+        (Some(_), Some(o)) if event.paid => match payment_mismatch(&o, &event) {
+            Some(why) => {
+                // Money that is not this order's price: fulfil nothing, and tell the operator.
+                tracing::error!(order = o.number.as_str(), event = %event.id, problem = %why, "payment does not match its order");
+                app.store.flag_order(o.id, &why).await.map_err(OpError::from)?;
+                WebhookOutcome::Ignored(format!("order {} flagged: {why}", o.number.as_str()))
+            }
+            None if paid(app, reads, &o).await? => {
                 tracing::info!(order = o.number.as_str(), event = %event.id, "paid through the gateway");
                 WebhookOutcome::Paid(o.number.as_str().to_owned())
             }
-            Some(o) => WebhookOutcome::Ignored(format!("order {} is {} already", o.number.as_str(), o.status.as_str())),
-            None => WebhookOutcome::Ignored(format!("no order has the reference {r}")),
+            None if o.status == OrderStatus::Cancelled => {
+                let why = "paid after the order expired: refund the payment or fulfil it by hand";
+                tracing::error!(order = o.number.as_str(), event = %event.id, "{why}");
+                app.store.flag_order(o.id, why).await.map_err(OpError::from)?;
+                WebhookOutcome::Ignored(format!("order {} flagged: {why}", o.number.as_str()))
+            }
+            None => WebhookOutcome::Ignored(format!("order {} is {} already", o.number.as_str(), o.status.as_str())),
         },
+        (Some(r), None) if event.paid => WebhookOutcome::Ignored(format!("no order has the reference {r}")),
         _ => WebhookOutcome::Ignored(format!("{} changes no order", event.kind)),
     };
     app.store.first_payment_event(gateway, &event.id, app.now()).await.map_err(OpError::from)?;

@@ -450,7 +450,7 @@ impl Operation for PostListingUpdate {
     const SUMMARY: &'static str = "Post a \"what's new\" update on one of the caller's listings";
     const DESCRIPTION: &'static str = "Posts an update (title up to 200, plain-text body up to 5000). It shows in \
         the listing's latest updates and the latest-updates feed, and every follower of the listing is told by \
-        email. 404 when the listing is not the caller's.";
+        email. At most 3 a day per listing (429 with Retry-After past it). 404 when the listing is not the caller's.";
     type Input = PostListingUpdateInput;
     type Output = ListingUpdateOut;
 
@@ -461,6 +461,22 @@ impl Operation for PostListingUpdate {
         errs.into_result()?;
         let (Some(title), Some(body)) = (title, body) else { return Err(OpError::Invalid(Default::default())) };
         let l = own_listing(ctx, i.listing_id).await?;
+        // Followers asked for updates, but not for a flood of them.
+        let user = ctx.principal()?.user_id;
+        crate::mail_caps::take(
+            &ctx.app,
+            &[
+                crate::mail_caps::account(user),
+                crate::mail_caps::Cap {
+                    purpose: "updates-listing",
+                    subject: l.id.get().to_string(),
+                    limit: domain::throttle::mail::UPDATES_PER_LISTING_PER_DAY,
+                    window: domain::throttle::mail::day(),
+                    what: "updates posted for this listing today",
+                },
+            ],
+        )
+        .await?;
         let update = ListingUpdate { title: title.into_inner(), body: body.into_inner(), posted_at: ctx.app.now() };
         let id = ctx.app.store.post_update(l.id, &update).await?;
         let followers = ctx.app.store.followers(l.id).await?.len() as u64;

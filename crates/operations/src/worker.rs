@@ -136,6 +136,19 @@ fn uuid_like() -> String {
     DraftId::new_random().to_string()[..8].to_owned()
 }
 
+/// Aborts a task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The longest one job may run (a crawl of a slow site included) before it is given up as failed; well
+/// inside its lease, so no second worker takes it while it still runs.
+pub const JOB_DEADLINE: std::time::Duration = std::time::Duration::from_secs(5 * 60);
+
 /// Runs every job that is due, one at a time, until none is left; returns how many ran.
 pub async fn run_due(app: &App, worker: &str) -> RepoResult<usize> {
     let mut ran = 0;
@@ -152,7 +165,10 @@ pub async fn run_one(app: &App, worker: &str) -> RepoResult<bool> {
     };
     let started = Instant::now();
     let outcome = match JobSpec::parse(&job.kind, &job.payload) {
-        Some(spec) => run(app, &spec).await,
+        Some(spec) => match tokio::time::timeout(JOB_DEADLINE, run(app, &spec)).await {
+            Ok(outcome) => outcome,
+            Err(_) => Err(format!("took longer than {} s", JOB_DEADLINE.as_secs())),
+        },
         None => Err(format!("unknown job {:?}", job.kind)),
     };
     let now = app.now();
@@ -337,13 +353,24 @@ async fn competitor_job(app: &App, id: DraftId, url: &str) -> Result<(), String>
 
 /// The worker loop `serve` runs: the calendar duties and every due job, then wait for a wake-up (a job
 /// queued on this instance) or the next poll (jobs queued elsewhere or coming due), until shutdown.
+///
+/// The calendar (go-live, awards, badge re-checks due, the hourly step) runs on its own task every
+/// `poll`, so a queue full of slow crawls never holds up a launch; each job has [`JOB_DEADLINE`].
 pub async fn run_forever(app: App, poll: std::time::Duration) {
     let worker = worker_name();
     tracing::info!(worker = %worker, "job worker started");
-    loop {
-        if let Err(e) = crate::lifecycle::duties(&app).await {
-            tracing::error!(error = %e, "calendar duties could not reach the database");
+    let calendar_app = app.clone();
+    let calendar = tokio::spawn(async move {
+        loop {
+            if let Err(e) = crate::lifecycle::duties(&calendar_app).await {
+                tracing::error!(error = %e, "calendar duties could not reach the database");
+            }
+            tokio::time::sleep(poll).await;
         }
+    });
+    // The calendar task ends with this one (the server aborts the worker on shutdown).
+    let _calendar = AbortOnDrop(calendar);
+    loop {
         if let Err(e) = run_due(&app, &worker).await {
             tracing::error!(error = %e, "job worker could not reach the database");
         }

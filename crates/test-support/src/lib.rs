@@ -430,6 +430,10 @@ impl DnsServer {
 pub struct StripeStandIn {
     server: JsonStandIn,
     forms: std::sync::Arc<std::sync::Mutex<Vec<Form>>>,
+    /// Sessions ended through `POST /v1/checkout/sessions/{id}/expire`.
+    expired: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Sessions the person paid: Stripe refuses to end them.
+    completed: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 /// A decoded `application/x-www-form-urlencoded` body, pairs in order.
@@ -536,11 +540,30 @@ impl JsonStandIn {
 impl StripeStandIn {
     pub async fn start(secret_key: &str) -> Self {
         let forms = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let expired = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let completed = std::sync::Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
         let (store, key) = (forms.clone(), format!("Bearer {secret_key}"));
+        let (ended, paid) = (expired.clone(), completed.clone());
         let server = JsonStandIn::start(move |head: &str, body: &str| {
             let authorized = head.lines().any(|l| {
                 l.split_once(':').is_some_and(|(k, v)| k.eq_ignore_ascii_case("authorization") && v.trim() == key)
             });
+            let expire = head
+                .strip_prefix("POST /v1/checkout/sessions/")
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|p| p.strip_suffix("/expire"))
+                .map(str::to_owned);
+            if let Some(id) = expire {
+                if !authorized {
+                    return (401, r#"{"error":{"message":"Invalid API Key provided"}}"#.to_owned());
+                }
+                if paid.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&id) {
+                    let json = r#"{"error":{"message":"Only Checkout Sessions with a status of open can be expired."}}"#;
+                    return (400, json.to_owned());
+                }
+                ended.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(id.clone());
+                return (200, format!(r#"{{"id":"{id}","object":"checkout.session","status":"expired"}}"#));
+            }
             if !head.starts_with("POST /v1/checkout/sessions ") {
                 let json = r#"{"error":{"type":"invalid_request_error","message":"Unrecognized request URL"}}"#;
                 return (404, json.to_owned());
@@ -558,7 +581,17 @@ impl StripeStandIn {
             (200, json)
         })
         .await;
-        Self { server, forms }
+        Self { server, forms, expired, completed }
+    }
+
+    /// Sessions ended through the API, in order.
+    pub fn expired(&self) -> Vec<String> {
+        self.expired.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    /// Marks a session paid: Stripe then refuses to end it.
+    pub fn complete(&self, id: &str) {
+        self.completed.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(id.to_owned());
     }
 
     pub fn url(&self) -> String {

@@ -27,6 +27,8 @@ pub struct Model {
     #[sea_orm(column_type = "Text", nullable)]
     pub billing_name: Option<String>,
     pub vat_final: bool,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub flag: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

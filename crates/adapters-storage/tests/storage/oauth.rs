@@ -59,3 +59,54 @@ on_both!(oauth_codes_and_refresh_tokens_are_spent_once, |store| {
     let second = store.server_secret("k", "two", now).await.unwrap();
     assert_eq!((first.as_str(), second.as_str()), ("one", "one"), "the first stored secret is everyone's");
 });
+
+on_both!(a_person_lists_and_revokes_only_their_own_grants, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("grants@acme.example"), now).await.unwrap();
+    let bob = store.create_user(user("bob-grants@acme.example"), now).await.unwrap();
+    let grant = |hash: &str, family: &str, who, expires| RefreshGrant {
+        token_hash: hash.into(),
+        family: family.into(),
+        client_id: format!("ldc_{family}"),
+        user: who,
+        scopes: vec![Scope::AccountRead, Scope::ListingsWrite],
+        resource: "https://l.example/mcp".into(),
+        expires_at: expires,
+    };
+    let month = now + Duration::days(30);
+    store.save_refresh(&grant("a1", "fam-a", ann.id, month), now).await.unwrap();
+    // fam-b rotated once: its first token used, the second current.
+    store.save_refresh(&grant("b1", "fam-b", ann.id, month), now).await.unwrap();
+    store.redeem_refresh("b1", now + Duration::hours(1)).await.unwrap();
+    store.save_refresh(&grant("b2", "fam-b", ann.id, month), now + Duration::hours(1)).await.unwrap();
+    store.save_refresh(&grant("c1", "fam-c", ann.id, now + Duration::minutes(1)), now).await.unwrap();
+    store.save_refresh(&grant("d1", "fam-d", bob.id, month), now).await.unwrap();
+    let later = now + Duration::hours(2);
+    let mine = store.grants_of(ann.id, later).await.unwrap();
+    let families: Vec<&str> = mine.iter().map(|g| g.family.as_str()).collect();
+    assert_eq!(families, ["fam-a", "fam-b"], "one entry a family; the expired one is gone");
+    let b = &mine[1];
+    assert_eq!((b.client_id.as_str(), b.allowed_at, b.last_used_at), ("ldc_fam-b", now, now + Duration::hours(1)));
+    assert_eq!(b.scopes, vec![Scope::AccountRead, Scope::ListingsWrite]);
+    assert!(!store.revoke_grant(bob.id, "fam-a", later).await.unwrap(), "not Bob's");
+    assert!(store.revoke_grant(ann.id, "fam-a", later).await.unwrap());
+    assert!(!store.revoke_grant(ann.id, "fam-a", later).await.unwrap(), "gone already");
+    assert_eq!(store.redeem_refresh("a1", later).await.unwrap(), Redeemed::Unknown);
+    let left: Vec<String> = store.grants_of(ann.id, later).await.unwrap().into_iter().map(|g| g.family).collect();
+    assert_eq!(left, ["fam-b"]);
+    assert_eq!(store.grants_of(bob.id, later).await.unwrap().len(), 1);
+});
+
+on_both!(signing_out_everywhere_ends_only_that_persons_sessions, |store| {
+    use domain::ports::SessionStore;
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("sessions@acme.example"), now).await.unwrap();
+    let bob = store.create_user(user("bob-sessions@acme.example"), now).await.unwrap();
+    let day = now + Duration::days(1);
+    for (who, hash) in [(ann.id, "s1"), (ann.id, "s2"), (bob.id, "s3")] {
+        store.create_session(who, hash, "csrf", now, day).await.unwrap();
+    }
+    assert_eq!(store.delete_sessions_of(ann.id).await.unwrap(), 2);
+    assert!(store.session("s1", now).await.unwrap().is_none() && store.session("s2", now).await.unwrap().is_none());
+    assert!(store.session("s3", now).await.unwrap().is_some(), "Bob stays signed in");
+});

@@ -58,12 +58,27 @@ on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
     assert_eq!((got.vat, got.vat_rate_bp, got.billing), (repriced.vat_total, 1900, de.clone()));
     assert_eq!(got.lines[0].line.vat, Cents::new(931));
 
+    // A new price forgets the payment session opened for the old one; an expired session is forgotten
+    // only while it is still the order's.
+    store.set_gateway_ref(o.id, "cs_test_0").await.unwrap();
+    assert!(store.reprice_order(o.id, &repriced, &de).await.unwrap());
+    assert_eq!(store.order_by_number(&number).await.unwrap().unwrap().gateway_ref, None);
     store.set_gateway_ref(o.id, "cs_test_1").await.unwrap();
+    assert!(!store.clear_gateway_ref(o.id, "cs_test_0").await.unwrap(), "not the order's session any more");
     assert_eq!(store.order_by_gateway_ref("cs_test_1").await.unwrap().unwrap().id, o.id);
+    store.flag_order(o.id, "paid 1 cent").await.unwrap();
+    assert_eq!(store.order_by_number(&number).await.unwrap().unwrap().flag.as_deref(), Some("paid 1 cent"));
+    assert_eq!(store.expire_pending_orders(now()).await.unwrap(), 0, "made at now(), not before");
     assert!(store.orders_to_fulfil(10).await.unwrap().is_empty(), "not paid yet");
     assert!(store.mark_paid(o.id, now()).await.unwrap());
     assert!(!store.mark_paid(o.id, now()).await.unwrap(), "paid once");
     assert!(!store.reprice_order(o.id, &repriced, &de).await.unwrap(), "a paid order keeps its prices");
+    let day_later = now() + chrono::Duration::days(1);
+    assert_eq!(store.expire_pending_orders(day_later).await.unwrap(), 0, "a paid order never expires");
+    let unpaid = store.create_order(ann.id, &OrderNumber::from_random(43), &quote, &billing, "sandbox", now()).await;
+    assert_eq!(store.expire_pending_orders(day_later).await.unwrap(), 1);
+    let unpaid = store.order_by_number(&unpaid.unwrap().number).await.unwrap().unwrap();
+    assert_eq!(unpaid.status, OrderStatus::Cancelled);
     assert_eq!(store.orders_to_fulfil(10).await.unwrap().len(), 1);
     for s in &got.lines {
         assert!(store.fulfil_line(s.id, "done", now()).await.unwrap());

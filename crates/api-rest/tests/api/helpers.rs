@@ -70,8 +70,17 @@ pub async fn spawn_app_configured(
         redis_url: None,
         trusted_proxies: Vec::new(),
         outbound: bootstrap::OutboundArgs::default(),
+        // A SQLite test keeps its generated secret beside its database file; a PostgreSQL test has no
+        // such folder of its own, so it is given one.
+        secrets: bootstrap::keys::SecretArgs {
+            secret_key: db.is_postgres().then(|| "a-test-secret-of-at-least-32-characters".to_owned()),
+            ..Default::default()
+        },
     };
     configure(&mut args);
+    // Tests take test payments on purpose, whatever public URL they pretend to have (a deployment that
+    // leaves LAUNCHDIR_PAYMENTS unset off loopback refuses to start: tests/api/attacks/money.rs).
+    args.outbound.payments.get_or_insert_with(|| "sandbox".into());
     let app = Application::build(&args, listener).await.expect("build");
     let base = format!("http://127.0.0.1:{}", app.port());
     tokio::spawn(app.run_until_stopped());
@@ -86,6 +95,15 @@ pub struct Binary {
 
 impl Binary {
     pub fn serve(db: &TestDatabase, extra: &[&str]) -> Self {
+        Self::start(db, extra, &[], Stdio::inherit())
+    }
+
+    /// `serve` with extra environment variables; its standard error is kept for [`Binary::stderr`].
+    pub fn serve_with(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start(db, extra, env, Stdio::piped())
+    }
+
+    fn start(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
             .arg("serve")
@@ -93,11 +111,42 @@ impl Binary {
             .env("LAUNCHDIR_BIND", format!("127.0.0.1:{port}"))
             .env("DATABASE_URL", &db.url)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("start launchdir-api");
         Self { child, base: format!("http://127.0.0.1:{port}") }
+    }
+
+    /// Waits for the process to exit by itself (panics after `limit`).
+    pub fn wait_exit(&mut self, limit: Duration) -> std::process::ExitStatus {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "launchdir-api did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops the server (SIGTERM) and returns what it wrote to standard error (`serve_with`).
+    pub fn stop_and_read_stderr(&mut self) -> String {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().expect("kill");
+        self.wait_exit(Duration::from_secs(30));
+        self.stderr()
+    }
+
+    /// What the process wrote to standard error (after it exited; started with `serve_with`).
+    pub fn stderr(&mut self) -> String {
+        use std::io::Read;
+        let mut out = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            let _ = e.read_to_string(&mut out);
+        }
+        out
     }
 
     /// Sends SIGTERM and waits for the exit status.

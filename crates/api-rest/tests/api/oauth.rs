@@ -9,10 +9,10 @@ use base64::Engine;
 use serde_json::{Value, json};
 use sha2::Digest;
 
-const VERIFIER: &str = "dBjftJeZ4CVP-mJ92K9DcBXXLZxYfY6dWG7GDCrOf7I";
-const REDIRECT: &str = "http://127.0.0.1:33333/callback";
+pub(crate) const VERIFIER: &str = "dBjftJeZ4CVP-mJ92K9DcBXXLZxYfY6dWG7GDCrOf7I";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:33333/callback";
 
-fn challenge(v: &str) -> String {
+pub(crate) fn challenge(v: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(v.as_bytes()))
 }
 
@@ -32,14 +32,14 @@ async fn mcp_call(app: &TestApp, token: Option<&str>, tool: &str, args: Value) -
         .unwrap()
 }
 
-async fn token(app: &TestApp, form: &[(&str, &str)]) -> (u16, Value) {
+pub(crate) async fn token(app: &TestApp, form: &[(&str, &str)]) -> (u16, Value) {
     let r = app.client.post(format!("{}/oauth/token", app.base)).form(form).send().await.unwrap();
     let s = r.status().as_u16();
     assert_eq!(r.headers()["cache-control"], "no-store");
     (s, r.json().await.unwrap())
 }
 
-fn query_param(url: &str, name: &str) -> Option<String> {
+pub(crate) fn query_param(url: &str, name: &str) -> Option<String> {
     let q = url.split_once('?')?.1;
     q.split('&').find_map(|kv| {
         let (k, v) = kv.split_once('=')?;
@@ -47,7 +47,7 @@ fn query_param(url: &str, name: &str) -> Option<String> {
     })
 }
 
-fn authorize_path(client_id: &str, state: &str, scope: &str, resource: &str) -> String {
+pub(crate) fn authorize_path(client_id: &str, state: &str, scope: &str, resource: &str) -> String {
     let q = serde_urlencoded::to_string([
         ("response_type", "code"),
         ("client_id", client_id),
@@ -296,7 +296,7 @@ async fn a_client_id_metadata_document_is_fetched_safely() {
 }
 
 /// The authorization request the consent form carries in its hidden fields.
-fn request_fields(consent: &str) -> Vec<(String, String)> {
+pub(crate) fn request_fields(consent: &str) -> Vec<(String, String)> {
     [
         "response_type",
         "client_id",

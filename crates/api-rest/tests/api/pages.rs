@@ -92,9 +92,14 @@ pub(crate) async fn sign_up(b: &mut Browser<'_>, email: &str) {
 /// Signs `email` in in `b` with the password test accounts made by `key_for` have; returns where the
 /// sign-in sent the browser.
 pub(crate) async fn sign_in(b: &mut Browser<'_>, email: &str) -> Option<String> {
+    sign_in_with(b, email, "correct horse 1").await
+}
+
+/// Signs `email` in in `b` with `password`; returns where the sign-in sent the browser.
+pub(crate) async fn sign_in_with(b: &mut Browser<'_>, email: &str, password: &str) -> Option<String> {
     let (_, form, _) = b.get("/signin").await;
     let csrf = hidden(&form, "csrf");
-    let (st, body, to) = b.post("/signin", &[("email", email), ("password", "correct horse 1"), ("csrf", &csrf)]).await;
+    let (st, body, to) = b.post("/signin", &[("email", email), ("password", password), ("csrf", &csrf)]).await;
     assert_eq!(st, 303, "{body}");
     to
 }

@@ -137,6 +137,9 @@ pub trait SessionStore: Send + Sync {
     async fn session(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<(User, String)>>;
 
     async fn delete_session(&self, token_hash: &str) -> RepoResult<()>;
+
+    /// Ends every browser session of `user` (sign out everywhere); how many.
+    async fn delete_sessions_of(&self, user: UserId) -> RepoResult<u64>;
 }
 
 /// Counters that hold across requests and instances (failed sign-ins, …), each under a key the caller

@@ -44,6 +44,9 @@ pub trait DraftRepository: Send + Sync {
 
     async fn count_invites(&self, draft: DraftId) -> RepoResult<u64>;
 
+    /// How many of `owner`'s drafts are still being read or drafted (status crawling or drafting).
+    async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64>;
+
     /// `Conflict` when the draft already has [`crate::draft::limits::INVITES_PER_LISTING`] invites. An
     /// address invited before gets the new token (a fresh link) without using another invite.
     async fn create_invite(

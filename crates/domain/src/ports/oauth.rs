@@ -33,6 +33,13 @@ pub trait OAuthStore: Send + Sync {
     /// The family of a refresh token (for revocation by the token itself), if known.
     async fn refresh_family(&self, token_hash: &str) -> RepoResult<Option<String>>;
 
+    /// What `user` has allowed and not taken back: one entry per refresh-token family that still has
+    /// a token neither used, revoked nor expired at `now`; newest first.
+    async fn grants_of(&self, user: crate::ids::UserId, now: DateTime<Utc>) -> RepoResult<Vec<crate::oauth::Grant>>;
+
+    /// Revokes `family` if it is `user`'s (false when it is not, or is gone already).
+    async fn revoke_grant(&self, user: crate::ids::UserId, family: &str, now: DateTime<Utc>) -> RepoResult<bool>;
+
     /// The server secret named `name`: stored the first time with `candidate`, and from then on the
     /// stored one is returned to every instance.
     async fn server_secret(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> RepoResult<String>;

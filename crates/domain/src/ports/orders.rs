@@ -31,11 +31,21 @@ pub trait OrderRepository: Send + Sync {
 
     async fn order_by_gateway_ref(&self, gateway_ref: &str) -> RepoResult<Option<Order>>;
 
-    /// Replaces the billing details, VAT and totals of a pending order (the checkout page's billing form);
-    /// false when the order is no longer pending.
+    /// Replaces the billing details, VAT and totals of a pending order (the checkout page's billing form)
+    /// and forgets its gateway reference (a new price needs a new payment session); false when the order
+    /// is no longer pending.
     async fn reprice_order(&self, id: i64, quote: &Quote, billing: &Billing) -> RepoResult<bool>;
 
     async fn set_gateway_ref(&self, id: i64, gateway_ref: &str) -> RepoResult<()>;
+
+    /// Forgets `gateway_ref` if it is still the order's (its session expired); false otherwise.
+    async fn clear_gateway_ref(&self, id: i64, gateway_ref: &str) -> RepoResult<bool>;
+
+    /// Flags an order for the operator with `note` (the latest note wins).
+    async fn flag_order(&self, id: i64, note: &str) -> RepoResult<()>;
+
+    /// Cancels the orders still pending that were made before `before`; how many.
+    async fn expire_pending_orders(&self, before: DateTime<Utc>) -> RepoResult<u64>;
 
     /// Moves a pending order to paid (compare-and-set); false when it was not pending.
     async fn mark_paid(&self, id: i64, now: DateTime<Utc>) -> RepoResult<bool>;

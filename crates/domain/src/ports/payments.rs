@@ -23,6 +23,12 @@ pub struct PaymentEvent {
     pub reference: Option<String>,
     /// Whether the event says the money was received.
     pub paid: bool,
+    /// What the gateway says was charged, in the currency's minor unit, and the currency (lower case),
+    /// when the event carries them: a payment is fulfilled only when both are the order's.
+    pub amount: Option<i64>,
+    pub currency: Option<String>,
+    /// The payment session ended unpaid (Stripe's `checkout.session.expired`).
+    pub expired: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +48,10 @@ pub trait PaymentGateway: Send + Sync + std::fmt::Debug {
 
     /// Starts paying `order` (its gross total, VAT included); the person comes back to `return_url`.
     async fn start(&self, order: &Order, return_url: &str) -> Result<PaymentStart, PaymentError>;
+
+    /// Ends the payment session `reference` so it can no longer be paid (a new price needs a new
+    /// session); an error when it cannot be ended, for example because it was paid meanwhile.
+    async fn cancel(&self, reference: &str) -> Result<(), PaymentError>;
 
     /// Checks a webhook's signature header and body as of `now`.
     fn verify_webhook(

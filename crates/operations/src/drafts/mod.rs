@@ -79,6 +79,30 @@ pub struct SubmitListingInput {
     pub url: String,
 }
 
+/// Counts one site read for `user` against the daily cap (`domain::draft::crawl_caps::PER_DAY`); a
+/// 429 with the time until the day's count started over, once it is spent.
+async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
+    use domain::ports::Throttles;
+    let key = crate::engagement::keyed(&ctx.app, "crawls-day", &user.get().to_string()).await?;
+    let now = ctx.app.now();
+    let day = chrono::Duration::days(1);
+    let found = ctx.app.store.throttles(std::slice::from_ref(&key)).await?;
+    if let Some((_, c)) = found.first()
+        && c.current(now, day) >= domain::draft::crawl_caps::PER_DAY
+    {
+        return Err(OpError::TooMany {
+            code: "crawl_quota",
+            message: format!(
+                "this account had {} sites read in the last day, the most there may be; try again later",
+                domain::draft::crawl_caps::PER_DAY
+            ),
+            retry_after_secs: domain::throttle::retry_after_secs(c.since + day - now),
+        });
+    }
+    ctx.app.store.bump_throttle(&key, now, now - day).await?;
+    Ok(())
+}
+
 pub struct SubmitListing;
 
 #[async_trait]
@@ -108,6 +132,18 @@ impl Operation for SubmitListing {
         let p = ctx.principal()?;
         let url = domain::draft::SiteUrl::parse("url", &input.url)?;
         let now = ctx.app.now();
+        let in_progress = ctx.app.store.drafts_in_progress(p.user_id).await?;
+        if in_progress >= domain::draft::crawl_caps::CONCURRENT {
+            return Err(OpError::TooMany {
+                code: "drafts_in_progress",
+                message: format!(
+                    "{in_progress} of your drafts are still being read; submit another when one is ready (at most {} at once)",
+                    domain::draft::crawl_caps::CONCURRENT
+                ),
+                retry_after_secs: 30,
+            });
+        }
+        count_crawl(ctx, p.user_id).await?;
         let d = Draft::new(DraftId::new_random(), p.user_id, url, now);
         ctx.app.store.create_draft(&d).await?;
         worker::enqueue(&ctx.app, &worker::JobSpec::Draft { draft: d.id, only: None }).await?;
@@ -225,6 +261,10 @@ impl Operation for UpdateDraft {
             let raw = raw.trim();
             cats.iter().find(|c| c.name.eq_ignore_ascii_case(raw) || c.slug.as_str() == raw).map(|c| c.name.clone())
         })?;
+        if matches!(edit.competitor, Some(Some(_))) {
+            // Counted before anything is saved, so a refusal leaves the draft as it was.
+            count_crawl(ctx, ctx.principal()?.user_id).await?;
+        }
         let saved = change_draft(ctx, &id, |d| {
             if !edit.regenerate.is_empty() && !d.status.is_ready() {
                 return Err(OpError::Conflict {
@@ -298,8 +338,9 @@ impl Operation for InviteCofounder {
     const IDEMPOTENCY_KEY: bool = true;
     const SUMMARY: &'static str = "Invite a co-founder by email";
     const DESCRIPTION: &'static str = "Emails the address an invite link; opening it and accepting (signed in on \
-        the site) adds that person as a co-founder member of the listing. Up to 10 invites per listing; inviting \
-        the same address again sends a fresh link without using another invite.";
+        the site) adds that person as a co-founder member of the listing. Up to 10 invite emails per listing, \
+        sending again to the same address included (it sends a fresh link); an address receives at most 3 \
+        invites a day (429 with Retry-After past a cap).";
     type Input = InviteInput;
     type Output = InviteOut;
 
@@ -308,6 +349,30 @@ impl Operation for InviteCofounder {
         let email = Email::parse(&input.email).map_err(|e| e.named("email"))?;
         let d = own_draft(ctx, &input.id).await?;
         let store = ctx.app.store.as_ref();
+        // Counted before anything changes: every send (a repeat too) uses one of the listing's invites,
+        // and no address receives more than a few a day from anyone.
+        let sends = {
+            use crate::mail_caps::{Cap, account, take};
+            use domain::throttle::mail;
+            let caps = [
+                account(p.user_id),
+                Cap {
+                    purpose: "invite-sends",
+                    subject: d.id.to_string(),
+                    limit: mail::INVITE_SENDS_PER_LISTING,
+                    window: mail::ever(),
+                    what: "invite emails sent for this listing",
+                },
+                Cap {
+                    purpose: "invite-to",
+                    subject: email.as_str().to_lowercase(),
+                    limit: mail::INVITES_TO_ADDRESS_PER_DAY,
+                    window: mail::day(),
+                    what: "invites sent to this address today",
+                },
+            ];
+            take(&ctx.app, &caps).await?[1]
+        };
         let token = ctx.app.secrets.random_token();
         let hash = ctx.app.secrets.hash_token(&token);
         let now = ctx.app.now();
@@ -336,7 +401,7 @@ impl Operation for InviteCofounder {
         let subject = format!("Join {product} on launchdir");
         let handed = worker::send_email(&ctx.app, email.as_str(), &subject, &body, now).await?;
         let delivery = if handed { "sent" } else { "queued" };
-        let used = store.count_invites(d.id).await?;
+        let used = u64::try_from(sends).unwrap_or_default();
         Ok(InviteOut {
             id: invite.id,
             email: invite.email,
