@@ -20,6 +20,7 @@ mod m20261122_000013_oauth;
 mod m20261122_000014_engagement;
 mod m20261123_000015_throttles;
 mod m20261123_000016_order_flags;
+mod m20261123_000017_email_verification;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000014_engagement::Migration),
             Box::new(m20261123_000015_throttles::Migration),
             Box::new(m20261123_000016_order_flags::Migration),
+            Box::new(m20261123_000017_email_verification::Migration),
         ]
     }
 }

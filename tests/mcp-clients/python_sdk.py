@@ -117,8 +117,14 @@ class Person:
             form = forms(page.text)[0]
             form["fields"].update(email=self.email, password="correct horse battery staple")
             r = await self.browser.post(form["action"] or "/signup", data=form["fields"])
+            check(r.status_code == 303 and "/signup/sent" in r.headers.get("location", ""),
+                  "oauth: signing up says to check the email (the same for any address)")
+            page = await self.browser.get("/signin")
+            form = forms(page.text)[0]
+            form["fields"].update(email=self.email, password="correct horse battery staple")
+            r = await self.browser.post(form["action"] or "/signin", data=form["fields"])
             check(r.status_code == 303 and "/oauth/resume/" in r.headers.get("location", ""),
-                  "oauth: signing up returns to the authorization request")
+                  "oauth: signing in returns to the authorization request")
             consent, _ = await self.go(urljoin(BASE, r.headers["location"]))
         else:
             # Step-up: a tool needed a scope the first token lacked (403 insufficient_scope); signed in

@@ -19,6 +19,7 @@ fn to_user(m: users::Model) -> Option<User> {
         display_name: m.display_name,
         is_admin: m.is_admin,
         created_at: m.created_at.with_timezone(&Utc),
+        email_verified_at: m.email_verified_at.map(|t| t.with_timezone(&Utc)),
     })
 }
 
@@ -50,6 +51,7 @@ impl UserRepository for SeaOrmStore {
             is_admin: Set(new.is_admin),
             is_demo: Set(false),
             created_at: Set(now.into()),
+            email_verified_at: Set(new.verified.then(|| now.into())),
             ..Default::default()
         }
         .insert(&self.db)
@@ -74,6 +76,51 @@ impl UserRepository for SeaOrmStore {
             let hash = m.password_hash.clone();
             to_user(m).map(|u| (u, hash))
         }))
+    }
+
+    async fn save_email_verification(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("INSERT INTO email_verifications (token_hash, user_id, expires_at) VALUES (")
+            .bind(token_hash)
+            .sql(", ")
+            .bind(user.get())
+            .sql(", ")
+            .bind(expires_at.timestamp())
+            .sql(")");
+        sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
+        Ok(())
+    }
+
+    async fn email_verification(&self, token_hash: &str) -> RepoResult<Option<(UserId, DateTime<Utc>)>> {
+        #[derive(Debug, sea_orm::FromQueryResult)]
+        struct Row {
+            user_id: i64,
+            expires_at: i64,
+        }
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("SELECT user_id, expires_at FROM email_verifications WHERE token_hash = ").bind(token_hash);
+        let row =
+            <Row as sea_orm::FromQueryResult>::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map(|r| (UserId::from_db(r.user_id), DateTime::from_timestamp(r.expires_at, 0).unwrap_or_default())))
+    }
+
+    async fn mark_email_verified(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<bool> {
+        let res = users::Entity::update_many()
+            .col_expr(users::Column::EmailVerifiedAt, Expr::value(sea_orm::prelude::DateTimeWithTimeZone::from(now)))
+            .filter(users::Column::Id.eq(user.get()))
+            .filter(users::Column::EmailVerifiedAt.is_null())
+            .exec(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("DELETE FROM email_verifications WHERE user_id = ").bind(user.get());
+        sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
+        Ok(res.rows_affected == 1)
     }
 
     async fn get_user(&self, id: UserId) -> RepoResult<Option<User>> {

@@ -107,6 +107,8 @@ impl SeaOrmStore {
                 is_admin: Set(false),
                 is_demo: Set(true),
                 created_at: Set(now.into()),
+                // Demo voters have no password and no mailbox; their votes are the demo's own.
+                email_verified_at: Set(None),
             });
             ids.push(id);
             id += 1;

@@ -30,7 +30,7 @@ pub async fn log_requests(
 
 /// Paths whose next segment is a secret (an emailed claim or invite token, an OAuth request being
 /// resumed): logged as `[redacted]`, so request logs never hold a link that works.
-const SECRET_SEGMENT_AFTER: [&str; 3] = ["/claims/confirm/", "/invites/", "/oauth/resume/"];
+const SECRET_SEGMENT_AFTER: [&str; 4] = ["/claims/confirm/", "/invites/", "/oauth/resume/", "/verify-email/"];
 
 /// `path` as the request log writes it.
 pub fn redacted(path: &str) -> String {

@@ -29,7 +29,8 @@ fn valid_next(p: &str) -> bool {
     (p.starts_with("/invites/")
         || p.starts_with("/checkout/")
         || p.starts_with("/oauth/resume/")
-        || p.starts_with("/claims/confirm/"))
+        || p.starts_with("/claims/confirm/")
+        || p.starts_with("/verify-email/"))
         && !p.contains("//")
         && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))
 }
@@ -196,15 +197,25 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         let msg = "This form expired. Please try again.";
         return credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
-    match accounts::create_user(&state.app, &f.email, &f.password, "", false).await {
-        Ok(user) => start(&state, &req, user.id).await,
+    // The same answer whether the address has an account or not: the page confirms nothing.
+    match accounts::sign_up(&state.app, &state.public_url, &f.email, &f.password).await {
+        Ok(()) => see_other(&state.url("/signup/sent")),
         Err(operations::OpError::Invalid(errs)) => {
             let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
             credentials_page(&state, "/signup", "Create your account", &f.email, Some(&msg), StatusCode::BAD_REQUEST)
         }
-        Err(operations::OpError::Repo(RepoError::Conflict(_))) => {
-            let msg = "An account with this email exists. Sign in instead.";
-            credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::CONFLICT)
+        Err(operations::OpError::TooMany { retry_after_secs, .. }) => {
+            let msg = "We sent this address enough email for today. Check your inbox, or try again tomorrow.";
+            let mut r = credentials_page(
+                &state,
+                "/signup",
+                "Create your account",
+                &f.email,
+                Some(msg),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
+            r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(retry_after_secs));
+            r
         }
         Err(e) => {
             tracing::error!(error = %e, "sign-up failed");
@@ -261,6 +272,66 @@ fn human_wait(secs: u64) -> String {
             format!("{m} minute{}", if m == 1 { "" } else { "s" })
         }
         _ => "an hour".to_owned(),
+    }
+}
+
+/// After sign-up: the same page whether the address was new or not.
+pub async fn signup_sent(state: web::Data<State>) -> HttpResponse {
+    let b = &state.public_url;
+    let body = format!(
+        r#"<section class="card narrow"><h1>Check your email</h1><p>We sent a message to the address you gave. If it is new here, it holds a link that confirms it: open it after you sign in with your new password.</p><p>You can sign in now and use the API; voting, inviting co-founders and claims by email wait for the confirmation.</p><p><a class="button" href="{b}/signin">Sign in</a></p></section>"#
+    );
+    html(StatusCode::OK, page(&state, "Check your email", None, &body))
+}
+
+/// The emailed verification link: only the account it was sent for, signed in, confirms it (a mail
+/// scanner opening it changes nothing); signed out, it asks to sign in and comes back here.
+pub async fn verify_email(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
+    let me = signed_in(&state, &req).await;
+    let who = me.as_ref().map(|(p, _)| p);
+    let card = |h: &str, p: &str| format!("<section class=\"card narrow\"><h1>{h}</h1><p>{p}</p></section>");
+    match accounts::verify_email(&state.app, &token, who.map(|p| p.user_id)).await {
+        Ok(accounts::Verification::Verified) => html(
+            StatusCode::OK,
+            page(&state, "Email confirmed", who, &card("Email confirmed", "Your address is confirmed. Thank you.")),
+        ),
+        Ok(accounts::Verification::SignInFirst) => {
+            let b = &state.public_url;
+            let body = card(
+                "Sign in to confirm your email",
+                &format!(
+                    r#"Sign in with the account this link was sent for and it is confirmed at once; you will come back here. Nothing changes until then.</p><p><a class="button" href="{b}/signin">Sign in</a>"#
+                ),
+            );
+            let mut r = html(StatusCode::OK, page(&state, "Confirm your email", None, &body));
+            let _ = r.add_cookie(&cookie(&state, NEXT, format!("/verify-email/{token}"), SameSite::Lax, 1));
+            r
+        }
+        Ok(accounts::Verification::NotYours) => html(
+            StatusCode::FORBIDDEN,
+            page(
+                &state,
+                "Not your link",
+                who,
+                &card(
+                    "This link is for another account",
+                    "Sign out and sign in with the account it was sent for. Nothing changed.",
+                ),
+            ),
+        ),
+        Ok(accounts::Verification::Invalid) => html(
+            StatusCode::NOT_FOUND,
+            page(
+                &state,
+                "Link not valid",
+                who,
+                &card("This link does not work", "It may have expired (links work for 24 hours) or been used."),
+            ),
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "could not verify an email");
+            oops(&state, who)
+        }
     }
 }
 
@@ -564,6 +635,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(signout))
             .default_service(na()),
     )
+    .service(web::resource("/signup/sent").route(web::get().to(signup_sent)).default_service(na()))
+    .service(web::resource("/verify-email/{token}").route(web::get().to(verify_email)).default_service(na()))
     .service(web::resource("/account").route(web::get().to(account)).default_service(na()))
     .service(
         web::resource("/account/api-keys")

@@ -101,6 +101,15 @@ pub struct User {
     pub display_name: String,
     pub is_admin: bool,
     pub created_at: DateTime<Utc>,
+    /// When the account proved it receives mail at its address (a link it opened, signed in); `None`
+    /// until then. Voting, inviting and email claims need it.
+    pub email_verified_at: Option<DateTime<Utc>>,
+}
+
+impl User {
+    pub fn email_verified(&self) -> bool {
+        self.email_verified_at.is_some()
+    }
 }
 
 #[cfg(test)]

@@ -26,8 +26,128 @@ pub async fn create_user(app: &App, email: &str, password: &str, display_name: &
             message: "too many sign-ups at once; try again in a moment".into(),
         });
     };
-    let new = NewUser { email, password_hash: hash, display_name, is_admin: admin };
+    let new = NewUser { email, password_hash: hash, display_name, is_admin: admin, verified: true };
     Ok(app.store.create_user(new, app.now()).await?)
+}
+
+/// How long an emailed verification link works.
+pub const VERIFY_LINK_HOURS: i64 = 24;
+
+/// Sign-up from the site. The answer is the same whether the address has an account or not (so the
+/// page confirms nothing): a new account is made, unverified, and sent a link to verify its address;
+/// an existing one's owner is told someone tried. Either way at most a few such emails reach an address
+/// a day. Bad input is a 400 before any lookup.
+pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str) -> OpResult<()> {
+    let mut errs = ValidationErrors::default();
+    let parsed = errs.take(Email::parse(email));
+    let password = errs.take(Password::parse(password));
+    errs.clone().into_result()?;
+    let (Some(email), Some(password)) = (parsed, password) else { return Err(OpError::Invalid(errs)) };
+    crate::mail_caps::take(
+        app,
+        &[crate::mail_caps::Cap {
+            purpose: "signup-to",
+            subject: email.as_str().to_lowercase(),
+            limit: domain::throttle::mail::INVITES_TO_ADDRESS_PER_DAY,
+            window: domain::throttle::mail::day(),
+            what: "sign-up emails to this address today",
+        }],
+    )
+    .await?;
+    // Hashed whether or not the address is taken, so both answers cost the same time.
+    let Some(hash) = hash_password(app, password).await? else {
+        return Err(OpError::Conflict {
+            code: "busy",
+            message: "too many sign-ups at once; try again in a moment".into(),
+        });
+    };
+    let now = app.now();
+    if app.store.user_by_email(&email).await?.is_some() {
+        let body = format!(
+            "Hello,\n\nSomeone tried to create a launchdir account with this address, which already has one. If \
+             it was you, sign in instead: {public_url}/signin\n\nIf it was not you, ignore this email; nothing \
+             changed.\n"
+        );
+        crate::worker::send_email(app, email.as_str(), "Your launchdir account", &body, now).await?;
+        return Ok(());
+    }
+    let new = NewUser {
+        display_name: email.local_part().to_owned(),
+        email,
+        password_hash: hash,
+        is_admin: false,
+        verified: false,
+    };
+    let user = match app.store.create_user(new, now).await {
+        Ok(u) => u,
+        // Made a moment ago by a request racing this one: the same answer as for any existing account.
+        Err(RepoError::Conflict(_)) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
+    send_verification(app, public_url, &user).await
+}
+
+/// Emails `user` a link that verifies their address (valid [`VERIFY_LINK_HOURS`]).
+pub async fn send_verification(app: &App, public_url: &str, user: &User) -> OpResult<()> {
+    let token = app.secrets.random_token();
+    let now = app.now();
+    let expires = now + chrono::Duration::hours(VERIFY_LINK_HOURS);
+    app.store.save_email_verification(user.id, &app.secrets.hash_token(&token), expires).await?;
+    let body = format!(
+        "Hello,\n\nWelcome to launchdir. Open this link, signed in with your new account, to confirm this \
+         address (it works for {VERIFY_LINK_HOURS} hours):\n{public_url}/verify-email/{token}\n\nUntil then \
+         you can sign in and use the API, but not vote, invite co-founders or claim a listing by email. If you \
+         did not create this account, ignore this email.\n"
+    );
+    crate::worker::send_email(app, user.email.as_str(), "Confirm your email on launchdir", &body, now).await?;
+    Ok(())
+}
+
+/// What opening a verification link did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verification {
+    /// The signed-in account's address is verified now (or was already).
+    Verified,
+    /// Opened by nobody signed in: nothing changed (a mail scanner, or the owner before signing in).
+    SignInFirst,
+    /// Opened by another account: nothing changed.
+    NotYours,
+    /// Unknown, used or expired.
+    Invalid,
+}
+
+/// Opens a verification link: only the account it was sent for, signed in (`opener`), verifies it —
+/// so a mail scanner at the address cannot verify an account someone else made with it.
+pub async fn verify_email(app: &App, token: &str, opener: Option<UserId>) -> OpResult<Verification> {
+    let Some((user, expires)) = app.store.email_verification(&app.secrets.hash_token(token)).await? else {
+        return Ok(Verification::Invalid);
+    };
+    if expires <= app.now() {
+        return Ok(Verification::Invalid);
+    }
+    match opener {
+        None => Ok(Verification::SignInFirst),
+        Some(o) if o != user => Ok(Verification::NotYours),
+        Some(_) => {
+            app.store.mark_email_verified(user, app.now()).await?;
+            Ok(Verification::Verified)
+        }
+    }
+}
+
+/// Refuses an action that emails or votes for an account whose address is not verified yet.
+pub async fn require_verified(app: &App, user: UserId, action: &str) -> OpResult<()> {
+    let u = app.store.get_user(user).await?.ok_or(OpError::Unauthenticated)?;
+    if u.email_verified() {
+        return Ok(());
+    }
+    Err(OpError::Conflict {
+        code: "email_unverified",
+        message: format!(
+            "confirm your email address first ({action} needs it): open the link we emailed to {} while signed in",
+            u.email
+        ),
+    })
 }
 
 /// What a sign-in attempt got.

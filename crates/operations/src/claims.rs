@@ -353,6 +353,7 @@ impl Operation for ClaimListing {
                         ),
                     });
                 }
+                crate::accounts::require_verified(&ctx.app, user, "a claim by email").await?;
                 // Across accounts too: a domain's administrators get a few claim emails a day at most.
                 crate::mail_caps::take(
                     &ctx.app,

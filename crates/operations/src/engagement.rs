@@ -33,6 +33,7 @@ pub(crate) async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<Strin
 /// voted already. 409 for their own listing, and past the per-address daily cap.
 pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) -> OpResult<bool> {
     let l = live(app, slug).await?;
+    crate::accounts::require_verified(app, user, "voting").await?;
     let owners: Vec<UserId> = app.store.listing_owners(l.id).await?.into_iter().map(|(u, _)| u).collect();
     let account = app.store.get_user(user).await?.ok_or(OpError::Unauthenticated)?;
     let now = app.now();

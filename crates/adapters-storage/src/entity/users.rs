@@ -15,6 +15,7 @@ pub struct Model {
     pub is_admin: bool,
     pub is_demo: bool,
     pub created_at: DateTimeWithTimeZone,
+    pub email_verified_at: Option<DateTimeWithTimeZone>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

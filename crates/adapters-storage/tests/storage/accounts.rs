@@ -12,6 +12,7 @@ pub(crate) fn user(email: &str) -> NewUser {
         password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),
         display_name: "Ann".into(),
         is_admin: false,
+        verified: true,
     }
 }
 
@@ -114,4 +115,22 @@ on_both!(throttle_counters_count_every_bump_restart_after_their_window_and_lock,
     assert_eq!(store.prune_throttles(t0 + Duration::minutes(1)).await.unwrap(), 1, "only the old, unlocked one");
     store.clear_throttles(std::slice::from_ref(&key)).await.unwrap();
     assert!(store.throttles(&[key]).await.unwrap().is_empty());
+});
+
+on_both!(an_address_is_verified_once_by_its_link_and_the_links_go, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let new = NewUser { verified: false, ..user("fresh@acme.example") };
+    let u = store.create_user(new, now).await.unwrap();
+    assert!(!u.email_verified());
+    let day = now + Duration::days(1);
+    store.save_email_verification(u.id, &"v".repeat(64), day).await.unwrap();
+    store.save_email_verification(u.id, &"w".repeat(64), day).await.unwrap();
+    assert_eq!(store.email_verification(&"v".repeat(64)).await.unwrap(), Some((u.id, day)));
+    assert_eq!(store.email_verification("unknown").await.unwrap(), None);
+    assert!(store.mark_email_verified(u.id, now).await.unwrap());
+    assert!(!store.mark_email_verified(u.id, day).await.unwrap(), "verified once");
+    assert_eq!(store.get_user(u.id).await.unwrap().unwrap().email_verified_at, Some(now));
+    assert_eq!(store.email_verification(&"w".repeat(64)).await.unwrap(), None, "its links are gone");
+    let operator = store.create_user(user("op@acme.example"), now).await.unwrap();
+    assert!(operator.email_verified(), "an operator-made account is verified");
 });

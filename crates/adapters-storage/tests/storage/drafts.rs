@@ -23,6 +23,7 @@ async fn user(store: &adapters_storage::SeaOrmStore, email: &str) -> UserId {
         password_hash: "x".into(),
         display_name: String::new(),
         is_admin: false,
+        verified: true,
     };
     store.create_user(new, Utc::now()).await.unwrap().id
 }

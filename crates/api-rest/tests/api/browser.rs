@@ -133,12 +133,28 @@ impl Driver {
         reqwest::Url::parse(url.as_str().unwrap()).unwrap().path().to_owned()
     }
 
-    /// Signs up on `/signup` with `email` and waits for the account page it lands on.
-    async fn sign_up(&self, base: &str, email: &str) {
+    /// Signs up on `/signup` with `email` as a person does: the form, "check your email", signing in
+    /// (the account page it lands on), and the emailed link that confirms the address.
+    async fn sign_up(&self, app: &crate::helpers::TestApp, email: &str) {
+        let base = &app.base;
         self.go(&format!("{base}/signup")).await;
         self.type_into("input[name=email]", email).await;
         self.type_into("input[name=password]", "correct horse battery").await;
         self.click("button[type=submit]").await;
+        let started = std::time::Instant::now();
+        while self.path().await != "/signup/sent" {
+            assert!(started.elapsed() < Duration::from_secs(10), "sign-up never said to check the email");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.go(&format!("{base}/signin")).await;
+        self.type_into("input[name=email]", email).await;
+        self.type_into("input[name=password]", "correct horse battery").await;
+        self.click("button[type=submit]").await;
+        self.find("input[name=scope_listings_write]").await;
+        let link = crate::pages::emailed_link(app, email, "/verify-email/").await;
+        self.go(&format!("{base}{link}")).await;
+        self.find("main h1").await;
+        self.go(&format!("{base}/account/api-keys")).await;
         self.find("input[name=scope_listings_write]").await;
     }
 
@@ -173,7 +189,7 @@ async fn a_person_signs_up_makes_a_key_and_uses_it_in_chromium() {
     let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
     app.wait_ready().await;
 
-    d.sign_up(&app.base, "grace@acme.example").await;
+    d.sign_up(&app, "grace@acme.example").await;
     assert_eq!(d.path().await, "/account/api-keys");
     assert!(d.text("header").await.contains("grace@acme.example"));
 
@@ -207,7 +223,7 @@ async fn a_person_pays_an_order_on_the_checkout_page_in_chromium() {
     let Some(d) = Driver::start().await else { return };
     let app = spawn_app_configured(test_support::sqlite(), false, |a| a.read_cache_secs = 0).await;
     app.wait_ready().await;
-    d.sign_up(&app.base, "grace@acme.example").await;
+    d.sign_up(&app, "grace@acme.example").await;
 
     // Her assistant orders a launch with her API key and hands her the link.
     let key =
@@ -294,7 +310,7 @@ async fn a_person_votes_and_the_weekly_board_moves_in_chromium() {
     d.go(&format!("{}/", app.base)).await;
     assert!(d.text("main").await.contains("This week"));
     d.screenshot("home-signed-out.png").await;
-    d.sign_up(&app.base, "ada@people.example").await;
+    d.sign_up(&app, "ada@people.example").await;
     d.go(&format!("{}/", app.base)).await;
     d.screenshot("home.png").await;
 
@@ -351,7 +367,7 @@ async fn a_maker_edits_a_draft_in_chromium() {
     use domain::user::Scope::{AccountRead, ListingsWrite};
     let Some(d) = Driver::start().await else { return };
     let (site, app) = crate::site::app_reading_acme().await;
-    d.sign_up(&app.base, "ann@acme.example").await;
+    d.sign_up(&app, "ann@acme.example").await;
     let key = crate::drafts::key_for(&app.db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
     let id = crate::site::ready_draft(&app, &key, &site.url()).await;
 

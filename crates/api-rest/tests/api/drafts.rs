@@ -527,7 +527,9 @@ async fn an_invite_link_makes_the_invited_person_a_member() {
     let csrf = hidden(&form, "csrf");
     let (s, _, loc) =
         b.post("/signup", &[("email", "cy@acme.example"), ("password", "correct horse 2"), ("csrf", &csrf)]).await;
-    assert_eq!((s, loc.as_deref()), (303, Some(path.as_str())), "sign-up returns to the invite");
+    assert_eq!((s, loc.as_deref()), (303, Some("/signup/sent")));
+    let back = crate::pages::sign_in_with(&mut b, "cy@acme.example", "correct horse 2").await;
+    assert_eq!(back.as_deref(), Some(path.as_str()), "signing in returns to the invite");
     let (_, html, _) = b.get(&path).await;
     let csrf = hidden(&html, "csrf");
     let (s, html, _) = b.post(&path, &[("csrf", "wrong")]).await;

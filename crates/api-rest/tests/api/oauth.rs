@@ -118,8 +118,8 @@ async fn from_401_to_a_working_token_and_a_rotated_refresh() {
     let csrf = hidden(&form, "csrf");
     let (s, _, loc) =
         b.post("/signup", &[("email", "oa@acme.example"), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
-    assert_eq!(s, 303);
-    let resume = loc.unwrap();
+    assert_eq!((s, loc.as_deref()), (303, Some("/signup/sent")));
+    let resume = crate::pages::sign_in_with(&mut b, "oa@acme.example", "correct horse 9").await.unwrap();
     assert!(resume.starts_with("/oauth/resume/"), "sign-in returns to the authorization request: {resume}");
     let (s, _, back) = b.get(&resume).await;
     assert_eq!(s, 303);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 /// A tiny browser: remembers cookies, does not follow redirects (so each step is visible).
 pub(crate) struct Browser<'a> {
-    app: &'a TestApp,
+    pub(crate) app: &'a TestApp,
     client: reqwest::Client,
     jar: HashMap<String, String>,
     set_cookie_lines: Vec<String>,
@@ -81,12 +81,28 @@ impl<'a> Browser<'a> {
     }
 }
 
-/// Signs a new person up in `b` (the sign-up form with its CSRF token).
+/// Signs a new person up in `b` as a person does: the sign-up form, "check your email", signing in, and
+/// the emailed link that confirms the address (so the account may vote, invite and claim by email).
 pub(crate) async fn sign_up(b: &mut Browser<'_>, email: &str) {
     let (_, form, _) = b.get("/signup").await;
     let csrf = hidden(&form, "csrf");
-    let (s, _, _) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
-    assert_eq!(s, 303);
+    let (s, _, to) = b.post("/signup", &[("email", email), ("password", "correct horse 9"), ("csrf", &csrf)]).await;
+    assert_eq!((s, to.as_deref()), (303, Some("/signup/sent")));
+    sign_in_with(b, email, "correct horse 9").await;
+    let link = emailed_link(b.app, email, "/verify-email/").await;
+    let (s, page, _) = b.get(&link).await;
+    assert!(s == 200 && page.contains("Email confirmed"), "{page}");
+}
+
+/// The path of the newest link to `kind` (`/verify-email/`, `/invites/` …) emailed to `to`.
+pub(crate) async fn emailed_link(app: &TestApp, to: &str, kind: &str) -> String {
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let mails = domain::ports::Outbox::outbox(store.store.as_ref(), Some(to), 10).await.unwrap();
+    let url = mails
+        .iter()
+        .find_map(|m| m.body.split_whitespace().find(|w| w.contains(kind)).map(str::to_owned))
+        .unwrap_or_else(|| panic!("no {kind} link emailed to {to}"));
+    url.find(kind).map(|i| url[i..].to_owned()).unwrap()
 }
 
 /// Signs `email` in in `b` with the password test accounts made by `key_for` have; returns where the
@@ -156,7 +172,10 @@ async fn sign_up_make_a_key_use_it_revoke_it() {
     let csrf3 = hidden(&form, "csrf");
     let (s, _, loc) =
         b.post("/signup", &[("email", "ann@acme.example"), ("password", "correct horse 1"), ("csrf", &csrf3)]).await;
-    assert_eq!((s, loc.as_deref()), (303, Some("/account/api-keys")));
+    assert_eq!((s, loc.as_deref()), (303, Some("/signup/sent")));
+    assert!(!b.set_cookie_lines.iter().any(|l| l.starts_with("ld_session=")), "sign-up alone signs nobody in");
+    let to = sign_in_with(&mut b, "ann@acme.example", "correct horse 1").await;
+    assert_eq!(to.as_deref(), Some("/account/api-keys"));
     let session = b.set_cookie_lines.iter().find(|l| l.starts_with("ld_session=")).unwrap().clone();
     assert!(
         session.contains("HttpOnly") && session.contains("SameSite=Lax") && session.contains("Path=/"),
@@ -186,6 +205,7 @@ async fn sign_up_make_a_key_use_it_revoke_it() {
     let (_, form, _) = other.get("/signup").await;
     let c = hidden(&form, "csrf");
     other.post("/signup", &[("email", "bob@acme.example"), ("password", "correct horse 2"), ("csrf", &c)]).await;
+    sign_in_with(&mut other, "bob@acme.example", "correct horse 2").await;
     let (_, bob_keys, _) = other.get("/account/api-keys").await;
     let bob_csrf = hidden(&bob_keys, "csrf");
     let id = listed.split("/account/api-keys/").nth(1).unwrap().split('/').next().unwrap().to_owned();

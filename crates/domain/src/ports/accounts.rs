@@ -14,6 +14,8 @@ pub struct NewUser {
     pub password_hash: String,
     pub display_name: String,
     pub is_admin: bool,
+    /// Made by the operator (`admin create-user`): the address is taken as verified.
+    pub verified: bool,
 }
 
 #[async_trait]
@@ -26,6 +28,21 @@ pub trait UserRepository: Send + Sync {
     async fn user_by_email(&self, email: &Email) -> RepoResult<Option<(User, Option<String>)>>;
 
     async fn get_user(&self, id: UserId) -> RepoResult<Option<User>>;
+
+    /// Stores a verification link's hash for `user`, valid until `expires_at`.
+    async fn save_email_verification(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+    ) -> RepoResult<()>;
+
+    /// The account a verification link is for and when it expires, if the link exists.
+    async fn email_verification(&self, token_hash: &str) -> RepoResult<Option<(UserId, DateTime<Utc>)>>;
+
+    /// Marks `user`'s address verified at `now` (once: a second call keeps the first time) and forgets
+    /// its verification links; false when it was verified already.
+    async fn mark_email_verified(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;
 }
 
 #[async_trait]

@@ -351,6 +351,7 @@ impl Operation for InviteCofounder {
         let store = ctx.app.store.as_ref();
         // Counted before anything changes: every send (a repeat too) uses one of the listing's invites,
         // and no address receives more than a few a day from anyone.
+        crate::accounts::require_verified(&ctx.app, p.user_id, "inviting a co-founder").await?;
         let sends = {
             use crate::mail_caps::{Cap, account, take};
             use domain::throttle::mail;

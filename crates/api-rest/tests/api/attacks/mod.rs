@@ -10,3 +10,4 @@ mod pages;
 mod rate_limit;
 mod secrets;
 mod sign_in;
+mod signup;
