@@ -139,7 +139,10 @@ fn credentials_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> HttpResponse {
-    let csrf = state.app.secrets.random_token();
+    // Signed with the deployment's CSRF key: a planted cookie with a field of the attacker's choosing
+    // does not verify.
+    let nonce = state.app.secrets.random_token();
+    let csrf = state.app.keys_loaded().map_or(nonce.clone(), |k| k.form_token(&nonce));
     let mut r = html(
         status,
         page(state, title, None, &credentials_form(&state.public_url, action, title, &csrf, email, error)),
@@ -163,7 +166,8 @@ pub async fn signin_form(state: web::Data<State>, req: HttpRequest) -> HttpRespo
 }
 
 fn form_csrf_ok(state: &State, req: &HttpRequest, sent: &str) -> bool {
-    req.cookie(FORM_CSRF).is_some_and(|c| same(state, sent, c.value()))
+    let signed = state.app.keys_loaded().is_some_and(|k| k.form_token_ok(sent));
+    signed && req.cookie(FORM_CSRF).is_some_and(|c| same(state, sent, c.value()))
 }
 
 async fn start(state: &State, req: &HttpRequest, user: domain::ids::UserId) -> HttpResponse {

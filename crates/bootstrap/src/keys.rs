@@ -7,7 +7,9 @@
 //! leaks from one use says nothing about another:
 //! - `access-tokens`: signs OAuth access tokens (HS256), named by a `kid` in each token's header;
 //! - `address-hash`: keys the hashes of network addresses and emails (vote caps, views, sign-in
-//!   counters), so they cannot be reversed by trying every address.
+//!   counters), so they cannot be reversed by trying every address;
+//! - `csrf`: signs the sign-in and sign-up forms' double-submit tokens, so a cookie planted from another
+//!   origin (a sibling subdomain) cannot be paired with a field the attacker chose.
 //!
 //! Rotation: set the old root as `LAUNCHDIR_SECRET_KEY_PREVIOUS` and a new `LAUNCHDIR_SECRET_KEY`;
 //! tokens are signed with the new key and those signed with the previous one still verify (by `kid`)
@@ -69,6 +71,7 @@ pub struct Keyring {
     /// The access-token key of the previous root secret, for verification only.
     pub access_previous: Option<SigningKey>,
     pub address: Vec<u8>,
+    pub csrf: Vec<u8>,
 }
 
 impl std::fmt::Debug for Keyring {
@@ -102,7 +105,30 @@ impl Keyring {
             access: signing_key(root),
             access_previous: previous.map(signing_key),
             address: derive(root, "address-hash"),
+            csrf: derive(root, "csrf"),
         }
+    }
+
+    fn csrf_tag(&self, nonce: &str) -> String {
+        use hmac::{Mac, digest::KeyInit};
+        let Ok(mut mac) = <hmac::Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&self.csrf) else {
+            return String::new();
+        };
+        mac.update(nonce.as_bytes());
+        mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// A form token: `nonce.tag`, the tag an HMAC of the nonce under the CSRF key.
+    pub fn form_token(&self, nonce: &str) -> String {
+        format!("{nonce}.{}", self.csrf_tag(nonce))
+    }
+
+    /// Whether `token` is one [`Keyring::form_token`] made (compared in constant time).
+    pub fn form_token_ok(&self, token: &str) -> bool {
+        use subtle::ConstantTimeEq;
+        let Some((nonce, tag)) = token.split_once('.') else { return false };
+        let want = self.csrf_tag(nonce);
+        !nonce.is_empty() && want.len() == tag.len() && bool::from(want.as_bytes().ct_eq(tag.as_bytes()))
     }
 
     /// The key a token whose header names `kid` was signed with (none named: the current one).
@@ -207,6 +233,11 @@ mod tests {
         assert_eq!(rotated.verifying(Some(&rotated.access.kid)), Some(&rotated.access));
         assert_eq!(rotated.verifying(Some("0000000000000000")), None);
         assert_eq!(a.verifying(Some(&rotated.access.kid)), None, "a key the service never had");
+        assert_ne!(a.csrf, a.address);
+        let t = a.form_token("abc123");
+        assert!(a.form_token_ok(&t));
+        assert!(!rotated.form_token_ok(&t), "another deployment's token");
+        assert!(!a.form_token_ok("abc123.00") && !a.form_token_ok("abc123") && !a.form_token_ok(&format!("x{t}")));
     }
 
     #[test]

@@ -244,6 +244,11 @@ impl App {
         Ok(ring.clone())
     }
 
+    /// The keys if they were loaded already (`serve` loads them before serving).
+    pub fn keys_loaded(&self) -> Option<Arc<keys::Keyring>> {
+        self.keyring.get().cloned()
+    }
+
     /// True once the database answers and no migration is pending.
     pub async fn is_ready(&self) -> bool {
         db::ping(self.store.connection()).await.is_ok()

@@ -69,3 +69,23 @@ async fn vote(b: &mut Browser<'_>, slug: &str) -> (u16, String, Option<String>) 
     let csrf = hidden(&page, "csrf");
     b.post(&format!("/listings/{slug}/vote"), &[("csrf", &csrf), ("action", "vote")]).await
 }
+
+#[tokio::test]
+async fn a_planted_form_cookie_with_a_matching_field_is_refused() {
+    let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
+    app.wait_ready().await;
+    // A cookie set from a sibling origin (cookie tossing) and the same value in the field: the
+    // double-submit check alone would pass; the token is not one the service signed.
+    let planted = "f".repeat(64);
+    for path in ["/signin", "/signup"] {
+        let r = app
+            .client
+            .post(format!("{}{path}", app.base))
+            .header("Cookie", format!("ld_form={planted}"))
+            .form(&[("email", "ann@acme.example"), ("password", "correct horse 1"), ("csrf", &planted)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{path}");
+    }
+}
