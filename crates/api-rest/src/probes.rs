@@ -20,3 +20,20 @@ pub async fn readyz(state: web::Data<State>) -> Result<HttpResponse, ApiError> {
     }
     Ok(HttpResponse::Ok().json(serde_json::json!({"status": "ready"})))
 }
+
+/// Until start-up finished (migrations, seeding, demo data), every route but the probes answers 503
+/// with `Retry-After: 1`: an answer computed from a half-loaded database would be wrong, and cached.
+pub async fn until_ready(
+    req: actix_web::dev::ServiceRequest,
+    next: actix_web::middleware::Next<impl actix_web::body::MessageBody + 'static>,
+) -> Result<actix_web::dev::ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let starting = req.app_data::<web::Data<State>>().is_some_and(|s| !s.started.load(Ordering::Acquire));
+    if starting && !matches!(req.path(), "/healthz" | "/readyz") {
+        let (http_req, _) = req.into_parts();
+        let mut e = ApiError::unavailable("the service is starting; try again in a moment");
+        e.retry_after = Some(1);
+        let res = actix_web::ResponseError::error_response(&e);
+        return Ok(actix_web::dev::ServiceResponse::new(http_req, res));
+    }
+    next.call(req).await.map(actix_web::dev::ServiceResponse::map_into_boxed_body)
+}

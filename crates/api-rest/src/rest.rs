@@ -38,6 +38,21 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
     }
     let mut input = coerce_strings(&op.input_schema, pairs)?;
     if !op.method.takes_query() && !body.iter().all(u8::is_ascii_whitespace) {
+        // A body is JSON and says so: anything else is a 415, never guessed at.
+        let content_type = req
+            .headers()
+            .get(actix_web::http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let essence = content_type.split(';').next().unwrap_or_default().trim().to_owned();
+        if essence != "application/json" && !essence.ends_with("+json") {
+            return Err(ApiError::new(
+                actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "send the body as application/json (Content-Type: application/json)",
+            ));
+        }
         let parsed: Value = serde_json::from_slice(body)
             .map_err(|e| ApiError::from(domain::ValidationError::new("body", format!("is not valid JSON: {e}"))))?;
         let Value::Object(fields) = parsed else {

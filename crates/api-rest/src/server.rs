@@ -148,6 +148,7 @@ impl Application {
             ActixApp::new()
                 .app_data(data.clone())
                 .app_data(limits.clone())
+                .wrap(from_fn(probes::until_ready))
                 .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))
                 .wrap(from_fn(mw::rate_limit))
@@ -189,6 +190,8 @@ impl Application {
             let r = state.app.start(demo).await;
             match &r {
                 Ok(()) => {
+                    // Loading data is a public change: nothing read before it (on any instance) survives.
+                    operations::public_data_changed(&state.app, &state.ctx.reads).await;
                     state.started.store(true, Ordering::Release);
                     tracing::info!(ms = started.elapsed().as_millis() as u64, "ready");
                 }

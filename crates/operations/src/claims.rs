@@ -324,7 +324,11 @@ impl Operation for ClaimListing {
             (ClaimMethod::Email, None) => {
                 return Err(ValidationError::new("email", "is required for method email").into());
             }
-            (ClaimMethod::Email, Some(e)) => Some(e),
+            // The address's syntax is checked before any lookup, so a bad body is a 400 whatever the slug.
+            (ClaimMethod::Email, Some(e)) => {
+                domain::user::Email::parse(&e).map_err(|err| err.named("email"))?;
+                Some(e)
+            }
             // Only the email method sends anything; another method ignores an address given with it.
             (_, _) => None,
         };

@@ -133,7 +133,13 @@ fn operation(op: &Descriptor) -> Value {
     if op.idempotency_key {
         responses.insert("422".into(), error_response("this Idempotency-Key was used with a different request"));
     }
-    responses.insert("429".into(), error_response("rate limited; see Retry-After"));
+    if !op.method.takes_query() {
+        responses.insert("415".into(), error_response("a body sent with a Content-Type other than application/json"));
+    }
+    responses.insert(
+        "429".into(),
+        error_response("rate limited, or a quota of the caller's is spent (crawls, emails); see Retry-After"),
+    );
     let security = match op.scope {
         None => json!([{}, {"bearerAuth": []}]),
         Some(s) => json!([{"bearerAuth": [s.as_str()]}]),

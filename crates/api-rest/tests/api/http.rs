@@ -17,6 +17,7 @@ async fn probes_answer() {
 #[tokio::test]
 async fn unknown_routes_are_json_404s() {
     let app = spawn_app(false).await;
+    app.wait_ready().await;
     let r = app.get("/no/such/route").await;
     assert_eq!(r.status(), 404);
     assert_eq!(r.headers()["content-type"], "application/json");
@@ -29,6 +30,7 @@ async fn unknown_routes_are_json_404s() {
 #[tokio::test]
 async fn wrong_methods_are_json_405s() {
     let app = spawn_app(false).await;
+    app.wait_ready().await;
     for path in ["/healthz", "/readyz"] {
         let r = app.client.delete(format!("{}{path}", app.base)).send().await.unwrap();
         assert_eq!(r.status(), 405, "{path}");
@@ -83,4 +85,80 @@ async fn readyz_is_503_when_the_database_is_gone() {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["error"]["code"], "unavailable");
     assert_eq!(app.get("/healthz").await.status(), 200, "alive, just not ready");
+}
+
+/// While start-up loads the demo data, nothing but the probes answers (503, the error shape,
+/// `Retry-After`), and the first answer after it counts everything that was loaded — not a cached
+/// "0 live listings" from the half-loaded database.
+#[tokio::test]
+async fn nothing_answers_before_ready_and_nothing_stale_is_kept() {
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), true, |a| {
+        a.read_cache_secs = 600;
+        a.rate_limit = 1_000_000;
+    })
+    .await;
+    let mut early = Vec::new();
+    let started = std::time::Instant::now();
+    loop {
+        let r = app.get("/api/v1/site").await;
+        let status = r.status().as_u16();
+        let retry = r.headers().get("retry-after").is_some();
+        let body: serde_json::Value = r.json().await.unwrap_or_default();
+        if status == 200 {
+            assert_eq!(app.get("/readyz").await.status(), 200, "an answer before ready");
+            assert!(body["counts"]["live_listings"].as_u64().unwrap_or(0) > 0, "a stale or half-loaded answer: {body}");
+            break;
+        }
+        early.push((status, retry, body["error"]["code"].as_str().unwrap_or_default().to_owned()));
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "never ready");
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    assert!(!early.is_empty(), "the test never saw the service starting");
+    assert!(early.iter().all(|(s, retry, code)| *s == 503 && *retry && code == "unavailable"), "{early:?}");
+    let healthz = app.get("/healthz").await;
+    assert_eq!(healthz.status(), 200);
+}
+
+/// The status codes the spec names: an order number of any other shape is just no order of yours
+/// (404), a body that is invalid is a 400 before any lookup could make it a 404, and a body in another
+/// format than JSON is a 415.
+#[tokio::test]
+async fn status_codes_follow_the_spec() {
+    use domain::user::Scope::*;
+    let db = test_support::sqlite();
+    let key = crate::drafts::key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite, OrdersWrite]).await;
+    let app = crate::helpers::spawn_app_configured(db, false, |_| {}).await;
+    app.wait_ready().await;
+    for number in ["LD-0000000000", "not-an-order", "x", "LD-!!"] {
+        let (st, e) = crate::own::call(&app, "GET", &format!("/orders/{number}"), &key, None).await;
+        assert_eq!((st, e["error"]["code"].as_str()), (404, Some("not_found")), "{number}: {e}");
+    }
+    let body = serde_json::json!({"slug": "no-such-listing", "method": "email", "email": "not an email"});
+    let (st, e) = crate::own::call(&app, "POST", "/claims", &key, Some(body)).await;
+    assert_eq!((st, e["error"]["details"][0]["field"].as_str()), (400, Some("email")), "{e}");
+    let r = app
+        .client
+        .post(format!("{}/api/v1/drafts", app.base))
+        .bearer_auth(&key)
+        .header("content-type", "text/plain")
+        .body(r#"{"url": "https://acme.example"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 415);
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["code"], "unsupported_media_type");
+    // With the right type the same body is taken (charset and +json variants too).
+    for ct in ["application/json", "application/json; charset=utf-8"] {
+        let r = app
+            .client
+            .post(format!("{}/api/v1/orders/quote", app.base))
+            .bearer_auth(&key)
+            .header("content-type", ct)
+            .body(r#"{"items": []}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400, "{ct}: parsed, then refused for its empty items");
+    }
 }

@@ -30,7 +30,8 @@ async fn service() -> TestApp {
     })
     .await;
     app.wait_ready().await;
-    assert!(run(&app.db, &["admin", "create-user", "--email", "ann@acme.example", "--password", PASSWORD]).0);
+    let (ok, _, err) = run(&app.db, &["admin", "create-user", "--email", "ann@acme.example", "--password", PASSWORD]);
+    assert!(ok, "{err}");
     app
 }
 
