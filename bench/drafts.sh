@@ -29,8 +29,13 @@ class H(http.server.SimpleHTTPRequestHandler):
 http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), functools.partial(H, directory=sys.argv[2])).serve_forever()
 PY
 SITE_PID=$!
-"$BIN" admin create-user --email bench@launch.test --password "bench password" >/dev/null
-KEY=$("$BIN" admin create-api-key --email bench@launch.test --scopes account:read,listings:write | tail -n1)
+# An account reads at most 30 sites a day (docs/SECURITY.md): one account per 30 drafts.
+KEYS=""
+for a in $(seq 1 $(( (N + 29) / 30 ))); do
+  printf 'bench password\n' | "$BIN" admin create-user --email "bench$a@launch.test" --password-stdin >/dev/null
+  KEYS="$KEYS,$("$BIN" admin create-api-key --email "bench$a@launch.test" --scopes account:read,listings:write | tail -n1)"
+done
+KEY="${KEYS#,}"
 RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --crawler-allowed-hosts "127.0.0.1:$SITE_PORT" --rate-limit 1000000 &
 API_PID=$!
 trap 'kill $API_PID $SITE_PID 2>/dev/null || true' EXIT
@@ -38,7 +43,8 @@ for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null &&
 
 python3 - "$N" "http://127.0.0.1:$PORT" "$KEY" "http://127.0.0.1:$SITE_PORT/" <<'PY'
 import json, sys, time, urllib.request
-n, base, key, site = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+n, base, keys, site = int(sys.argv[1]), sys.argv[2], sys.argv[3].split(","), sys.argv[4]
+key = keys[0]
 def call(method, path, body=None):
     req = urllib.request.Request(base + "/api/v1" + path, method=method,
         data=json.dumps(body).encode() if body is not None else None,
@@ -46,7 +52,8 @@ def call(method, path, body=None):
     with urllib.request.urlopen(req) as r:
         return json.load(r)
 took, statuses = [], {}
-for _ in range(n):
+for i in range(n):
+    key = keys[i // 30]
     t0 = time.perf_counter()
     d = call("POST", "/drafts", {"url": site})
     while d["status"] in ("crawling", "drafting"):
