@@ -43,9 +43,10 @@ pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str) -
     let password = errs.take(Password::parse(password));
     errs.clone().into_result()?;
     let (Some(email), Some(password)) = (parsed, password) else { return Err(OpError::Invalid(errs)) };
-    crate::mail_caps::take(
+    crate::quotas::take(
         app,
-        &[crate::mail_caps::Cap {
+        &[crate::quotas::Cap {
+            code: "mail_quota",
             purpose: "signup-to",
             subject: email.as_str().to_lowercase(),
             limit: domain::throttle::mail::INVITES_TO_ADDRESS_PER_DAY,
@@ -202,9 +203,9 @@ pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> O
     use domain::throttle::{self, SignInCounters};
     let typed = email.trim().to_lowercase();
     let keys = [
-        crate::engagement::keyed(app, "signin-pair", &format!("{typed}\u{0}{address}")).await?,
-        crate::engagement::keyed(app, "signin-address", address).await?,
-        crate::engagement::keyed(app, "signin-account", &typed).await?,
+        crate::quotas::keyed(app, "signin-pair", &format!("{typed}\u{0}{address}")).await?,
+        crate::quotas::keyed(app, "signin-address", address).await?,
+        crate::quotas::keyed(app, "signin-account", &typed).await?,
     ];
     let now = app.now();
     let found = app.store.throttles(&keys).await?;

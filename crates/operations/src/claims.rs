@@ -359,11 +359,12 @@ impl Operation for ClaimListing {
                 }
                 crate::accounts::require_verified(&ctx.app, user, "a claim by email").await?;
                 // Across accounts too: a domain's administrators get a few claim emails a day at most.
-                crate::mail_caps::take(
+                crate::quotas::take(
                     &ctx.app,
                     &[
-                        crate::mail_caps::account(user),
-                        crate::mail_caps::Cap {
+                        crate::quotas::account(user),
+                        crate::quotas::Cap {
+                            code: "mail_quota",
                             purpose: "claim-mail-domain",
                             subject: listing_domain(&l),
                             limit: domain::throttle::mail::CLAIM_EMAILS_PER_DOMAIN_PER_DAY,

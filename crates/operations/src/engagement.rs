@@ -21,14 +21,6 @@ async fn live(app: &App, slug: &str) -> OpResult<Listing> {
         .ok_or(OpError::NotFound("listing"))
 }
 
-/// A keyed hash of a network address (or of a viewer), never stored in the clear: the deployment's
-/// secret keeps it from being reversed by trying every address.
-pub(crate) async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
-    let keys = crate::oauth::keyring(app).await?;
-    let key: String = keys.address.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(app.secrets.hash_token(&format!("{key}\u{0}{purpose}\u{0}{raw}")))
-}
-
 /// Casts the person's vote from `address` (the client's IP as the site sees it); false when they had
 /// voted already. 409 for their own listing, and past the per-address daily cap.
 pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) -> OpResult<bool> {
@@ -38,7 +30,7 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
     let account = app.store.get_user(user).await?.ok_or(OpError::Unauthenticated)?;
     let now = app.now();
     let address_key = match address {
-        Some(a) => Some(keyed(app, "vote-address", a).await?),
+        Some(a) => Some(crate::quotas::keyed(app, "vote-address", a).await?),
         None => None,
     };
     let address_votes_today = match &address_key {
@@ -74,7 +66,7 @@ pub async fn visit(
     // Only the id is needed (the page reads the listing itself through get_listing).
     let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
     let id = app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))?;
-    let counted = match View::record(id, user_agent, keyed(app, "viewer", viewer).await?, app.now()) {
+    let counted = match View::record(id, user_agent, crate::quotas::keyed(app, "viewer", viewer).await?, app.now()) {
         Some(v) => app.store.record_view(&v).await.map(|_| ()),
         None => Ok(()),
     };

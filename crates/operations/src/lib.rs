@@ -16,12 +16,12 @@ pub mod engagement;
 pub mod idempotency;
 mod input;
 pub mod lifecycle;
-mod mail_caps;
 pub mod oauth;
 pub mod openapi;
 pub mod orders;
 mod own;
 mod public;
+mod quotas;
 pub mod refine;
 pub mod worker;
 

@@ -452,12 +452,6 @@ struct AccessClaims {
     client_id: String,
 }
 
-/// The keys derived from the deployment's root secret (bootstrap::keys); a secret that cannot be
-/// loaded is a server fault, logged where it happens.
-pub(crate) async fn keyring(app: &App) -> OpResult<std::sync::Arc<bootstrap::keys::Keyring>> {
-    app.keys().await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(format!("{e:#}").into())))
-}
-
 fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
 }
@@ -482,7 +476,7 @@ async fn issue(
         scope: scope_string(scopes),
         client_id: client_id.to_owned(),
     };
-    let keys = keyring(app).await?;
+    let keys = crate::quotas::keyring(app).await?;
     let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256);
     header.typ = Some("at+jwt".into());
     header.kid = Some(keys.access.kid.clone());
@@ -664,7 +658,7 @@ pub fn looks_like_access_token(credential: &str) -> bool {
 /// The caller behind an access token meant for `audience`: signature, issuer, audience and expiry
 /// checked, then the account looked up. Every refusal is the same `InvalidToken`.
 pub async fn authenticate_access_token(app: &App, token: &str, audience: Audience) -> OpResult<Principal> {
-    let keys = keyring(app).await?;
+    let keys = crate::quotas::keyring(app).await?;
     // The key the token names (the previous root secret's, after a rotation); one we never had: refused.
     let kid = jsonwebtoken::decode_header(token).map_err(|_| OpError::InvalidToken)?.kid;
     let key = keys.verifying(kid.as_deref()).ok_or(OpError::InvalidToken)?.bytes.clone();

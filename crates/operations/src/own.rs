@@ -463,11 +463,12 @@ impl Operation for PostListingUpdate {
         let l = own_listing(ctx, i.listing_id).await?;
         // Followers asked for updates, but not for a flood of them.
         let user = ctx.principal()?.user_id;
-        crate::mail_caps::take(
+        crate::quotas::take(
             &ctx.app,
             &[
-                crate::mail_caps::account(user),
-                crate::mail_caps::Cap {
+                crate::quotas::account(user),
+                crate::quotas::Cap {
+                    code: "mail_quota",
                     purpose: "updates-listing",
                     subject: l.id.get().to_string(),
                     limit: domain::throttle::mail::UPDATES_PER_LISTING_PER_DAY,

@@ -80,27 +80,17 @@ pub struct SubmitListingInput {
 }
 
 /// Counts one site read for `user` against the daily cap (`domain::draft::crawl_caps::PER_DAY`); a
-/// 429 with the time until the day's count started over, once it is spent.
+/// 429 `crawl_quota` with the time until the day's count starts over, once it is spent.
 async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
-    use domain::ports::Throttles;
-    let key = crate::engagement::keyed(&ctx.app, "crawls-day", &user.get().to_string()).await?;
-    let now = ctx.app.now();
-    let day = chrono::Duration::days(1);
-    let found = ctx.app.store.throttles(std::slice::from_ref(&key)).await?;
-    if let Some((_, c)) = found.first()
-        && c.current(now, day) >= domain::draft::crawl_caps::PER_DAY
-    {
-        return Err(OpError::TooMany {
-            code: "crawl_quota",
-            message: format!(
-                "this account had {} sites read in the last day, the most there may be; try again later",
-                domain::draft::crawl_caps::PER_DAY
-            ),
-            retry_after_secs: domain::throttle::retry_after_secs(c.since + day - now),
-        });
-    }
-    ctx.app.store.bump_throttle(&key, now, now - day).await?;
-    Ok(())
+    let cap = crate::quotas::Cap {
+        code: "crawl_quota",
+        purpose: "crawls-day",
+        subject: user.get().to_string(),
+        limit: domain::draft::crawl_caps::PER_DAY,
+        window: chrono::Duration::days(1),
+        what: "sites this account had read in the last day",
+    };
+    crate::quotas::take(&ctx.app, &[cap]).await.map(|_| ())
 }
 
 pub struct SubmitListing;
@@ -353,11 +343,12 @@ impl Operation for InviteCofounder {
         // and no address receives more than a few a day from anyone.
         crate::accounts::require_verified(&ctx.app, p.user_id, "inviting a co-founder").await?;
         let sends = {
-            use crate::mail_caps::{Cap, account, take};
+            use crate::quotas::{Cap, account, take};
             use domain::throttle::mail;
             let caps = [
                 account(p.user_id),
                 Cap {
+                    code: "mail_quota",
                     purpose: "invite-sends",
                     subject: d.id.to_string(),
                     limit: mail::INVITE_SENDS_PER_LISTING,
@@ -365,6 +356,7 @@ impl Operation for InviteCofounder {
                     what: "invite emails sent for this listing",
                 },
                 Cap {
+                    code: "mail_quota",
                     purpose: "invite-to",
                     subject: email.as_str().to_lowercase(),
                     limit: mail::INVITES_TO_ADDRESS_PER_DAY,

@@ -1,14 +1,31 @@
-//! Caps on the email a caller can make the service send, held in the shared counters
-//! (`domain::throttle::mail`): all of a request's caps are checked before anything is sent, and counted
-//! only when every one has room, so a refused request sends and counts nothing.
+//! Quotas held in the shared counters (`domain::throttle`, the `Throttles` port): the emails a caller
+//! can make the service send (`domain::throttle::mail`) and the sites it can have read. All of a
+//! request's caps are checked before anything happens, and counted only when every one has room, so a
+//! refused request does and counts nothing. Counters are kept under keyed hashes ([`keyed`]).
 
 use crate::{OpError, OpResult};
 use bootstrap::App;
 use domain::ports::Throttles;
 
+/// The keys derived from the deployment's root secret (bootstrap::keys); a secret that cannot be
+/// loaded is a server fault, logged where it happens.
+pub(crate) async fn keyring(app: &App) -> OpResult<std::sync::Arc<bootstrap::keys::Keyring>> {
+    app.keys().await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(format!("{e:#}").into())))
+}
+
+/// A keyed hash of `raw` (an address, an email, an account id) for `purpose`, never stored in the
+/// clear: the deployment's address-hash key keeps it from being reversed by trying every value.
+pub(crate) async fn keyed(app: &App, purpose: &str, raw: &str) -> OpResult<String> {
+    let keys = keyring(app).await?;
+    let key: String = keys.address.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(app.secrets.hash_token(&format!("{key}\u{0}{purpose}\u{0}{raw}")))
+}
+
 /// One cap a request must fit: `subject` (an account id, a listing id, an address, a domain) is hashed
 /// with the deployment's key under `purpose`.
 pub(crate) struct Cap<'a> {
+    /// The error code of the 429 when this cap is spent (`mail_quota`, `crawl_quota`).
+    pub code: &'static str,
     pub purpose: &'static str,
     pub subject: String,
     pub limit: i64,
@@ -21,6 +38,7 @@ pub(crate) struct Cap<'a> {
 pub(crate) fn account(user: domain::ids::UserId) -> Cap<'static> {
     use domain::throttle::mail;
     Cap {
+        code: "mail_quota",
         purpose: "mail-account",
         subject: user.get().to_string(),
         limit: mail::PER_ACCOUNT_PER_DAY,
@@ -35,7 +53,7 @@ pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Vec<i64>> {
     let now = app.now();
     let mut keys = Vec::with_capacity(caps.len());
     for c in caps {
-        keys.push(crate::engagement::keyed(app, c.purpose, &c.subject).await?);
+        keys.push(keyed(app, c.purpose, &c.subject).await?);
     }
     let found = app.store.throttles(&keys).await?;
     for (c, key) in caps.iter().zip(&keys) {
@@ -43,8 +61,8 @@ pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Vec<i64>> {
             && counter.current(now, c.window) >= c.limit
         {
             return Err(OpError::TooMany {
-                code: "mail_quota",
-                message: format!("{} reached {}, the most there may be; nothing was sent", c.what, c.limit),
+                code: c.code,
+                message: format!("{} reached {}, the most there may be; nothing was done", c.what, c.limit),
                 retry_after_secs: domain::throttle::retry_after_secs(counter.since + c.window - now),
             });
         }
