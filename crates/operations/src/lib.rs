@@ -22,6 +22,7 @@ pub mod orders;
 mod own;
 mod public;
 mod quotas;
+pub mod reference;
 pub mod refine;
 pub mod worker;
 

@@ -160,3 +160,22 @@ fn update_draft_declares_every_bound() {
     let submit = operations::registry().into_iter().find(|o| o.id == "submit_listing").unwrap();
     assert_eq!(submit.input_schema["properties"]["url"]["maxLength"], 2048);
 }
+
+/// docs/API.md is the OpenAPI document rendered as Markdown; it is regenerated, never edited.
+#[test]
+fn the_api_reference_in_the_repository_is_the_served_document() {
+    let doc = operations::openapi::document(&operations::registry(), "https://launchdir.example");
+    let want = operations::reference::markdown(&doc);
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/API.md");
+    if std::env::var("LAUNCHDIR_WRITE_DOCS").as_deref() == Ok("1") {
+        std::fs::write(path, &want).unwrap();
+    }
+    let have = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        have == want,
+        "docs/API.md is out of date: run `LAUNCHDIR_WRITE_DOCS=1 cargo test -p operations --test describe`"
+    );
+    for op in operations::registry() {
+        assert!(want.contains(&format!("\n## {}\n", op.id)), "{} is in the reference", op.id);
+    }
+}
