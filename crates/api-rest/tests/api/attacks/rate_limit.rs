@@ -1,7 +1,17 @@
 //! Rate-limit evasion: invented API keys, forged `X-Forwarded-For`, an IPv6 client hopping through its
 //! /64, and keys minted without end.
 
-use crate::helpers::{TestApp, run, spawn_app_configured};
+use crate::helpers::{TestApp, cli, spawn_app_configured};
+
+/// Runs `launchdir-api admin <args>` off the test's runtime (the in-process server keeps running
+/// meanwhile); its success, then standard output on success or standard error on failure.
+async fn admin(app: &TestApp, args: &[&str]) -> (bool, String) {
+    let mut all = vec!["admin"];
+    all.extend_from_slice(args);
+    let out = cli(&app.db.url, &all).await;
+    let text = if out.status.success() { &out.stdout } else { &out.stderr };
+    (out.status.success(), String::from_utf8_lossy(text).into_owned())
+}
 
 async fn categories(app: &TestApp, bearer: Option<&str>, forwarded: Option<&str>) -> u16 {
     let mut r = app.client.get(format!("{}/api/v1/categories", app.base));
@@ -40,12 +50,10 @@ async fn invented_api_keys_count_against_the_address() {
 async fn a_real_key_counts_on_its_own_and_a_spent_address_does_not_stop_it() {
     let app = spawn_app_configured(test_support::sqlite(), false, |a| a.rate_limit = 10).await;
     app.wait_ready().await;
-    let (ok, _, _) =
-        run(&app.db, &["admin", "create-user", "--email", "kim@acme.example", "--password", "correct horse 9"]);
-    assert!(ok);
-    let (ok, out, _) =
-        run(&app.db, &["admin", "create-api-key", "--email", "kim@acme.example", "--scopes", "account:read"]);
-    assert!(ok);
+    let (ok, out) = admin(&app, &["create-user", "--email", "kim@acme.example", "--password", "correct horse 9"]).await;
+    assert!(ok, "{out}");
+    let (ok, out) = admin(&app, &["create-api-key", "--email", "kim@acme.example", "--scopes", "account:read"]).await;
+    assert!(ok, "{out}");
     let key = out.lines().last().unwrap().trim().to_owned();
     // A key not yet verified is checked only while its address has quota, so a key first seen from
     // a spent address waits like everyone there (no lookups are given away past the limit).
@@ -55,9 +63,9 @@ async fn a_real_key_counts_on_its_own_and_a_spent_address_does_not_stop_it() {
     // On a fresh service the key, once verified, has a bucket of its own the address cannot spend.
     let app = spawn_app_configured(test_support::sqlite(), false, |a| a.rate_limit = 10).await;
     app.wait_ready().await;
-    assert!(run(&app.db, &["admin", "create-user", "--email", "kim@acme.example", "--password", "correct horse 9"]).0);
-    let (_, out, _) =
-        run(&app.db, &["admin", "create-api-key", "--email", "kim@acme.example", "--scopes", "account:read"]);
+    let (ok, out) = admin(&app, &["create-user", "--email", "kim@acme.example", "--password", "correct horse 9"]).await;
+    assert!(ok, "{out}");
+    let (_, out) = admin(&app, &["create-api-key", "--email", "kim@acme.example", "--scopes", "account:read"]).await;
     let key = out.lines().last().unwrap().trim().to_owned();
     assert_eq!(categories(&app, Some(&key), None).await, 200, "first use: verified");
     while categories(&app, None, None).await != 429 {}
@@ -108,11 +116,13 @@ async fn a_trusted_proxy_reports_the_client_and_ipv6_clients_share_their_64() {
 async fn an_account_cannot_mint_keys_without_end() {
     let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
     app.wait_ready().await;
-    assert!(run(&app.db, &["admin", "create-user", "--email", "max@acme.example", "--password", "correct horse 9"]).0);
-    let mint = || run(&app.db, &["admin", "create-api-key", "--email", "max@acme.example", "--scopes", "account:read"]);
+    let (ok, out) = admin(&app, &["create-user", "--email", "max@acme.example", "--password", "correct horse 9"]).await;
+    assert!(ok, "{out}");
+    let mint = || admin(&app, &["create-api-key", "--email", "max@acme.example", "--scopes", "account:read"]);
     for i in 0..domain::auth::MAX_ACTIVE_API_KEYS {
-        assert!(mint().0, "key {i}");
+        let (ok, out) = mint().await;
+        assert!(ok, "key {i}: {out}");
     }
-    let (ok, _, err) = mint();
+    let (ok, err) = mint().await;
     assert!(!ok && err.contains("at most 20 active API keys"), "{err}");
 }

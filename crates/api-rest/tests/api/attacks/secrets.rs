@@ -91,23 +91,31 @@ async fn a_password_can_be_given_on_standard_input_and_the_flag_warns() {
     use std::io::Write;
     let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
     app.wait_ready().await;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
-        .args(["admin", "create-user", "--email", "stdin@acme.example", "--password-stdin"])
-        .env("DATABASE_URL", &app.db.url)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"from standard input 1\n").unwrap();
-    let out = child.wait_with_output().unwrap();
+    let url = app.db.url.clone();
+    // Off the test's runtime, so the in-process server keeps running while the command waits on it.
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+            .args(["admin", "create-user", "--email", "stdin@acme.example", "--password-stdin"])
+            .env("DATABASE_URL", url)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"from standard input 1\n").unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
     let mut b = Browser::new(&app);
     sign_in_with(&mut b, "stdin@acme.example", "from standard input 1").await;
-    let (ok, _, err) = crate::helpers::run(
-        &app.db,
+    let out = crate::helpers::cli(
+        &app.db.url,
         &["admin", "create-user", "--email", "flag@acme.example", "--password", "visible to ps 1"],
-    );
-    assert!(ok && err.contains("visible to other users"), "{err}");
+    )
+    .await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && err.contains("visible to other users"), "{err}");
 }

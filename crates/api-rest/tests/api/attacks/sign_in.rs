@@ -1,7 +1,7 @@
 //! Password guessing: against one account, against many from one address, and a storm of sign-ins
 //! meant to starve everyone else; and the timing oracle of unknown emails.
 
-use crate::helpers::{TestApp, run, spawn_app_configured};
+use crate::helpers::{TestApp, cli, spawn_app_configured};
 use crate::pages::{Browser, hidden};
 use std::time::{Duration, Instant};
 
@@ -30,8 +30,8 @@ async fn service() -> TestApp {
     })
     .await;
     app.wait_ready().await;
-    let (ok, _, err) = run(&app.db, &["admin", "create-user", "--email", "ann@acme.example", "--password", PASSWORD]);
-    assert!(ok, "{err}");
+    let out = cli(&app.db.url, &["admin", "create-user", "--email", "ann@acme.example", "--password", PASSWORD]).await;
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     app
 }
 
