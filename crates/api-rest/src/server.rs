@@ -178,6 +178,11 @@ impl Application {
         self.port
     }
 
+    /// Stops the server from elsewhere (tests stop theirs when done).
+    pub fn handle(&self) -> actix_web::dev::ServerHandle {
+        self.server.handle()
+    }
+
     /// Runs start-up in the background while serving (probes answer at once; `/readyz` says 503 until
     /// start-up is done), then serves until SIGTERM/SIGINT. A failed start-up stops the server and is
     /// returned as the error.

@@ -10,6 +10,15 @@ pub struct TestApp {
     pub base: String,
     pub client: reqwest::Client,
     pub db: TestDatabase,
+    /// The in-process server, stopped when the test is done.
+    server: actix_web::dev::ServerHandle,
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        // Sends the stop at once; the server's own thread finishes it.
+        drop(self.server.stop(false));
+    }
 }
 
 impl TestApp {
@@ -81,10 +90,25 @@ pub async fn spawn_app_configured(
     // Tests take test payments on purpose, whatever public URL they pretend to have (a deployment that
     // leaves LAUNCHDIR_PAYMENTS unset off loopback refuses to start: tests/api/attacks/money.rs).
     args.outbound.payments.get_or_insert_with(|| "sandbox".into());
-    let app = Application::build(&args, listener).await.expect("build");
-    let base = format!("http://127.0.0.1:{}", app.port());
-    tokio::spawn(app.run_until_stopped());
-    TestApp { base, client: reqwest::Client::new(), db }
+    // The server runs on a runtime and thread of its own, as the binary does: a test that blocks its
+    // own thread (running an admin command and waiting for it) never freezes the server mid-write.
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+        rt.block_on(async move {
+            match Application::build(&args, listener).await {
+                Ok(app) => {
+                    let _ = tx.send(Ok((app.port(), app.handle())));
+                    let _ = app.run_until_stopped().await;
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                }
+            }
+        });
+    });
+    let (port, server) = rx.await.expect("the server's thread").expect("build");
+    TestApp { base: format!("http://127.0.0.1:{port}"), client: reqwest::Client::new(), db, server }
 }
 
 /// The real `launchdir-api` binary, killed when dropped.
