@@ -69,12 +69,15 @@ pub fn markdown(doc: &Value) -> String {
          a 400's details name each offending field. Every operation is also an MCP tool of the same name at \
          `/mcp`.\n"
     );
+    // Every list is sorted here: serde_json's maps iterate in insertion order or sorted depending on a
+    // feature another crate of the build may turn on, and the reference must not depend on which.
     let mut ops: Vec<(&str, &str, &Value)> = Vec::new();
     for (path, item) in doc["paths"].as_object().into_iter().flatten() {
         for (method, op) in item.as_object().into_iter().flatten() {
             ops.push((path.as_str(), method.as_str(), op));
         }
     }
+    ops.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
     let _ = writeln!(md, "| operation | method and path | sign-in |\n|---|---|---|");
     for (path, method, op) in &ops {
         let id = op["operationId"].as_str().unwrap_or_default();
@@ -110,6 +113,8 @@ pub fn markdown(doc: &Value) -> String {
             let required: Vec<&str> =
                 body["required"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
             let _ = writeln!(md, "| body field | required | type and bounds |\n|---|---|---|");
+            let mut props: Vec<(&String, &Value)> = props.iter().collect();
+            props.sort_by(|a, b| a.0.cmp(b.0));
             for (name, s) in props {
                 let _ = writeln!(
                     md,
@@ -125,18 +130,21 @@ pub fn markdown(doc: &Value) -> String {
                     .unwrap_or(s);
                 let inner = object["properties"].as_object().or_else(|| object["items"]["properties"].as_object());
                 let suffix = if object["properties"].is_object() { "" } else { "[]" };
-                for (sub, ss) in inner.into_iter().flatten() {
+                let mut inner: Vec<(&String, &Value)> = inner.into_iter().flatten().collect();
+                inner.sort_by(|a, b| a.0.cmp(b.0));
+                for (sub, ss) in inner {
                     let _ = writeln!(md, "| `{name}{suffix}.{sub}` | | {} |", cell(&summary(ss)));
                 }
             }
             md.push('\n');
         }
-        let responses: Vec<String> = op["responses"]
+        let mut responses: Vec<String> = op["responses"]
             .as_object()
             .into_iter()
             .flatten()
             .map(|(status, r)| format!("{status} {}", r["description"].as_str().unwrap_or_default()))
             .collect();
+        responses.sort();
         let _ = writeln!(md, "Responses: {}.", responses.join("; "));
     }
     md
