@@ -554,14 +554,6 @@ impl DraftRepository for SeaOrmStore {
         Err(RepoError::Conflict(format!("no free slug near {}", new.slug)))
     }
 
-    async fn count_invites(&self, draft: DraftId) -> RepoResult<u64> {
-        draft_invites::Entity::find()
-            .filter(draft_invites::Column::DraftId.eq(draft.as_uuid()))
-            .count(&self.db)
-            .await
-            .map_err(repo_err)
-    }
-
     async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64> {
         drafts::Entity::find()
             .filter(drafts::Column::UserId.eq(owner.get()))

@@ -1,6 +1,6 @@
-//! OAuth records (port `OAuthStore`) in plain SQL: clients, codes, refresh-token families and server
-//! secrets. Times are Unix seconds. Each redemption is one `UPDATE … WHERE used_at IS NULL`, so of two
-//! instances racing with the same code or refresh token exactly one wins.
+//! OAuth records (port `OAuthStore`) in plain SQL: clients, codes and refresh-token families. Times
+//! are Unix seconds. Each redemption is one `UPDATE … WHERE used_at IS NULL`, so of two instances
+//! racing with the same code or refresh token exactly one wins.
 
 use crate::sql::RawQuery;
 use crate::store::{SeaOrmStore, repo_err};
@@ -96,11 +96,6 @@ impl RefreshRow {
             expires_at: time(self.expires_at),
         }
     }
-}
-
-#[derive(Debug, FromQueryResult)]
-struct SecretRow {
-    secret: String,
 }
 
 impl SeaOrmStore {
@@ -305,21 +300,5 @@ impl OAuthStore for SeaOrmStore {
 
     async fn refresh_family(&self, token_hash: &str) -> RepoResult<Option<String>> {
         Ok(self.refresh_row(token_hash).await?.map(|r| r.family))
-    }
-
-    async fn server_secret(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> RepoResult<String> {
-        let mut q = RawQuery::new(self.backend());
-        q.sql("INSERT INTO server_secrets (name, secret, created_at) VALUES (")
-            .bind(name)
-            .sql(", ")
-            .bind(candidate)
-            .sql(", ")
-            .bind(secs(now))
-            .sql(") ON CONFLICT (name) DO NOTHING");
-        self.exec(&q).await?;
-        let mut sel = RawQuery::new(self.backend());
-        sel.sql("SELECT secret FROM server_secrets WHERE name = ").bind(name);
-        let row = SecretRow::find_by_statement(sel.build()).one(&self.db).await.map_err(repo_err)?;
-        row.map(|r| r.secret).ok_or(RepoError::NotFound)
     }
 }

@@ -1,5 +1,4 @@
-//! OAuth records on both databases: clients, single-use codes, refresh families with replay detection,
-//! and the shared signing secret.
+//! OAuth records on both databases: clients, single-use codes, refresh families with replay detection.
 
 use crate::accounts::user;
 use crate::on_both;
@@ -54,10 +53,6 @@ on_both!(oauth_codes_and_refresh_tokens_are_spent_once, |store| {
     assert_eq!(store.refresh_family("r2").await.unwrap(), Some(code.code_hash.clone()));
     store.revoke_family(&code.code_hash, now).await.unwrap();
     assert_eq!(store.redeem_refresh("r2", now).await.unwrap(), Redeemed::Unknown, "revoked with its family");
-
-    let first = store.server_secret("k", "one", now).await.unwrap();
-    let second = store.server_secret("k", "two", now).await.unwrap();
-    assert_eq!((first.as_str(), second.as_str()), ("one", "one"), "the first stored secret is everyone's");
 });
 
 on_both!(a_person_lists_and_revokes_only_their_own_grants, |store| {

@@ -42,8 +42,6 @@ pub trait DraftRepository: Send + Sync {
         now: DateTime<Utc>,
     ) -> RepoResult<ListingId>;
 
-    async fn count_invites(&self, draft: DraftId) -> RepoResult<u64>;
-
     /// How many of `owner`'s drafts are still being read or drafted (status crawling or drafting).
     async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64>;
 

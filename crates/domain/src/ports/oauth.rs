@@ -1,6 +1,6 @@
-//! OAuth: registered clients, authorization codes, refresh-token families, and the server's own
-//! signing secret. Every secret is stored as a hash; each redemption is one compare-and-set so a code
-//! or refresh token is spent exactly once even with several instances racing.
+//! OAuth: registered clients, authorization codes and refresh-token families (the signing secret is
+//! not stored here: see bootstrap::keys). Every secret is stored as a hash; each redemption is one
+//! compare-and-set so a code or refresh token is spent exactly once even with several instances racing.
 
 use super::RepoResult;
 use crate::oauth::{AuthCode, OAuthClient, Redeemed, RefreshGrant};
@@ -39,8 +39,4 @@ pub trait OAuthStore: Send + Sync {
 
     /// Revokes `family` if it is `user`'s (false when it is not, or is gone already).
     async fn revoke_grant(&self, user: crate::ids::UserId, family: &str, now: DateTime<Utc>) -> RepoResult<bool>;
-
-    /// The server secret named `name`: stored the first time with `candidate`, and from then on the
-    /// stored one is returned to every instance.
-    async fn server_secret(&self, name: &str, candidate: &str, now: DateTime<Utc>) -> RepoResult<String>;
 }
