@@ -16,8 +16,8 @@ use url::Url;
 
 /// The kinds of page worth reading besides the homepage, with the words that name them.
 const KINDS: [(&str, &[&str]); 6] = [
-    ("pricing", &["pricing", "prices", "plans", "price"]),
-    ("about", &["about", "company", "our-story", "story", "mission"]),
+    ("pricing", &["pricing", "prices", "plans", "price", "buy"]),
+    ("about", &["about", "company", "our-story", "story", "mission", "who-we-are", "who"]),
     ("features", &["features", "feature", "product", "tour", "how-it-works"]),
     ("faq", &["faq", "faqs", "questions", "help"]),
     ("contact", &["contact", "support"]),
@@ -109,8 +109,18 @@ fn same_site(a: &Url, b: &Url) -> bool {
     strip(a) == strip(b) && a.port_or_known_default() == b.port_or_known_default()
 }
 
-/// The best link for each kind of useful page, best kind order first.
-fn pick_pages(home: &Url, start: &Url, links: &[(Url, String)], limit: usize) -> Vec<Url> {
+/// The language a path is the translation for (`/de/…`, `/pt-br/…`), when its first segment is one.
+fn path_language(u: &Url) -> Option<String> {
+    let first = u.path_segments()?.next()?.to_ascii_lowercase();
+    let (lang, region) = first.split_once('-').unwrap_or((first.as_str(), ""));
+    let is_lang = lang.len() == 2 && lang.chars().all(|c| c.is_ascii_lowercase());
+    (is_lang && (region.is_empty() || region.len() == 2)).then(|| lang.to_owned())
+}
+
+/// The best link for each kind of useful page, best kind order first. Pages of another language than
+/// the homepage's (`/de/preise` from an English homepage) are translations of what we read already.
+fn pick_pages(home: &Url, start: &Url, links: &[(Url, String)], limit: usize, lang: Option<&str>) -> Vec<Url> {
+    let home_lang = path_language(home).or_else(|| lang.map(|l| l.get(..2).unwrap_or(l).to_ascii_lowercase()));
     let mut picked: Vec<Url> = Vec::new();
     for (_, words) in KINDS {
         let mut best: Option<(i32, &Url)> = None;
@@ -123,6 +133,11 @@ fn pick_pages(home: &Url, start: &Url, links: &[(Url, String)], limit: usize) ->
                 continue;
             }
             if picked.iter().any(|p| p.path() == u.path()) {
+                continue;
+            }
+            if let Some(l) = path_language(u)
+                && home_lang.as_deref() != Some(l.as_str())
+            {
                 continue;
             }
             let segments: Vec<&str> = path.split(['/', '.', '_']).filter(|s| !s.is_empty()).collect();
@@ -218,8 +233,12 @@ impl SiteReader for SiteCrawler {
         let mut robots = HashMap::new();
         let (start, home) = self.homepage(url, &mut robots, false).await?;
         let (page, links) = to_page(&home);
+        let lang = Html::parse_document(&page.html)
+            .select(&html::sel("html[lang]"))
+            .next()
+            .and_then(|h| h.value().attr("lang").map(str::to_owned));
         let mut site = Site { pages: vec![page] };
-        for u in pick_pages(&home.url, &start, &links, self.extra_pages) {
+        for u in pick_pages(&home.url, &start, &links, self.extra_pages, lang.as_deref()) {
             match self.fetch(&u, &mut robots).await {
                 Ok(f) if (200..300).contains(&f.status) && f.is_html() => site.pages.push(to_page(&f).0),
                 Ok(f) => tracing::debug!(url = %u, status = f.status, "skipped a page"),
@@ -247,10 +266,28 @@ mod tests {
             l("https://acme.example/faq", "FAQ"),
             l("mailto:hi@acme.example", "Contact"),
         ];
-        let picked: Vec<String> = pick_pages(&home, &home, &links, 6).iter().map(|u| u.to_string()).collect();
+        let picked: Vec<String> = pick_pages(&home, &home, &links, 6, None).iter().map(|u| u.to_string()).collect();
         assert_eq!(
             picked,
             ["https://acme.example/pricing", "https://www.acme.example/about", "https://acme.example/faq"]
         );
+    }
+
+    #[test]
+    fn translations_are_not_read_and_footer_names_count() {
+        let home = Url::parse("https://acme.example/").unwrap();
+        let l = |u: &str, a: &str| (Url::parse(u).unwrap(), a.to_owned());
+        let links = vec![
+            l("https://acme.example/de/preise", "Preise"),
+            l("https://acme.example/de/pricing", "Deutsch"),
+            l("https://acme.example/en/pricing", "Pricing"),
+            l("https://acme.example/who-we-are", "Who we are"),
+        ];
+        let picked: Vec<String> =
+            pick_pages(&home, &home, &links, 6, Some("en-GB")).iter().map(|u| u.to_string()).collect();
+        assert_eq!(picked, ["https://acme.example/en/pricing", "https://acme.example/who-we-are"]);
+        let de = Url::parse("https://acme.example/de/").unwrap();
+        let picked: Vec<String> = pick_pages(&de, &de, &links, 6, Some("en")).iter().map(|u| u.to_string()).collect();
+        assert_eq!(picked[0], "https://acme.example/de/pricing", "a German homepage reads German pages");
     }
 }
