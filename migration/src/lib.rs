@@ -21,6 +21,7 @@ mod m20261122_000014_engagement;
 mod m20261123_000015_throttles;
 mod m20261123_000016_order_flags;
 mod m20261123_000017_email_verification;
+mod m20261123_000018_category_synonyms;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000015_throttles::Migration),
             Box::new(m20261123_000016_order_flags::Migration),
             Box::new(m20261123_000017_email_verification::Migration),
+            Box::new(m20261123_000018_category_synonyms::Migration),
         ]
     }
 }

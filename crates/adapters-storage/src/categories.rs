@@ -23,6 +23,7 @@ fn to_category(m: categories::Model) -> Category {
         position: m.position,
         faqs: faqs_from_json(&m.faqs),
         attributes: list_from_json(&m.attributes),
+        synonyms: list_from_json(&m.synonyms),
     }
 }
 
@@ -36,8 +37,25 @@ struct CountRow {
 impl CategoryRepository for SeaOrmStore {
     async fn ensure_categories(&self, cats: &[NewCategory]) -> RepoResult<usize> {
         let txn = self.begin_write().await?;
-        let mut ids: HashMap<String, i64> =
-            categories::Entity::find().all(&txn).await.map_err(repo_err)?.into_iter().map(|c| (c.slug, c.id)).collect();
+        let existing = categories::Entity::find().all(&txn).await.map_err(repo_err)?;
+        // Synonyms are reference data an admin does not edit: a category stored before it had any
+        // (migration 18) gets the reference's.
+        for m in &existing {
+            if let Some(c) = cats.iter().find(|c| c.slug.as_str() == m.slug)
+                && !c.synonyms.is_empty()
+                && list_from_json(&m.synonyms).is_empty()
+            {
+                categories::Entity::update(categories::ActiveModel {
+                    id: Set(m.id),
+                    synonyms: Set(list_to_json(&c.synonyms)),
+                    ..Default::default()
+                })
+                .exec(&txn)
+                .await
+                .map_err(repo_err)?;
+            }
+        }
+        let mut ids: HashMap<String, i64> = existing.into_iter().map(|c| (c.slug, c.id)).collect();
         let mut inserted = 0;
         // Parents first, so a child can find its parent's id.
         let (parents, children): (Vec<&NewCategory>, Vec<&NewCategory>) = cats.iter().partition(|c| c.parent.is_none());
@@ -60,6 +78,7 @@ impl CategoryRepository for SeaOrmStore {
                 position: Set(c.position),
                 faqs: Set(faqs_to_json(&c.faqs)),
                 attributes: Set(list_to_json(&c.attributes)),
+                synonyms: Set(list_to_json(&c.synonyms)),
                 ..Default::default()
             })
             .exec(&txn)

@@ -40,6 +40,9 @@ pub struct CategoryFixture {
     /// Who products in the category are for.
     pub audience: String,
     pub keywords: Vec<String>,
+    /// Other words sites use for the category, matched by the drafter.
+    #[serde(default)]
+    pub synonyms: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -70,6 +73,7 @@ pub fn categories() -> Result<Vec<NewCategory>, FixtureError> {
                 position: c.position,
                 faqs,
                 attributes: c.attributes,
+                synonyms: c.synonyms,
             })
         })
         .collect()

@@ -21,6 +21,30 @@ pub struct Category {
     pub faqs: Vec<Faq>,
     /// Listing facts compared side by side for listings of this category (compare_listings).
     pub attributes: Vec<String>,
+    /// Other words sites use for this category ("helpdesk", "time tracker"): what the drafter also
+    /// recognises when a site names what it is.
+    pub synonyms: Vec<String>,
+}
+
+impl Category {
+    /// The category as the drafter matches it.
+    pub fn terms(&self) -> CategoryTerms {
+        CategoryTerms { name: self.name.clone(), synonyms: self.synonyms.clone() }
+    }
+}
+
+/// A category's name and the other words sites use for it. A drafter proposes the name; the synonyms
+/// are only ever matched against what a site says about itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CategoryTerms {
+    pub name: String,
+    pub synonyms: Vec<String>,
+}
+
+impl CategoryTerms {
+    pub fn named(name: impl Into<String>) -> Self {
+        Self { name: name.into(), synonyms: vec![] }
+    }
 }
 
 /// A category to be created (reference data); `parent` names the parent by slug.
@@ -33,6 +57,7 @@ pub struct NewCategory {
     pub position: i32,
     pub faqs: Vec<Faq>,
     pub attributes: Vec<String>,
+    pub synonyms: Vec<String>,
 }
 
 /// A category with how many live listings it holds (directly, and with its subcategories).

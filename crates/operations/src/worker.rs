@@ -252,8 +252,8 @@ async fn run(app: &App, spec: &JobSpec) -> Result<(), String> {
     }
 }
 
-async fn category_names(app: &App) -> Result<Vec<String>, String> {
-    Ok(app.store.all_categories().await.map_err(|e| e.to_string())?.iter().map(|c| c.name.clone()).collect())
+async fn category_terms(app: &App) -> Result<Vec<domain::category::CategoryTerms>, String> {
+    Ok(app.store.all_categories().await.map_err(|e| e.to_string())?.iter().map(|c| c.terms()).collect())
 }
 
 async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Result<(), String> {
@@ -285,7 +285,7 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
         .map_err(err)?;
     }
     let wanted: Vec<DraftField> = only.map_or_else(|| DraftField::ALL.to_vec(), <[DraftField]>::to_vec);
-    let drafted = app.drafter.draft(&site, &wanted, &category_names(app).await?).await.map_err(|e| e.to_string())?;
+    let drafted = app.drafter.draft(&site, &wanted, &category_terms(app).await?).await.map_err(|e| e.to_string())?;
     let text = site.text();
     let saved = change(app, id, |d| {
         d.apply_drafted(drafted.clone(), &text, only);

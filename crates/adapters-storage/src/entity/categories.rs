@@ -18,6 +18,8 @@ pub struct Model {
     pub faqs: String,
     #[sea_orm(column_type = "Text")]
     pub attributes: String,
+    #[sea_orm(column_type = "Text")]
+    pub synonyms: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -49,6 +49,7 @@ fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
         position: pos,
         faqs: vec![Faq::parse(format!("What is {s}?"), "A category.".into()).unwrap()],
         attributes: vec!["pricing_model".into(), "country".into()],
+        synonyms: vec![format!("{s} tool")],
     }
 }
 
@@ -166,7 +167,14 @@ on_both!(categories_seed_once_as_a_tree, |store| {
     assert_eq!(child.parent_id, Some(parent.category.id));
     assert_eq!(child.faqs.len(), 1);
     assert_eq!(child.attributes, vec!["pricing_model", "country"]);
+    assert_eq!(child.synonyms, vec!["api-tools tool"]);
     assert!(store.get_category_by_slug(&slug("nope")).await.unwrap().is_none());
+    // A category stored before it had synonyms gets the reference's on the next seeding, and only then.
+    let bare = NewCategory { synonyms: vec![], ..cat("ci", Some("dev-tools"), 3) };
+    assert_eq!(store.ensure_categories(&[bare]).await.unwrap(), 1);
+    assert_eq!(store.get_category_by_slug(&slug("ci")).await.unwrap().unwrap().synonyms, Vec::<String>::new());
+    assert_eq!(store.ensure_categories(&[cat("ci", Some("dev-tools"), 3)]).await.unwrap(), 0);
+    assert_eq!(store.get_category_by_slug(&slug("ci")).await.unwrap().unwrap().synonyms, vec!["ci tool"]);
     let orphan = store.ensure_categories(&[cat("orphan", Some("missing"), 9)]).await;
     assert!(matches!(orphan, Err(RepoError::Conflict(_))), "an unknown parent is refused");
 });

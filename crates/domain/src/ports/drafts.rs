@@ -148,8 +148,14 @@ pub trait Drafter: Send + Sync + std::fmt::Debug {
     fn name(&self) -> String;
 
     /// Proposes values for `wanted` (and FAQs, founders and socials when drafting everything) from the
-    /// site. Proposals are not trusted: the domain keeps only values whose evidence is in the site.
-    async fn draft(&self, site: &Site, wanted: &[DraftField], categories: &[String]) -> Result<Drafted, DrafterError>;
+    /// site; `categories` are the service's categories (names are what may be proposed). Proposals are
+    /// not trusted: the domain keeps only values whose evidence is in the site.
+    async fn draft(
+        &self,
+        site: &Site,
+        wanted: &[DraftField],
+        categories: &[crate::category::CategoryTerms],
+    ) -> Result<Drafted, DrafterError>;
 }
 
 /// An email in the outbox.
