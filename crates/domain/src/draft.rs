@@ -363,6 +363,18 @@ impl DraftProfile {
     /// and every quote occurs verbatim in `site`; otherwise the field becomes not found.
     /// Returns whether the proposal was accepted.
     pub fn apply_ai(&mut self, f: DraftField, proposal: Option<Proposal>, site: &SiteText) -> bool {
+        self.apply(f, proposal, site, false)
+    }
+
+    /// regenerate: the service redrafts `f` from the website and the fresh result replaces the
+    /// field's value whoever set it — an edited, manual or deleted value gives way to the new AI value
+    /// (or to not found when the site no longer states it). Only a locked field keeps its value; the
+    /// operation refuses to regenerate one before it gets here.
+    pub fn regenerate(&mut self, f: DraftField, proposal: Option<Proposal>, site: &SiteText) -> bool {
+        self.apply(f, proposal, site, true)
+    }
+
+    fn apply(&mut self, f: DraftField, proposal: Option<Proposal>, site: &SiteText, replace_users: bool) -> bool {
         let accepted = proposal.filter(|p| {
             !p.value.is_blank()
                 && p.value.check(f).is_ok()
@@ -373,7 +385,8 @@ impl DraftProfile {
         let e = self.entry(f);
         e.ai_value = accepted.as_ref().map(|p| p.value.clone());
         e.ai_evidence = accepted.as_ref().map(|p| p.evidence.clone()).unwrap_or_default();
-        if matches!(e.state, FieldState::Override | FieldState::Edited | FieldState::Manual | FieldState::Deleted) {
+        let users = matches!(e.state, FieldState::Edited | FieldState::Manual | FieldState::Deleted);
+        if e.state == FieldState::Override || (users && !replace_users) {
             return accepted.is_some();
         }
         match accepted {
@@ -623,7 +636,11 @@ impl Draft {
             }
         }
         for f in wanted {
-            self.profile.apply_ai(f, proposals.remove(&f), site);
+            if only.is_some() {
+                self.profile.regenerate(f, proposals.remove(&f), site);
+            } else {
+                self.profile.apply_ai(f, proposals.remove(&f), site);
+            }
         }
         self.extras.regenerating.retain(|f| only.is_some_and(|o| !o.contains(f)));
         if only.is_some() {
@@ -900,6 +917,38 @@ mod tests {
         assert_eq!(p.field(DraftField::City).state, FieldState::Deleted);
         p.restore(DraftField::City);
         assert_eq!(p.field(DraftField::City).state, FieldState::NotFound);
+    }
+
+    #[test]
+    fn regenerate_replaces_what_the_user_set_but_not_a_lock() {
+        let fresh = || proposal("Rockets for cats", "rockets for cats");
+        let mut p = DraftProfile::default();
+        // Edited: the fresh AI value replaces the maker's edit.
+        p.apply_ai(DraftField::Tagline, proposal("Acme", "Acme builds"), &site());
+        p.set_by_user(DraftField::Tagline, FieldValue::Text("Cat rockets".into())).unwrap();
+        assert!(p.regenerate(DraftField::Tagline, fresh(), &site()));
+        assert_eq!(p.field(DraftField::Tagline).value, Some(FieldValue::Text("Rockets for cats".into())));
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Ai);
+        // Manual, and the site does not state it: the field becomes not found.
+        p.set_by_user(DraftField::City, FieldValue::Text("Cork".into())).unwrap();
+        assert_eq!(p.field(DraftField::City).state, FieldState::Manual);
+        assert!(!p.regenerate(DraftField::City, None, &site()));
+        assert_eq!(p.field(DraftField::City).value, None);
+        assert_eq!(p.field(DraftField::City).state, FieldState::NotFound);
+        // Deleted: regenerating brings the value back.
+        p.remove(DraftField::Tagline);
+        p.regenerate(DraftField::Tagline, fresh(), &site());
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Ai);
+        // Locked: kept (the operation answers 400 before this; the domain holds the line too).
+        p.set_by_user(DraftField::Tagline, FieldValue::Text("Mine".into())).unwrap();
+        p.lock(DraftField::Tagline);
+        p.regenerate(DraftField::Tagline, fresh(), &site());
+        assert_eq!(p.field(DraftField::Tagline).value, Some(FieldValue::Text("Mine".into())));
+        assert_eq!(p.field(DraftField::Tagline).state, FieldState::Override);
+        // A full redraft still leaves a maker's edit alone.
+        p.set_by_user(DraftField::ShortDescription, FieldValue::Text("Ours".into())).unwrap();
+        p.apply_ai(DraftField::ShortDescription, proposal("Acme builds", "Acme builds"), &site());
+        assert_eq!(p.field(DraftField::ShortDescription).value, Some(FieldValue::Text("Ours".into())));
     }
 
     #[test]

@@ -407,6 +407,26 @@ async fn field_states_follow_the_users_moves() {
         assert!(started.elapsed() < Duration::from_secs(20), "regenerate is stuck");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // regenerate replaces what the maker set with what the site says now: an edited value becomes the
+    // fresh AI value, a manual value of a fact the site does not state becomes not found.
+    let (_, d) = m.patch(&id, json!({"fields": {"tagline": "Cat rockets", "stage": "beta"}})).await;
+    assert_eq!((state(&d, "tagline").as_str(), state(&d, "stage").as_str()), ("edited", "manual"));
+    let (s, d) = m.patch(&id, json!({"regenerate": ["tagline", "stage"]})).await;
+    assert_eq!(s, 200, "{d}");
+    let started = Instant::now();
+    loop {
+        let (_, d) = m.call("GET", &format!("/drafts/{id}"), &m.key, None, None).await;
+        if d["regenerating"] == json!([]) {
+            assert_eq!(d["fields"]["tagline"]["value"], "Launch your cat into orbit");
+            assert_eq!(state(&d, "tagline"), "ai");
+            assert!(!d["fields"]["tagline"]["evidence"].as_array().unwrap().is_empty());
+            assert_eq!(d["fields"]["stage"]["value"], Value::Null);
+            assert_eq!(state(&d, "stage"), "not_found");
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(20), "regenerate is stuck");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // Replacing lists marks them as the user's; a redraft leaves them alone.
     let (_, d) = m.patch(&id, json!({"faqs": [{"question": "Why?", "answer": "Because."}], "founders": [{"name": "Ann Example", "title": "CEO"}]})).await;
     assert_eq!(d["faqs"].as_array().unwrap().len(), 1);
