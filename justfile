@@ -25,7 +25,7 @@ run:
 
 # Benchmarks that print their figures: storage reads on SQLite and PostgreSQL
 # (LAUNCHDIR_BENCH_LISTINGS, default 20000), then the HTTP API at 100 000 listings with wrk.
-bench: bench-storage bench-http bench-drafts
+bench: bench-storage bench-http bench-drafts bench-draft-latency
 
 bench-storage:
     cargo bench -p adapters-storage --bench directory
@@ -33,5 +33,11 @@ bench-storage:
 bench-http listings="100000" seconds="10":
     bench/http.sh {{listings}} {{seconds}}
 
-bench-drafts n="50" site="acme-rockets":
+# The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
+# invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).
+bench-drafts rounds="20":
+    LAUNCHDIR_BENCH_ROUNDS={{rounds}} cargo bench -p adapters-drafter --bench corpus
+
+# Submit-to-ready latency through the whole service (API, job queue, SQLite) for one fixture site.
+bench-draft-latency n="50" site="acme-rockets":
     bench/drafts.sh {{n}} {{site}}

@@ -6,6 +6,7 @@
 use adapters_drafter::{ExtractiveDrafter, LlmDrafter};
 use adapters_fetch::{SafeFetcher, SiteCrawler};
 use chrono::Utc;
+use domain::category::CategoryTerms;
 use domain::draft::{Draft, DraftField, FieldState, FieldValue, SiteUrl};
 use domain::ids::{DraftId, UserId};
 use domain::ports::{Drafter, Site, SiteError, SiteReader};
@@ -22,7 +23,10 @@ async fn drafted(site: &FixtureSite, drafter: &dyn Drafter) -> (Draft, Site) {
     let read = crawler(site).read_site(&site.url()).await.unwrap();
     let mut d =
         Draft::new(DraftId::new_random(), UserId::from_db(1), SiteUrl::parse("url", &site.url()).unwrap(), Utc::now());
-    let out = drafter.draft(&read, &DraftField::ALL, &["Developer Tools".into(), "Finance".into()]).await.unwrap();
+    let out = drafter
+        .draft(&read, &DraftField::ALL, &[CategoryTerms::named("Developer Tools"), CategoryTerms::named("Finance")])
+        .await
+        .unwrap();
     d.apply_drafted(out, &read.text(), None);
     (d, read)
 }

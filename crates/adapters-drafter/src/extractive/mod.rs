@@ -2,10 +2,13 @@
 //! composes a fact: a value is a string found on a page (or, for the pricing summary and categories,
 //! assembled from quoted strings), and every value carries the quotes it came from.
 
-use adapters_fetch::html::{is_hidden, json_ld, sel, text_of};
+mod people;
+mod pricing;
+
+use adapters_fetch::html::{is_concealed, is_hidden, is_hidden_within, json_ld, sel, text_of};
 use async_trait::async_trait;
-use domain::draft::{DraftFaq, DraftField, DraftFounder, Drafted, Evidence, FieldValue, Proposal};
-use domain::founder::FounderEntry;
+use domain::category::CategoryTerms;
+use domain::draft::{DraftFaq, DraftField, Drafted, Evidence, FieldValue, Proposal};
 use domain::ports::{Drafter, DrafterError, FetchedPage, Site};
 use domain::social::Faq;
 use domain::text::normalize_whitespace;
@@ -24,13 +27,18 @@ impl Drafter for ExtractiveDrafter {
         "extractive".into()
     }
 
-    async fn draft(&self, site: &Site, _wanted: &[DraftField], categories: &[String]) -> Result<Drafted, DrafterError> {
+    async fn draft(
+        &self,
+        site: &Site,
+        _wanted: &[DraftField],
+        categories: &[CategoryTerms],
+    ) -> Result<Drafted, DrafterError> {
         Ok(extract(site, categories))
     }
 }
 
 /// One parsed page and what kind of page it is.
-struct Page<'a> {
+pub(crate) struct Page<'a> {
     src: &'a FetchedPage,
     url: Url,
     doc: Html,
@@ -54,16 +62,16 @@ impl Page<'_> {
     }
 }
 
-fn text(v: impl Into<String>) -> FieldValue {
+pub(crate) fn text(v: impl Into<String>) -> FieldValue {
     FieldValue::Text(v.into())
 }
 
-fn prop(value: FieldValue, evidence: Vec<Evidence>) -> Option<Proposal> {
+pub(crate) fn prop(value: FieldValue, evidence: Vec<Evidence>) -> Option<Proposal> {
     (!evidence.is_empty()).then_some(Proposal { value, evidence })
 }
 
 /// Runs every extractor over the site; the homepage is `pages[0]`.
-pub fn extract(site: &Site, categories: &[String]) -> Drafted {
+pub fn extract(site: &Site, categories: &[CategoryTerms]) -> Drafted {
     let pages: Vec<Page> = site
         .pages
         .iter()
@@ -96,26 +104,34 @@ pub fn extract(site: &Site, categories: &[String]) -> Drafted {
         _ => String::new(),
     };
     put(DraftField::Tagline, tagline(home, &name_text));
-    put(DraftField::ShortDescription, meta_description(home));
-    put(DraftField::Description, description(&pages));
+    put(DraftField::ShortDescription, meta_description(home, &pages, &ld));
+    put(DraftField::Description, description(&pages, &ld));
     put(DraftField::Stage, stage(&pages));
     put(DraftField::Categories, categories_of(home, &ld, &pages, categories));
-    let (model, summary) = pricing(&pages);
+    let (model, summary) = pricing::pricing(&pages, &ld);
     put(DraftField::PricingModel, model);
     put(DraftField::PricingSummary, summary);
     let (city, country) = place(&pages, &ld);
     put(DraftField::City, city);
     put(DraftField::Country, country);
     put(DraftField::FoundedYear, founded(&pages, &ld));
-    put(DraftField::Features, section_items(&pages, &["feature"], &["features", "product", "tour"]));
+    put(
+        DraftField::Features,
+        section_items(&pages, &["feature"], &["features", "product", "tour"]).or_else(|| listed_under_heading(home)),
+    );
     put(DraftField::Usps, section_items(&pages, &["why", "benefit", "advantage"], &[]));
-    put(DraftField::Keywords, keywords(home));
+    put(DraftField::Keywords, keywords(home, &pages, &ld));
     put(DraftField::Tags, tags(&pages));
-    put(DraftField::ContactEmail, contact_email(&pages));
+    put(DraftField::ContactEmail, contact_email(&pages, &ld));
     put(DraftField::DemoVideoUrl, demo_video(&pages));
-    put(DraftField::LogoUrl, logo(home, &pages, &ld));
+    put(DraftField::LogoUrl, logo(home, &pages, &ld, &name_text));
 
-    Drafted { fields, faqs: faqs(&pages, &ld), founders: founders(&pages, &ld), company_socials: socials(&pages) }
+    Drafted {
+        fields,
+        faqs: faqs(&pages, &ld),
+        founders: people::founders(&pages, &ld),
+        company_socials: socials(&pages, &ld),
+    }
 }
 
 // ---- structured data ----
@@ -140,7 +156,7 @@ fn flatten_ld(values: Vec<Value>) -> Vec<Value> {
     out
 }
 
-fn ld_type_is(v: &Value, types: &[&str]) -> bool {
+pub(crate) fn ld_type_is(v: &Value, types: &[&str]) -> bool {
     match v.get("@type") {
         Some(Value::String(t)) => types.contains(&t.as_str()),
         Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).any(|t| types.contains(&t)),
@@ -148,7 +164,7 @@ fn ld_type_is(v: &Value, types: &[&str]) -> bool {
     }
 }
 
-const ORG_TYPES: [&str; 9] = [
+pub(crate) const ORG_TYPES: [&str; 9] = [
     "Organization",
     "Corporation",
     "LocalBusiness",
@@ -160,7 +176,7 @@ const ORG_TYPES: [&str; 9] = [
     "Brand",
 ];
 
-fn ld_str<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+pub(crate) fn ld_str<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty())
 }
 
@@ -212,62 +228,140 @@ fn name(home: &Page, pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> 
     prop(text(e.quote.clone()), vec![e])
 }
 
+/// Title separators between a product's name and its tagline.
+const TITLE_SEPARATORS: [&str; 6] = [" | ", " - ", " — ", " – ", ": ", " · "];
+
+/// The tagline: the main heading when it is not just the name; else the hero's subtitle (the short
+/// line under the heading, or an element classed as one); else what the title says after the name;
+/// else a short og:description.
 fn tagline(home: &Page, name: &str) -> Option<Proposal> {
-    let h1 = home.doc.select(&sel("h1")).find(|h| !is_hidden(h)).map(|h| home.visible(h))?;
-    if h1.is_empty() || h1.eq_ignore_ascii_case(name) || h1.chars().count() > 200 {
-        return None;
+    let fits = |t: &str| !t.is_empty() && !t.eq_ignore_ascii_case(name) && (8..=120).contains(&t.chars().count());
+    let quote = |t: String| home.ev(&t).and_then(|e| prop(text(t), vec![e]));
+    let h1 = home.doc.select(&sel("h1")).find(|h| !is_hidden_within(h));
+    if let Some(h) = h1
+        && fits(&home.visible(h))
+        && home.visible(h).chars().count() <= 200
+    {
+        return quote(home.visible(h));
     }
-    let e = home.ev(&h1)?;
-    prop(text(h1), vec![e])
+    let classed = home
+        .doc
+        .select(&sel(".tagline, .subtitle, .sub-title, .subheading, .hero-subtitle, .slogan, .lead"))
+        .filter(|e| !is_hidden_within(e))
+        .map(|e| home.visible(e))
+        .find(|t| fits(t) && !t.ends_with('.'));
+    let under = h1
+        .and_then(|h| h.next_siblings().filter_map(ElementRef::wrap).next())
+        .filter(|e| matches!(e.value().name(), "p" | "h2" | "div" | "span") && !is_hidden_within(e))
+        .map(|e| home.visible(e))
+        .filter(|t| fits(t) && t.split_whitespace().count() <= 14 && !t.ends_with('.'));
+    if let Some(t) = classed.or(under) {
+        return quote(t);
+    }
+    if let Some(t) = home.doc.select(&sel("title")).next().map(|t| normalize_whitespace(&t.text().collect::<String>()))
+        && let Some(rest) = TITLE_SEPARATORS.iter().find_map(|s| {
+            let (a, b) = t.split_once(s)?;
+            a.trim().eq_ignore_ascii_case(name).then(|| b.trim().to_owned())
+        })
+        && fits(&rest)
+    {
+        return quote(rest);
+    }
+    meta(&home.doc, &["og:description", "twitter:description"])
+        .map(normalize_whitespace)
+        .filter(|t| fits(t) && t.split_whitespace().count() <= 12 && !t.ends_with('.'))
+        .and_then(quote)
 }
 
-fn meta_description(home: &Page) -> Option<Proposal> {
-    let d = normalize_whitespace(meta(&home.doc, &["description", "og:description", "twitter:description"])?);
-    if d.chars().count() > 500 {
-        return None;
+/// The short description: the meta description, else the product's description in structured data.
+fn meta_description(home: &Page, pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
+    let candidates = meta(&home.doc, &["description", "og:description", "twitter:description"])
+        .map(|d| (normalize_whitespace(d), home))
+        .into_iter()
+        .chain(ld_description(pages, ld));
+    for (d, page) in candidates {
+        if d.chars().count() <= 500
+            && d.split_whitespace().count() >= 5
+            && let Some(e) = page.ev(&d)
+        {
+            return prop(text(d), vec![e]);
+        }
     }
-    let e = home.ev(&d)?;
-    prop(text(d), vec![e])
+    None
+}
+
+/// The description structured data gives the product (an application or product first).
+fn ld_description<'p, 's>(pages: &'p [Page<'s>], ld: &[(usize, Value)]) -> Option<(String, &'p Page<'s>)> {
+    let of = |types: &[&str]| {
+        ld.iter().find_map(|(i, v)| {
+            ld_type_is(v, types)
+                .then(|| ld_str(v, "description"))
+                .flatten()
+                .map(|d| (normalize_whitespace(d), &pages[*i]))
+        })
+    };
+    of(&["SoftwareApplication", "WebApplication", "MobileApplication", "Product"]).or_else(|| of(&ORG_TYPES))
 }
 
 /// Paragraphs that are inside navigation, headers, footers or forms are not the description.
-fn in_chrome(el: &ElementRef) -> bool {
+pub(crate) fn in_chrome(el: &ElementRef) -> bool {
     el.ancestors()
         .filter_map(ElementRef::wrap)
         .any(|a| matches!(a.value().name(), "nav" | "footer" | "header" | "form" | "aside") || is_hidden(&a))
 }
 
-fn description(pages: &[Page]) -> Option<Proposal> {
-    let mut order: Vec<&Page> = pages.iter().filter(|p| p.is(&["about", "company", "story"])).collect();
-    order.extend(pages.iter().take(1));
-    let mut paragraphs: Vec<(String, &Page)> = Vec::new();
-    let mut total = 0;
-    for p in order {
-        for el in p.doc.select(&sel("p")) {
-            if in_chrome(&el) {
-                continue;
-            }
-            let t = p.visible(el);
-            let words = t.split_whitespace().count();
-            if words < 8 || paragraphs.iter().any(|(x, _)| *x == t) {
-                continue;
-            }
-            if total + t.len() > 3000 || paragraphs.len() >= 5 {
-                break;
-            }
-            total += t.len();
-            paragraphs.push((t, p));
+/// The description: what the homepage says the product is — the paragraphs under its main heading
+/// (before the next section), else the product's description in structured data, else the first
+/// substantial paragraphs of the homepage. An about page tells the company's story, not the product's.
+fn description(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
+    let home = pages.first()?;
+    let substantial = |t: &str| t.split_whitespace().count() >= 12;
+    let mut lead: Vec<String> = Vec::new();
+    let mut after_h1 = false;
+    for el in home.doc.select(&sel("h1, h2, h3, p")) {
+        if is_hidden_within(&el)
+            || el
+                .ancestors()
+                .filter_map(ElementRef::wrap)
+                .any(|a| matches!(a.value().name(), "nav" | "footer" | "form" | "aside"))
+        {
+            continue;
         }
-        if paragraphs.len() >= 2 {
-            break;
+        match el.value().name() {
+            "h1" if !after_h1 => after_h1 = true,
+            "h1" | "h2" | "h3" if after_h1 => break,
+            "p" if after_h1 => {
+                let t = home.visible(el);
+                if substantial(&t) && !lead.contains(&t) {
+                    lead.push(t);
+                }
+                if lead.len() == 2 {
+                    break;
+                }
+            }
+            _ => {}
         }
     }
+    let paragraphs: Vec<(String, &Page)> = if !lead.is_empty() {
+        lead.into_iter().map(|t| (t, home)).collect()
+    } else if let Some(d) = ld_description(pages, ld).filter(|(d, _)| substantial(d)) {
+        vec![d]
+    } else {
+        home.doc
+            .select(&sel("p"))
+            .filter(|el| !in_chrome(el))
+            .map(|el| home.visible(el))
+            .filter(|t| substantial(t))
+            .take(2)
+            .map(|t| (t, home))
+            .collect()
+    };
     let evidence: Vec<Evidence> = paragraphs.iter().filter_map(|(t, p)| p.ev(t)).collect();
-    if evidence.len() != paragraphs.len() {
+    if paragraphs.is_empty() || evidence.len() != paragraphs.len() {
         return None;
     }
     let value = paragraphs.into_iter().map(|(t, _)| t).collect::<Vec<_>>().join("\n\n");
-    prop(text(value), evidence)
+    (value.chars().count() <= 3000).then(|| prop(text(value), evidence)).flatten()
 }
 
 static BETA: LazyLock<Regex> = LazyLock::new(|| {
@@ -286,109 +380,83 @@ fn stage(pages: &[Page]) -> Option<Proposal> {
     None
 }
 
-/// Categories of ours that the site names about itself: in its title, main heading, description or
-/// structured data's applicationCategory.
-fn categories_of(home: &Page, ld: &[(usize, Value)], pages: &[Page], categories: &[String]) -> Option<Proposal> {
+/// Compiled term patterns: the categories are the same few dozen for every draft, and compiling their
+/// patterns every time cost more than the rest of drafting (130 ms against 5 ms a site).
+static TERM_PATTERNS: LazyLock<std::sync::Mutex<std::collections::HashMap<String, Option<Regex>>>> =
+    LazyLock::new(Default::default);
+
+fn term_pattern(term: &str) -> Option<Regex> {
+    let mut cache = TERM_PATTERNS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if cache.len() > 10_000 {
+        cache.clear();
+    }
+    cache.entry(term.to_owned()).or_insert_with(|| compile_term(term)).clone()
+}
+
+/// A pattern for a category term as sites write it: any case, words joined by spaces or hyphens
+/// ("note-taking" for "Note Taking"), "&" or "and", and the last word singular or plural.
+fn compile_term(term: &str) -> Option<Regex> {
+    let words: Vec<&str> = term.split(|c: char| c.is_whitespace() || c == '-').filter(|w| !w.is_empty()).collect();
+    let (last, rest) = words.split_last()?;
+    let mut parts: Vec<String> =
+        rest.iter().map(|w| if *w == "&" { "(?:&|and)".to_owned() } else { regex::escape(w) }).collect();
+    let last = match last.strip_suffix('s') {
+        Some(stem) if stem.len() >= 3 => format!("{}s?", regex::escape(stem)),
+        _ => format!("{}(?:s|es)?", regex::escape(last)),
+    };
+    parts.push(last);
+    Regex::new(&format!(r"(?i)(?:^|[^\p{{L}}\p{{N}}]){}(?:$|[^\p{{L}}\p{{N}}])", parts.join(r"[\s-]+"))).ok()
+}
+
+/// Categories of ours that the site names about itself — by name or by a synonym the reference data
+/// gives — in its structured data, title, main heading, meta description or keywords. The first found
+/// is the primary; a longer (more specific) match wins over a shorter one at the same place.
+fn categories_of(home: &Page, ld: &[(usize, Value)], pages: &[Page], categories: &[CategoryTerms]) -> Option<Proposal> {
     let mut sources: Vec<(String, &Page)> = Vec::new();
     for (i, v) in ld {
-        if let Some(c) = ld_str(v, "applicationCategory") {
-            sources.push((c.to_owned(), &pages[*i]));
+        for key in ["applicationCategory", "applicationSubCategory", "keywords"] {
+            if let Some(c) = ld_str(v, key) {
+                sources.push((c.to_owned(), &pages[*i]));
+            }
         }
     }
     if let Some(t) = home.doc.select(&sel("title")).next() {
         sources.push((t.text().collect(), home));
     }
-    if let Some(h) = home.doc.select(&sel("h1")).find(|h| !is_hidden(h)) {
+    if let Some(h) = home.doc.select(&sel("h1")).find(|h| !is_hidden_within(h)) {
         sources.push((home.visible(h), home));
     }
-    if let Some(d) = meta(&home.doc, &["description", "og:description"]) {
-        sources.push((d.to_owned(), home));
+    for key in ["description", "og:description", "keywords"] {
+        if let Some(d) = meta(&home.doc, &[key]) {
+            sources.push((d.to_owned(), home));
+        }
     }
-    let mut found: Vec<(usize, String, Evidence)> = Vec::new();
+    if let Some((d, p)) = ld_description(pages, ld) {
+        sources.push((d, p));
+    }
+    // (source rank, position, longer first), category name, quote.
+    type Rank = (usize, usize, std::cmp::Reverse<usize>);
+    let mut found: Vec<(Rank, String, Evidence)> = Vec::new();
     for cat in categories {
-        let Ok(re) = Regex::new(&format!(r"(?i)\b{}\b", regex::escape(cat))) else { continue };
-        for (rank, (src, page)) in sources.iter().enumerate() {
+        let patterns: Vec<Regex> =
+            std::iter::once(&cat.name).chain(&cat.synonyms).filter_map(|t| term_pattern(t)).collect();
+        'sources: for (rank, (src, page)) in sources.iter().enumerate() {
             let src = normalize_whitespace(src);
-            if let Some(m) = re.find(&src)
-                && let Some(e) = page.ev(m.as_str())
-            {
-                found.push((rank * 10_000 + m.start(), cat.clone(), e));
-                break;
+            for re in &patterns {
+                if let Some(m) = re.find(&src) {
+                    let q = m.as_str().trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '/');
+                    if let Some(e) = page.ev(q) {
+                        found.push(((rank, m.start(), std::cmp::Reverse(q.len())), cat.name.clone(), e));
+                        break 'sources;
+                    }
+                }
             }
         }
     }
-    found.sort_by_key(|(pos, _, _)| *pos);
+    found.sort_by_key(|f| f.0);
     found.truncate(4);
     let (values, evidence): (Vec<String>, Vec<Evidence>) = found.into_iter().map(|(_, c, e)| (c, e)).unzip();
     prop(FieldValue::List(values), evidence)
-}
-
-static PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)(?:[$€£]\s?\d[\d,]*(?:\.\d{1,2})?|\d[\d,]*(?:\.\d{1,2})?\s?(?:€|USD|EUR|GBP))(?:\s?(?:/|per|a)\s?(?:user|seat|member)?\s?/?\s?(?:month|mo|year|yr|user|seat|request|1,000 requests))?",
-    )
-    .expect("regex")
-});
-static FREE_PLAN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:free (?:plan|tier|forever|for ever)|free for (?:everyone|individuals|personal use)|forever free)\b",
-    )
-    .expect("regex")
-});
-static OPEN_SOURCE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bopen[- ]source\b").expect("regex"));
-static ONE_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:one[- ]time (?:payment|purchase|fee)|lifetime (?:licen[cs]e|deal|access))\b").expect("regex")
-});
-static USAGE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(?:pay as you go|pay-as-you-go|usage[- ]based)\b").expect("regex"));
-static RECURRING: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(?:/|per|a)\s?(?:month|mo|year|yr)\b").expect("regex"));
-
-/// The pricing model and a summary of the prices, from the pricing page (else the homepage).
-fn pricing(pages: &[Page]) -> (Option<Proposal>, Option<Proposal>) {
-    let page = pages.iter().find(|p| p.is(&["pricing", "plans", "price"])).or(pages.first());
-    let Some(page) = page else { return (None, None) };
-    let Some(body) = page.doc.select(&sel("body")).next() else { return (None, None) };
-    let body = normalize_whitespace(&text_of(body));
-    let mut prices: Vec<String> = Vec::new();
-    for m in PRICE.find_iter(&body) {
-        let s = m.as_str().trim().to_owned();
-        if !prices.contains(&s) {
-            prices.push(s);
-        }
-    }
-    let paid: Vec<&String> = prices.iter().filter(|p| p.chars().any(|c| c.is_ascii_digit() && c != '0')).collect();
-    let find = |re: &Regex| re.find(&body).map(|m| m.as_str().to_owned());
-    let free = find(&FREE_PLAN);
-    let (model, quote): (&str, Option<String>) = if let Some(q) = find(&OPEN_SOURCE) {
-        ("Open source", Some(q))
-    } else if let Some(q) = find(&USAGE) {
-        ("Usage-based", Some(q))
-    } else if let Some(q) = find(&ONE_TIME) {
-        ("One-time purchase", Some(q))
-    } else if let (Some(q), false) = (free.clone(), paid.is_empty()) {
-        ("Freemium", Some(q))
-    } else if let Some(p) = paid.iter().find(|p| RECURRING.is_match(p)) {
-        ("Subscription", Some((*p).clone()))
-    } else if let (Some(q), true) = (free.clone(), paid.is_empty()) {
-        ("Free", Some(q))
-    } else {
-        ("", None)
-    };
-    let model = quote.and_then(|q| page.ev(&q)).and_then(|e| prop(text(model), vec![e]));
-    let mut parts: Vec<String> = Vec::new();
-    if let Some(f) = &free {
-        parts.push(f.clone());
-    }
-    parts.extend(paid.iter().take(4).map(|p| (*p).clone()));
-    let evidence: Vec<Evidence> = parts.iter().filter_map(|p| page.ev(p)).collect();
-    let summary = if parts.is_empty() || evidence.len() != parts.len() {
-        None
-    } else {
-        let value = parts.join("; ");
-        (value.chars().count() <= 500).then(|| prop(text(value), evidence)).flatten()
-    };
-    (model, summary)
 }
 
 /// Country names a site may write, to their ISO 3166-1 codes.
@@ -445,15 +513,18 @@ const COUNTRIES: [(&str, &str); 48] = [
 
 fn country_code(name: &str) -> Option<&'static str> {
     let n = name.trim();
+    if let Some((_, code)) = COUNTRIES.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)) {
+        return Some(code);
+    }
     if n.len() == 2 && n.chars().all(|c| c.is_ascii_uppercase()) {
         return COUNTRIES.iter().find(|(_, c)| *c == n).map(|(_, c)| *c);
     }
-    COUNTRIES.iter().find(|(k, _)| k.eq_ignore_ascii_case(n)).map(|(_, c)| *c)
+    None
 }
 
 static BASED_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:[Bb]ased|[Hh]eadquartered|HQ'd|[Ll]ocated|[Mm]ade with love|[Mm]ade|[Bb]uilt) in ([A-Z][\p{L}]+(?:[ -][A-Z][\p{L}]+)?)(?:,\s*([A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*|USA|UK))?",
+        r"\b(?:[Bb]ased|[Hh]eadquartered|HQ'd|[Ll]ocated|[Mm]ade with love|[Mm]ade|[Bb]uilt) in ([A-Z][\p{L}]+(?:[ -][A-Z][\p{L}]+)?)(?:,\s*([A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*|USA|UK))?(?:,\s*([A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*))?",
     )
     .expect("regex")
 });
@@ -492,13 +563,11 @@ fn place(pages: &[Page], ld: &[(usize, Value)]) -> (Option<Proposal>, Option<Pro
         for c in BASED_IN.captures_iter(&body) {
             let whole = c.get(0).map(|m| m.as_str()).unwrap_or_default();
             let first = c.get(1).map(|m| m.as_str()).unwrap_or_default();
-            let second = c.get(2).map(|m| m.as_str());
             let Some(e) = page.ev(whole) else { continue };
-            match (second, country_code(first)) {
-                (Some(ctry), _) => {
-                    let country = country_code(ctry).and_then(|code| prop(text(code), vec![e.clone()]));
-                    return (prop(text(first), vec![e]), country);
-                }
+            // "in Austin, Texas, United States": the country is the last part that names one.
+            let country = [c.get(3), c.get(2)].into_iter().flatten().find_map(|m| country_code(m.as_str()));
+            match (country, country_code(first)) {
+                (Some(code), _) => return (prop(text(first), vec![e.clone()]), prop(text(code), vec![e])),
                 (None, Some(code)) => return (None, prop(text(code), vec![e])),
                 (None, None) => return (prop(text(first), vec![e]), None),
             }
@@ -574,7 +643,10 @@ fn section_items(pages: &[Page], words: &[&str], page_words: &[&str]) -> Option<
                 }
             }
             if items.len() < 2 {
-                items = c.select(&sel("h3, h4")).filter(|h| !is_hidden(h)).map(|h| page.visible(h)).collect();
+                items = c.select(&sel("h3, h4")).filter(|h| !is_hidden_within(h)).map(|h| page.visible(h)).collect();
+            }
+            if items.len() < 2 {
+                items = c.select(&sel("h2")).filter(|h| !is_hidden_within(h)).map(|h| page.visible(h)).collect();
             }
             items.retain(|i| (3..=200).contains(&i.chars().count()));
             items.dedup();
@@ -590,11 +662,70 @@ fn section_items(pages: &[Page], words: &[&str], page_words: &[&str]) -> Option<
     None
 }
 
-fn keywords(home: &Page) -> Option<Proposal> {
-    let raw = meta(&home.doc, &["keywords"])?;
-    let items: Vec<String> =
-        raw.split(',').map(normalize_whitespace).filter(|k| (1..=200).contains(&k.chars().count())).take(20).collect();
-    let evidence: Vec<Evidence> = items.iter().filter_map(|k| home.ev(k)).collect();
+/// Words that name a section as something other than what the product does.
+const NOT_FEATURES: [&str; 12] = [
+    "why",
+    "benefit",
+    "advantage",
+    "how it works",
+    "step",
+    "faq",
+    "question",
+    "pricing",
+    "plan",
+    "customer",
+    "testimonial",
+    "press",
+];
+
+/// A list of what the product does when no section is called features: the first unordered list of
+/// short items on the homepage, under a heading that does not name it as something else ("Why us",
+/// "How it works", FAQs, plans). Ordered lists are steps, not features.
+fn listed_under_heading(home: &Page) -> Option<Proposal> {
+    let mut heading: Option<String> = None;
+    for el in home.doc.select(&sel("h2, h3, ul")) {
+        if in_chrome(&el) || is_hidden_within(&el) {
+            continue;
+        }
+        if el.value().name() != "ul" {
+            heading = Some(home.visible(el).to_lowercase());
+            continue;
+        }
+        let Some(h) = &heading else { continue };
+        let classes =
+            format!("{} {}", el.value().attr("class").unwrap_or_default(), el.value().attr("id").unwrap_or_default());
+        if NOT_FEATURES.iter().any(|w| h.contains(w) || classes.to_lowercase().contains(w)) {
+            continue;
+        }
+        let items: Vec<String> =
+            el.select(&sel("li")).filter(|li| !is_hidden_within(li)).map(|li| home.visible(li)).collect();
+        let short = |i: &String| (3..=120).contains(&i.chars().count()) && i.split_whitespace().count() <= 15;
+        if items.len() >= 3 && items.len() <= 20 && items.iter().all(short) {
+            let evidence: Vec<Evidence> = items.iter().filter_map(|i| home.ev(i)).collect();
+            if evidence.len() == items.len() {
+                return prop(FieldValue::List(items), evidence);
+            }
+        }
+    }
+    None
+}
+
+/// Keywords the site gives itself: the keywords meta tag, else structured data's keywords.
+fn keywords(home: &Page, pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
+    let listed: Option<(Vec<String>, &Page)> = meta(&home.doc, &["keywords"])
+        .map(|raw| (raw.split(',').map(normalize_whitespace).collect(), home))
+        .or_else(|| {
+            ld.iter().find_map(|(i, v)| match v.get("keywords") {
+                Some(Value::String(s)) => Some((s.split(',').map(normalize_whitespace).collect(), &pages[*i])),
+                Some(Value::Array(a)) => {
+                    Some((a.iter().filter_map(Value::as_str).map(normalize_whitespace).collect(), &pages[*i]))
+                }
+                _ => None,
+            })
+        });
+    let (items, page) = listed?;
+    let items: Vec<String> = items.into_iter().filter(|k| (1..=200).contains(&k.chars().count())).take(20).collect();
+    let evidence: Vec<Evidence> = items.iter().filter_map(|k| page.ev(k)).collect();
     (evidence.len() == items.len()).then(|| prop(FieldValue::List(items), evidence)).flatten()
 }
 
@@ -614,11 +745,30 @@ fn tags(pages: &[Page]) -> Option<Proposal> {
 static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$").expect("regex"));
 
-fn contact_email(pages: &[Page]) -> Option<Proposal> {
-    let mut order: Vec<&Page> = pages.iter().filter(|p| p.is(&["contact"])).collect();
-    order.extend(pages.iter());
-    for page in order {
+/// A contact address: a visible mailto link on the contact page, else the organisation's email in
+/// structured data, else a visible mailto link anywhere.
+fn contact_email(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
+    let contact: Vec<&Page> = pages.iter().filter(|p| p.is(&["contact"])).collect();
+    if let Some(p) = mailto(&contact) {
+        return Some(p);
+    }
+    for (i, v) in ld {
+        if let Some(addr) = ld_str(v, "email").map(|e| e.trim_start_matches("mailto:"))
+            && EMAIL.is_match(addr)
+            && let Some(e) = pages[*i].ev(addr)
+        {
+            return prop(text(addr), vec![e]);
+        }
+    }
+    mailto(&pages.iter().collect::<Vec<_>>())
+}
+
+fn mailto(pages: &[&Page]) -> Option<Proposal> {
+    for page in pages {
         for a in page.doc.select(&sel(r#"a[href^="mailto:"], a[href^="MAILTO:"]"#)) {
+            if is_hidden_within(&a) {
+                continue;
+            }
             let Some(href) = a.value().attr("href") else { continue };
             let addr = href[7..].split('?').next().unwrap_or_default().trim();
             if EMAIL.is_match(addr)
@@ -644,6 +794,9 @@ fn is_video(u: &Url) -> bool {
 fn demo_video(pages: &[Page]) -> Option<Proposal> {
     for page in pages {
         for el in page.doc.select(&sel("a[href], iframe[src]")) {
+            if is_concealed(&el) {
+                continue;
+            }
             let Some(raw) = el.value().attr("href").or_else(|| el.value().attr("src")) else { continue };
             let Ok(u) = page.url.join(raw.trim()) else { continue };
             if is_video(&u)
@@ -657,7 +810,7 @@ fn demo_video(pages: &[Page]) -> Option<Proposal> {
     None
 }
 
-fn logo(home: &Page, pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
+fn logo(home: &Page, pages: &[Page], ld: &[(usize, Value)], name: &str) -> Option<Proposal> {
     for (i, v) in ld {
         let raw = match v.get("logo") {
             Some(Value::String(s)) => Some(s.as_str()),
@@ -672,9 +825,30 @@ fn logo(home: &Page, pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> 
         }
     }
     let is_logo = |s: Option<&str>| s.is_some_and(|s| s.to_ascii_lowercase().contains("logo"));
+    // The brand image: named a logo (itself or the link around it), or the header's image named by the
+    // product's name, or the header's image that links home.
+    let is_brand = |img: &ElementRef| {
+        let alt = img.value().attr("alt").map(normalize_whitespace).unwrap_or_default();
+        let holder = img.parent().and_then(ElementRef::wrap);
+        let in_header =
+            img.ancestors().filter_map(ElementRef::wrap).any(|a| matches!(a.value().name(), "header" | "nav"));
+        let links_home = holder.is_some_and(|h| {
+            h.value().name() == "a"
+                && h.value().attr("href").is_some_and(|href| home.url.join(href).is_ok_and(|u| u.path() == "/"))
+        });
+        holder.is_some_and(|h| is_logo(h.value().attr("class")) || is_logo(h.value().attr("id")))
+            || (in_header && (links_home || (!name.is_empty() && alt.eq_ignore_ascii_case(name))))
+    };
     for img in home.doc.select(&sel("img[src]")) {
         let v = img.value();
-        if (is_logo(v.attr("alt")) || is_logo(v.attr("class")) || is_logo(v.attr("id")) || is_logo(v.attr("src")))
+        if is_hidden_within(&img) {
+            continue;
+        }
+        if (is_logo(v.attr("alt"))
+            || is_logo(v.attr("class"))
+            || is_logo(v.attr("id"))
+            || is_logo(v.attr("src"))
+            || is_brand(&img))
             && let Some(raw) = v.attr("src")
             && let Ok(u) = home.url.join(raw.trim())
             && u.as_str().len() <= 500
@@ -750,65 +924,6 @@ fn faqs(pages: &[Page], ld: &[(usize, Value)]) -> Vec<DraftFaq> {
     out
 }
 
-static FOUNDER_ROLE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\b(?:co-?founder|founder)\b").expect("regex"));
-static PERSON: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\p{Lu}[\p{L}'.-]+(?: \p{Lu}[\p{L}'.-]*){1,3}$").expect("regex"));
-
-fn founders(pages: &[Page], ld: &[(usize, Value)]) -> Vec<DraftFounder> {
-    let mut out: Vec<DraftFounder> = Vec::new();
-    let add = |name: &str, title: &str, page: &Page, out: &mut Vec<DraftFounder>| {
-        let (name, title) = (normalize_whitespace(name), normalize_whitespace(title));
-        if out.iter().any(|f| f.founder.name.as_str() == name) {
-            return;
-        }
-        let Some(e) = page.ev(&name) else { return };
-        let mut evidence = vec![e];
-        let title = if title.is_empty() {
-            String::new()
-        } else if let Some(t) = page.ev(&title) {
-            evidence.push(t);
-            title
-        } else {
-            String::new()
-        };
-        if let Ok(founder) = FounderEntry::parse(name, Some(title), None) {
-            out.push(DraftFounder { founder, evidence });
-        }
-    };
-    for (i, v) in ld {
-        let list = match v.get("founder").or_else(|| v.get("founders")) {
-            Some(Value::Array(a)) => a.clone(),
-            Some(o) => vec![o.clone()],
-            None => continue,
-        };
-        for f in list {
-            let name = match &f {
-                Value::String(s) => s.as_str(),
-                o => ld_str(o, "name").unwrap_or_default(),
-            };
-            let title = ld_str(&f, "jobTitle").unwrap_or_default();
-            add(name, title, &pages[*i], &mut out);
-        }
-    }
-    for page in pages.iter().filter(|p| p.is(&["team", "about", "people", "founder", "company"])).chain(pages.first()) {
-        for el in page.doc.select(&sel("h2, h3, h4, strong, b, p, span, div")) {
-            if in_chrome(&el) || el.children().filter_map(ElementRef::wrap).count() > 0 {
-                continue;
-            }
-            let name = page.visible(el);
-            if !PERSON.is_match(&name) || name.chars().count() > 60 {
-                continue;
-            }
-            let next = el.next_siblings().filter_map(ElementRef::wrap).next().map(|n| page.visible(n));
-            if let Some(role) = next.filter(|r| r.chars().count() <= 80 && FOUNDER_ROLE.is_match(r)) {
-                add(&name, &role, page, &mut out);
-            }
-        }
-    }
-    out.truncate(domain::draft::limits::FOUNDERS);
-    out
-}
-
 /// Social platforms by the hosts their profile links live on.
 const SOCIAL_HOSTS: [(&str, &[&str]); 12] = [
     ("linkedin", &["linkedin.com"]),
@@ -825,11 +940,29 @@ const SOCIAL_HOSTS: [(&str, &[&str]); 12] = [
     ("medium", &["medium.com"]),
 ];
 
-fn socials(pages: &[Page]) -> Vec<(String, String)> {
+/// Company profiles the site links to (visible links, then structured data's sameAs).
+fn socials(pages: &[Page], ld: &[(usize, Value)]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
-    for page in pages {
-        for a in page.doc.select(&sel("a[href]")) {
-            let Some(raw) = a.value().attr("href").map(str::trim) else { continue };
+    for (i, page) in pages.iter().enumerate() {
+        let same_as: Vec<String> = ld
+            .iter()
+            .filter(|(j, _)| *j == i)
+            .flat_map(|(_, v)| match v.get("sameAs") {
+                Some(Value::String(s)) => vec![s.clone()],
+                Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
+                _ => vec![],
+            })
+            .collect();
+        let anchors = sel("a[href]");
+        let links: Vec<String> = page
+            .doc
+            .select(&anchors)
+            .filter(|a| !is_hidden_within(a))
+            .filter_map(|a| a.value().attr("href").map(str::to_owned))
+            .chain(same_as)
+            .collect();
+        for raw in links {
+            let raw = raw.trim();
             let Ok(u) = Url::parse(raw) else { continue };
             let host = u.host_str().unwrap_or_default().trim_start_matches("www.").to_ascii_lowercase();
             let lower = raw.to_ascii_lowercase();
