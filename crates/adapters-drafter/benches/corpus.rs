@@ -21,6 +21,16 @@ async fn main() {
     }
     println!("{}", scoring::report("Extractive drafter", &scores));
 
+    let mut llm_scores = Vec::new();
+    for site in scoring::recorded_sites() {
+        let (_stand_in, llm) = scoring::recorded_llm(&site).await;
+        llm_scores.push(scoring::score_site(&site, &llm, &categories).await);
+    }
+    println!(
+        "{}",
+        scoring::report("LLM drafter on recorded answers (an OpenAI-compatible stand-in replays them)", &llm_scores)
+    );
+
     let rounds: usize = std::env::var("LAUNCHDIR_BENCH_ROUNDS").ok().and_then(|r| r.parse().ok()).unwrap_or(20);
     println!("### Read + draft time on loopback, {rounds} rounds per site\n");
     println!("| site | pages | p50 | p95 | max |\n|---|---:|---:|---:|---:|");

@@ -10,5 +10,5 @@
 mod extractive;
 mod llm;
 
-pub use extractive::ExtractiveDrafter;
+pub use extractive::{ExtractiveDrafter, company_socials};
 pub use llm::{LlmDrafter, answer_schema};

@@ -29,3 +29,29 @@ async fn the_extractive_drafter_meets_the_corpus_targets() {
     assert_eq!(t.disallowed, 0, "requests robots.txt disallows\n{report}");
     assert!(t.recall() >= 90.0, "recall {:.1}%\n{report}", t.recall());
 }
+
+/// The LLM drafter on the sites with a recorded model answer (replayed by an OpenAI-compatible stand-in),
+/// answers that invent facts, obey hidden text and quote pages never fetched: every such value is
+/// dropped, what the site states is kept.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_llm_drafter_keeps_only_what_the_pages_say() {
+    let categories = scoring::categories();
+    let sites = scoring::recorded_sites();
+    assert!(sites.len() >= 4, "recorded answers: {sites:?}");
+    let mut scores = Vec::new();
+    for site in &sites {
+        let (_stand_in, llm) = scoring::recorded_llm(site).await;
+        scores.push(scoring::score_site(site, &llm, &categories).await);
+    }
+    let report = scoring::report("LLM drafter, recorded answers", &scores);
+    let t = scoring::Totals::of(&scores);
+    let problems: Vec<String> =
+        scores.iter().filter_map(|s| s.problem.clone().map(|p| format!("{}: {p}", s.site))).collect();
+    assert!(problems.is_empty(), "{problems:?}\n{report}");
+    assert!(t.unverbatim >= 5, "the recorded answers quote what no fetched page says\n{report}");
+    assert_eq!(t.invented, 0, "an invented value was kept\n{report}");
+    assert_eq!(t.wrong, 0, "a wrong value was kept\n{report}");
+    assert_eq!(t.kept_unverbatim, 0, "a kept quote is not verbatim\n{report}");
+    assert_eq!(t.disallowed, 0, "{report}");
+    assert!(t.recall() >= 80.0, "recall {:.1}%\n{report}", t.recall());
+}

@@ -207,7 +207,7 @@ fn llm_answer(site_url: &str) -> serde_json::Value {
     // and names no founder — such quotes are not in the fetched text, so the values must be dropped.
     fields.insert("founded_year".into(), serde_json::json!({"value": "1850", "evidence": ev("founded in 1850")}));
     fields.insert("city".into(), serde_json::json!({"value": "Berlin", "evidence": ev("Based in Berlin, Germany.")}));
-    serde_json::json!({"fields": fields, "faqs": [], "founders": [{"name": "Elon Example", "title": "Founder", "evidence": ev("Elon Example is our founder")}]})
+    serde_json::json!({"fields": fields, "faqs": [], "founders": [{"name": "Elon Example", "title": "Founder", "bio": "", "evidence": ev("Elon Example is our founder")}]})
 }
 
 #[tokio::test]

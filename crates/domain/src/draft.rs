@@ -207,6 +207,12 @@ impl SiteText {
         }
     }
 
+    /// True when `text` (whitespace-normalised, non-empty) occurs verbatim on some fetched page.
+    pub fn states(&self, text: &str) -> bool {
+        let q = normalize_whitespace(text);
+        !q.is_empty() && self.pages.iter().any(|(_, t)| t.contains(&q))
+    }
+
     /// The quotes, each pointing at a page we fetched that holds it (the page it names when that one
     /// does, else the first that does), or `None` when any quote is in no fetched page. A drafter (an
     /// LLM above all) may name any address; what is stored and linked is only ever a page the crawler
@@ -375,12 +381,7 @@ impl DraftProfile {
     }
 
     fn apply(&mut self, f: DraftField, proposal: Option<Proposal>, site: &SiteText, replace_users: bool) -> bool {
-        let accepted = proposal.filter(|p| {
-            !p.value.is_blank()
-                && p.value.check(f).is_ok()
-                && !p.evidence.is_empty()
-                && p.evidence.iter().all(|e| site.contains(e))
-        });
+        let accepted = proposal.filter(|p| passes(f, p, site));
         let accepted = accepted.map(|p| Proposal { evidence: site.anchored(&p.evidence).unwrap_or_default(), ..p });
         let e = self.entry(f);
         e.ai_value = accepted.as_ref().map(|p| p.value.clone());
@@ -647,20 +648,33 @@ impl Draft {
             return;
         }
         if !self.extras.faqs_by_user {
+            // The question and the answer are the value: each must be on the site word for word.
             self.extras.faqs = drafted
                 .faqs
                 .into_iter()
                 .filter(|q| !q.evidence.is_empty())
+                .filter(|q| site.states(q.faq.question.as_str()) && site.states(q.faq.answer.as_str()))
                 .filter_map(|q| Some(DraftFaq { evidence: site.anchored(&q.evidence)?, ..q }))
                 .take(Faq::MAX_ITEMS)
                 .collect();
         }
         if !self.extras.founders_by_user {
+            // A founder's name must be on the site; a title or bio that is not is dropped, not kept.
             self.extras.founders = drafted
                 .founders
                 .into_iter()
-                .filter(|f| !f.evidence.is_empty())
-                .filter_map(|f| Some(DraftFounder { evidence: site.anchored(&f.evidence)?, ..f }))
+                .filter(|f| !f.evidence.is_empty() && site.states(f.founder.name.as_str()))
+                .filter_map(|f| {
+                    let evidence = site.anchored(&f.evidence)?;
+                    let keep = |t: &str| if site.states(t) { t.to_owned() } else { String::new() };
+                    let founder = crate::founder::FounderEntry::parse(
+                        f.founder.name.as_str().to_owned(),
+                        Some(keep(f.founder.title.as_str())),
+                        Some(keep(f.founder.bio.as_str())),
+                    )
+                    .ok()?;
+                    Some(DraftFounder { founder, evidence })
+                })
                 .take(limits::FOUNDERS)
                 .collect();
         }
@@ -682,11 +696,22 @@ impl Draft {
     }
 }
 
+/// The evidence rule: a value with at least one quote, every quote verbatim on a fetched page, and —
+/// for lists of the site's own words (features, USPs, keywords, tags) — every item on the site too, so
+/// an item cannot ride in on another item's quote. Categories are our names, matched by the drafter.
 fn passes(f: DraftField, p: &Proposal, site: &SiteText) -> bool {
+    let items_stated = match (&p.value, f) {
+        (
+            FieldValue::List(items),
+            DraftField::Features | DraftField::Usps | DraftField::Keywords | DraftField::Tags,
+        ) => items.iter().all(|i| site.states(i)),
+        _ => true,
+    };
     !p.value.is_blank()
         && p.value.check(f).is_ok()
         && !p.evidence.is_empty()
         && p.evidence.iter().all(|e| site.contains(e))
+        && items_stated
 }
 
 /// What one account may have read for it: drafts being read at once, and sites read (submissions and
@@ -917,6 +942,61 @@ mod tests {
         assert_eq!(p.field(DraftField::City).state, FieldState::Deleted);
         p.restore(DraftField::City);
         assert_eq!(p.field(DraftField::City).state, FieldState::NotFound);
+    }
+
+    #[test]
+    fn every_item_of_a_list_of_the_sites_words_is_on_the_site() {
+        let mut p = DraftProfile::default();
+        let list = |items: &[&str], quote: &str| {
+            Some(Proposal {
+                value: FieldValue::List(items.iter().map(|s| (*s).to_owned()).collect()),
+                evidence: vec![Evidence { quote: quote.into(), url: "https://acme.example/".into() }],
+            })
+        };
+        assert!(!p.apply_ai(
+            DraftField::Features,
+            list(&["rockets for cats", "time travel"], "rockets for cats"),
+            &site()
+        ));
+        assert!(p.apply_ai(DraftField::Features, list(&["rockets for cats"], "rockets for cats"), &site()));
+        // Categories are our names, not the site's words.
+        assert!(p.apply_ai(DraftField::Categories, list(&["Pet Tech"], "rockets for cats"), &site()));
+    }
+
+    #[test]
+    fn drafted_faqs_and_founders_must_be_on_the_site_word_for_word() {
+        use crate::founder::FounderEntry;
+        let site = SiteText::new([(
+            "https://acme.example/".to_owned(),
+            "Aoife Byrne Co-founder & CEO Is it safe? Every flight is supervised.".to_owned(),
+        )]);
+        let ev = |q: &str| vec![Evidence { quote: q.into(), url: "https://acme.example/".into() }];
+        let faq =
+            |q: &str, a: &str| DraftFaq { faq: Faq::parse(q.into(), a.into()).unwrap(), evidence: ev("Is it safe?") };
+        let founder = |n: &str, t: &str, b: &str| DraftFounder {
+            founder: FounderEntry::parse(n.into(), Some(t.into()), Some(b.into())).unwrap(),
+            evidence: ev("Aoife Byrne"),
+        };
+        let mut d = Draft::new(
+            DraftId::new_random(),
+            UserId::from_db(1),
+            SiteUrl::parse("url", "https://acme.example/").unwrap(),
+            Utc::now(),
+        );
+        let drafted = Drafted {
+            faqs: vec![faq("Is it safe?", "Every flight is supervised."), faq("Is it safe?", "Totally, 100% safe.")],
+            founders: vec![
+                founder("Aoife Byrne", "Co-founder & CEO", "Aoife flew rockets for NASA."),
+                founder("Elon Example", "Founder", ""),
+            ],
+            ..Drafted::default()
+        };
+        d.apply_drafted(drafted, &site, None);
+        assert_eq!(d.extras.faqs.len(), 1, "an answer the site does not give is dropped");
+        assert_eq!(d.extras.faqs[0].faq.answer.as_str(), "Every flight is supervised.");
+        assert_eq!(d.extras.founders.len(), 1, "a person the site does not name is dropped");
+        assert_eq!(d.extras.founders[0].founder.title.as_str(), "Co-founder & CEO");
+        assert_eq!(d.extras.founders[0].founder.bio.as_str(), "", "a bio the site does not state is dropped");
     }
 
     #[test]

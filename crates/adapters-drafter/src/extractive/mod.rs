@@ -71,9 +71,8 @@ pub(crate) fn prop(value: FieldValue, evidence: Vec<Evidence>) -> Option<Proposa
 }
 
 /// Runs every extractor over the site; the homepage is `pages[0]`.
-pub fn extract(site: &Site, categories: &[CategoryTerms]) -> Drafted {
-    let pages: Vec<Page> = site
-        .pages
+fn parse(site: &Site) -> Vec<Page<'_>> {
+    site.pages
         .iter()
         .filter_map(|p| {
             Some(Page {
@@ -83,13 +82,18 @@ pub fn extract(site: &Site, categories: &[CategoryTerms]) -> Drafted {
                 text: normalize_whitespace(&p.text),
             })
         })
-        .collect();
+        .collect()
+}
+
+/// Every JSON-LD object of every page, with the index of its page.
+fn ld_of(pages: &[Page]) -> Vec<(usize, Value)> {
+    pages.iter().enumerate().flat_map(|(i, p)| flatten_ld(json_ld(&p.doc)).into_iter().map(move |v| (i, v))).collect()
+}
+
+pub fn extract(site: &Site, categories: &[CategoryTerms]) -> Drafted {
+    let pages = parse(site);
     let Some(home) = pages.first() else { return Drafted::default() };
-    let ld: Vec<(usize, Value)> = pages
-        .iter()
-        .enumerate()
-        .flat_map(|(i, p)| flatten_ld(json_ld(&p.doc)).into_iter().map(move |v| (i, v)))
-        .collect();
+    let ld = ld_of(&pages);
 
     let mut fields: Vec<(DraftField, Proposal)> = Vec::new();
     let mut put = |f: DraftField, p: Option<Proposal>| {
@@ -939,6 +943,13 @@ const SOCIAL_HOSTS: [(&str, &[&str]); 12] = [
     ("producthunt", &["producthunt.com"]),
     ("medium", &["medium.com"]),
 ];
+
+/// Company profiles a site links to, read from its anchors and structured data (no model needed): the
+/// LLM drafter uses this too.
+pub fn company_socials(site: &Site) -> Vec<(String, String)> {
+    let pages = parse(site);
+    socials(&pages, &ld_of(&pages))
+}
 
 /// Company profiles the site links to (visible links, then structured data's sameAs).
 fn socials(pages: &[Page], ld: &[(usize, Value)]) -> Vec<(String, String)> {

@@ -47,6 +47,44 @@ pub fn categories() -> Vec<domain::category::CategoryTerms> {
         .collect()
 }
 
+/// Sites with a recorded model answer (`llm-answer.json`).
+pub fn recorded_sites() -> Vec<String> {
+    sites().into_iter().filter(|s| test_support::sites_dir().join(s).join("llm-answer.json").exists()).collect()
+}
+
+/// An OpenAI-compatible stand-in replaying `site`'s recorded answer (fields it leaves out are null;
+/// `{site}` becomes the origin of the pages the drafter sent), and an LLM drafter pointed at it.
+pub async fn recorded_llm(site: &str) -> (test_support::JsonStandIn, adapters_drafter::LlmDrafter) {
+    let raw =
+        std::fs::read_to_string(test_support::sites_dir().join(site).join("llm-answer.json")).expect("llm-answer.json");
+    let mut answer: Value = serde_json::from_str(&raw).expect("llm-answer.json is JSON");
+    if let Some(o) = answer.as_object_mut() {
+        o.remove("recorded");
+        let fields = o.entry("fields").or_insert_with(|| Value::Object(Default::default()));
+        for f in DraftField::ALL {
+            fields.as_object_mut().expect("fields is an object").entry(f.as_str()).or_insert(Value::Null);
+        }
+    }
+    let answer = answer.to_string();
+    let stand_in = test_support::JsonStandIn::start(move |_, body| {
+        let request: Value = serde_json::from_str(body).unwrap_or(Value::Null);
+        let user = request.pointer("/messages/1/content").and_then(Value::as_str).unwrap_or_default();
+        let origin = user
+            .split("<page url=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|u| url::Url::parse(u).ok())
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_default();
+        let content = answer.replace("{site}", &origin);
+        (200, serde_json::json!({"choices": [{"message": {"role": "assistant", "content": content}}]}).to_string())
+    })
+    .await;
+    let drafter =
+        adapters_drafter::LlmDrafter::new(&format!("{}/v1", stand_in.url()), "recorded", None).expect("an LLM drafter");
+    (stand_in, drafter)
+}
+
 /// How one site scored.
 #[derive(Debug, Default, Clone)]
 pub struct SiteScore {
