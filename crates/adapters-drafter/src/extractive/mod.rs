@@ -307,6 +307,35 @@ fn ld_description<'p, 's>(pages: &'p [Page<'s>], ld: &[(usize, Value)]) -> Optio
     of(&["SoftwareApplication", "WebApplication", "MobileApplication", "Product"]).or_else(|| of(&ORG_TYPES))
 }
 
+/// Elements that lay out blocks of their own (a div holding one of these is a container, not a text).
+fn is_block(el: &ElementRef) -> bool {
+    matches!(
+        el.value().name(),
+        "p" | "div"
+            | "section"
+            | "article"
+            | "ul"
+            | "ol"
+            | "li"
+            | "table"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "footer"
+            | "nav"
+            | "main"
+            | "form"
+            | "figure"
+            | "blockquote"
+            | "pre"
+            | "dl"
+    )
+}
+
 /// Paragraphs that are inside navigation, headers, footers or forms are not the description.
 pub(crate) fn in_chrome(el: &ElementRef) -> bool {
     el.ancestors()
@@ -322,7 +351,7 @@ fn description(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
     let substantial = |t: &str| t.split_whitespace().count() >= 12;
     let mut lead: Vec<String> = Vec::new();
     let mut after_h1 = false;
-    for el in home.doc.select(&sel("h1, h2, h3, p")) {
+    for el in home.doc.select(&sel("h1, h2, h3, p, div, span")) {
         if is_hidden_within(&el)
             || el
                 .ancestors()
@@ -331,10 +360,12 @@ fn description(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
         {
             continue;
         }
+        // A block of text: a paragraph, or a div or span that holds text and no other block.
+        let text_block = el.value().name() == "p" || !el.children().filter_map(ElementRef::wrap).any(|c| is_block(&c));
         match el.value().name() {
             "h1" if !after_h1 => after_h1 = true,
             "h1" | "h2" | "h3" if after_h1 => break,
-            "p" if after_h1 => {
+            "p" | "div" | "span" if after_h1 && text_block => {
                 let t = home.visible(el);
                 if substantial(&t) && !lead.contains(&t) {
                     lead.push(t);
@@ -384,6 +415,11 @@ fn stage(pages: &[Page]) -> Option<Proposal> {
     None
 }
 
+/// Up to the first full stop followed by a space (or all of it).
+fn first_sentence(s: &str) -> &str {
+    s.split_once(". ").map_or(s, |(a, _)| a)
+}
+
 /// Compiled term patterns: the categories are the same few dozen for every draft, and compiling their
 /// patterns every time cost more than the rest of drafting (130 ms against 5 ms a site).
 static TERM_PATTERNS: LazyLock<std::sync::Mutex<std::collections::HashMap<String, Option<Regex>>>> =
@@ -430,13 +466,18 @@ fn categories_of(home: &Page, ld: &[(usize, Value)], pages: &[Page], categories:
     if let Some(h) = home.doc.select(&sel("h1")).find(|h| !is_hidden_within(h)) {
         sources.push((home.visible(h), home));
     }
-    for key in ["description", "og:description", "keywords"] {
+    // A description says what the product is in its first sentence; what follows names what it does
+    // ("… and get paid by card" is not a payments product).
+    for key in ["description", "og:description"] {
         if let Some(d) = meta(&home.doc, &[key]) {
-            sources.push((d.to_owned(), home));
+            sources.push((first_sentence(d).to_owned(), home));
         }
     }
+    if let Some(k) = meta(&home.doc, &["keywords"]) {
+        sources.push((k.to_owned(), home));
+    }
     if let Some((d, p)) = ld_description(pages, ld) {
-        sources.push((d, p));
+        sources.push((first_sentence(&d).to_owned(), p));
     }
     // (source rank, position, longer first), category name, quote.
     type Rank = (usize, usize, std::cmp::Reverse<usize>);
@@ -528,7 +569,7 @@ fn country_code(name: &str) -> Option<&'static str> {
 
 static BASED_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"\b(?:[Bb]ased|[Hh]eadquartered|HQ'd|[Ll]ocated|[Mm]ade with love|[Mm]ade|[Bb]uilt) in ([A-Z][\p{L}]+(?:[ -][A-Z][\p{L}]+)?)(?:,\s*([A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*|USA|UK))?(?:,\s*([A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*))?",
+        r"\b(?:[Bb]ased|[Hh]eadquartered|HQ'd|[Ll]ocated|[Mm]ade with love|[Mm]ade|[Bb]uilt) in ([A-Z][\p{L}]+(?:[ -][A-Z][\p{L}]+)?)(?:,\s*((?:the )?[A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*|USA|UK))?(?:,\s*((?:the )?[A-Z][\p{L}]+(?: [A-Z][\p{L}]+)*))?",
     )
     .expect("regex")
 });
@@ -584,6 +625,10 @@ static FOUNDED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:founded|established|started|est\.)(?:\s+[\w&'-]+){0,4}?\s+(?:in\s+)?((?:18|19|20)\d{2})\b")
         .expect("regex")
 });
+/// A timeline entry: "2018 — Founded by two freelancers".
+static FOUNDED_TIMELINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b((?:18|19|20)\d{2})\s*[—–:-]\s*(?:[Ff]ounded|[Ee]stablished|[Cc]ompany founded)\b").expect("regex")
+});
 
 /// A founding year the site states (structured data's foundingDate, or "founded in 2019"). A copyright
 /// year is not a founding year and is never used.
@@ -599,11 +644,13 @@ fn founded(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
     for page in pages {
         let Some(body) = page.doc.select(&sel("body")).next() else { continue };
         let body = normalize_whitespace(&text_of(body));
-        if let Some(c) = FOUNDED.captures(&body)
-            && let (Some(whole), Some(year)) = (c.get(0), c.get(1))
-            && let Some(e) = page.ev(whole.as_str())
-        {
-            return prop(text(year.as_str()), vec![e]);
+        for re in [&*FOUNDED, &*FOUNDED_TIMELINE] {
+            if let Some(c) = re.captures(&body)
+                && let (Some(whole), Some(year)) = (c.get(0), c.get(1))
+                && let Some(e) = page.ev(whole.as_str())
+            {
+                return prop(text(year.as_str()), vec![e]);
+            }
         }
     }
     None
@@ -652,6 +699,9 @@ fn section_items(pages: &[Page], words: &[&str], page_words: &[&str]) -> Option<
             if items.len() < 2 {
                 items = c.select(&sel("h2")).filter(|h| !is_hidden_within(h)).map(|h| page.visible(h)).collect();
             }
+            if items.len() < 2 {
+                items = card_titles(page, c);
+            }
             items.retain(|i| (3..=200).contains(&i.chars().count()));
             items.dedup();
             items.truncate(20);
@@ -664,6 +714,33 @@ fn section_items(pages: &[Page], words: &[&str], page_words: &[&str]) -> Option<
         }
     }
     None
+}
+
+/// The titles of a grid of cards: the first element holding two or more children of the same tag and
+/// class, each card's first element (its title) short. Site builders write features this way, with no
+/// list and no heading.
+fn card_titles(page: &Page, container: ElementRef) -> Vec<String> {
+    for grid in container.descendants().filter_map(ElementRef::wrap) {
+        let cards: Vec<ElementRef> = grid.children().filter_map(ElementRef::wrap).collect();
+        let shape =
+            |e: &ElementRef| (e.value().name().to_owned(), e.value().attr("class").unwrap_or_default().to_owned());
+        if cards.len() < 2
+            || cards.iter().any(|c| shape(c) != shape(&cards[0]) || is_hidden_within(c))
+            || shape(&cards[0]).1.is_empty()
+        {
+            continue;
+        }
+        let titles: Vec<String> = cards
+            .iter()
+            .filter_map(|c| c.children().filter_map(ElementRef::wrap).next())
+            .map(|t| page.visible(t))
+            .filter(|t| (3..=80).contains(&t.chars().count()) && !t.ends_with('.'))
+            .collect();
+        if titles.len() == cards.len() {
+            return titles;
+        }
+    }
+    vec![]
 }
 
 /// Words that name a section as something other than what the product does.
@@ -765,6 +842,26 @@ fn contact_email(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
         }
     }
     mailto(&pages.iter().collect::<Vec<_>>())
+        .or_else(|| written_email(&contact).or_else(|| written_email(&pages.iter().collect::<Vec<_>>())))
+}
+
+static EMAIL_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b").expect("regex")
+});
+
+/// An address written out in the visible text ("Email us at support@example.com"), when no page links one.
+fn written_email(pages: &[&Page]) -> Option<Proposal> {
+    for page in pages {
+        let Some(body) = page.doc.select(&sel("body")).next() else { continue };
+        let body = normalize_whitespace(&text_of(body));
+        if let Some(m) = EMAIL_IN_TEXT.find(&body)
+            && m.as_str().len() <= 254
+            && let Some(e) = page.ev(m.as_str())
+        {
+            return prop(text(m.as_str()), vec![e]);
+        }
+    }
+    None
 }
 
 fn mailto(pages: &[&Page]) -> Option<Proposal> {
@@ -909,13 +1006,36 @@ fn faqs(pages: &[Page], ld: &[(usize, Value)]) -> Vec<DraftFaq> {
                 out.extend(faq(&page.visible(dt), &page.visible(dd), page));
             }
         }
-        for h in page.doc.select(&sel("h2, h3, h4")) {
-            let q = page.visible(h);
-            if !q.ends_with('?') || in_chrome(&h) {
+        // A question (a heading, or on an FAQ page or in an FAQ block any line of text) and the text
+        // right after it.
+        let faq_page = page.is(&["faq", "questions", "help", "support"]);
+        for h in page.doc.select(&sel("h2, h3, h4, h5, div, p, strong, span, button")) {
+            if in_chrome(&h) || is_hidden_within(&h) {
                 continue;
             }
-            if let Some(a) = h.next_siblings().filter_map(ElementRef::wrap).next().filter(|e| e.value().name() == "p") {
-                out.extend(faq(&q, &page.visible(a), page));
+            let heading = matches!(h.value().name(), "h2" | "h3" | "h4" | "h5");
+            let in_faq_block = h.ancestors().filter_map(ElementRef::wrap).any(|a| {
+                let v = a.value();
+                [v.attr("class"), v.attr("id")].into_iter().flatten().any(|c| c.to_ascii_lowercase().contains("faq"))
+            });
+            let leaf = h.children().filter_map(ElementRef::wrap).next().is_none();
+            if !(heading || (leaf && (faq_page || in_faq_block))) {
+                continue;
+            }
+            let q = page.visible(h);
+            if !q.ends_with('?') || q.chars().count() > 300 {
+                continue;
+            }
+            if let Some(a) = h
+                .next_siblings()
+                .filter_map(ElementRef::wrap)
+                .next()
+                .filter(|e| matches!(e.value().name(), "p" | "div" | "dd") && !is_hidden_within(e))
+            {
+                let answer = page.visible(a);
+                if answer.split_whitespace().count() >= 3 && !answer.ends_with('?') {
+                    out.extend(faq(&q, &answer, page));
+                }
             }
         }
         if out.len() >= Faq::MAX_ITEMS {

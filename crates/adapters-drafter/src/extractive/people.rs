@@ -15,8 +15,13 @@ use std::sync::LazyLock;
 
 static FOUNDER_ROLE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:co-?founder|founder|founding partner)s?\b").expect("regex"));
-static PERSON: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\p{Lu}[\p{L}'.-]+(?: \p{Lu}[\p{L}'.-]*){1,3}$").expect("regex"));
+static PERSON: LazyLock<Regex> = LazyLock::new(|| {
+    // Given names and surnames, with the particles surnames carry ("Noor de Vries", "Ana dos Santos").
+    Regex::new(
+            r"^\p{Lu}[\p{L}'.-]+(?: (?:(?:de|van|von|der|den|da|di|du|la|le|del|dos|das|ter|ten|bin|al|ben) )*\p{Lu}[\p{L}'.-]*){1,3}$",
+        )
+        .expect("regex")
+});
 
 /// One founder being assembled: each part with the quote it came from.
 struct Found {
