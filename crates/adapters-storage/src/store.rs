@@ -69,10 +69,12 @@ impl SeaOrmStore {
     pub(crate) fn forget_categories(&self) {
         *self.categories.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
     }
+}
 
+impl domain::ports::StoreCache for SeaOrmStore {
     /// Forgets everything this store keeps in memory (the category tree and the totals), after public
     /// data changed here or on another instance.
-    pub fn forget_cached(&self) {
+    fn forget_cached(&self) {
         self.forget_categories();
         if let Some(c) = &self.counts {
             c.invalidate_all();

@@ -11,7 +11,7 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderStatus};
-use domain::ports::{OrderRepository, PaymentStart};
+use domain::ports::PaymentStart;
 use operations::OpError;
 use operations::badges::escape;
 use serde::Deserialize;

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use bootstrap::{App, DatabaseArgs, ServeArgs};
 use clap::{Parser, Subcommand};
 use domain::money::Cents;
-use domain::ports::{ProductRepository, RepoError, SettingsRepository, UserRepository};
+use domain::ports::RepoError;
 use domain::product::ProductCode;
 use std::net::TcpListener;
 
@@ -297,7 +297,6 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Admin(Admin::ListingClaims { listing_id, db }) => {
-            use domain::ports::{ClaimRepository, UserRepository};
             let id = domain::ids::ListingId::parse(listing_id)?;
             let app = ready_app(&db).await?;
             let claims = app.store.claims_on_listing(id).await?;

@@ -12,7 +12,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::draft::{DraftField, FieldValue};
-use domain::ports::{DraftRepository, Invite};
+use domain::ports::Invite;
 use operations::badges::escape;
 use serde::Deserialize;
 

@@ -12,7 +12,7 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::ids::ApiKeyId;
-use domain::ports::{ApiKeyRepository, RepoError};
+use domain::ports::RepoError;
 use domain::user::Scope;
 use operations::accounts;
 use operations::badges::escape;

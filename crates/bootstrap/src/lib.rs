@@ -25,7 +25,11 @@ pub fn user_agent(public_url: &str) -> String {
 /// Everything a running service needs, built once from configuration and shared by reference.
 #[derive(Debug, Clone)]
 pub struct App {
-    pub store: Arc<SeaOrmStore>,
+    /// Storage, every role behind one port: use cases never name the adapter.
+    pub store: Arc<dyn domain::ports::Store>,
+    /// The same store as its adapter, for what only start-up and the operator's commands do with the
+    /// database itself (migrations, readiness, seeding).
+    sea: Arc<SeaOrmStore>,
     pub clock: Arc<dyn Clock>,
     /// Randomness and hashing (argon2id passwords, API-key hashes).
     pub secrets: Arc<dyn Secrets>,
@@ -72,9 +76,10 @@ impl App {
         let conn = db::connect(database_url)
             .await
             .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
-        let store = SeaOrmStore::new(conn).with_count_cache(count_ttl);
+        let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl));
         let mut app = Self {
-            store: Arc::new(store),
+            store: sea.clone(),
+            sea,
             clock: Arc::new(SystemClock),
             secrets: Arc::new(OsSecrets::default()),
             reader: Arc::new(adapters_fetch::SiteCrawler::new(Self::fetcher(&user_agent("http://localhost"), &[])?)),
@@ -181,14 +186,14 @@ impl App {
 
     /// Applies pending migrations.
     pub async fn migrate(&self) -> anyhow::Result<()> {
-        db::migrate(self.store.connection()).await.context("applying migrations")
+        db::migrate(self.sea.connection()).await.context("applying migrations")
     }
 
     /// Start-up as `serve` does it: migrate, seed missing reference data, and with `demo` load demo
     /// content into an empty directory.
     pub async fn start(&self, demo: bool) -> anyhow::Result<()> {
         self.migrate().await?;
-        let seeded = demo_data::seed_reference(self.store.as_ref()).await.context("seeding reference data")?;
+        let seeded = demo_data::seed_reference(self.sea.as_ref()).await.context("seeding reference data")?;
         tracing::info!(
             categories = seeded.categories,
             products = seeded.products,
@@ -209,12 +214,12 @@ impl App {
         with_blog: bool,
     ) -> anyhow::Result<Option<demo_data::DemoReport>> {
         use domain::ports::DirectoryImport;
-        if !self.store.is_empty().await? {
+        if !self.sea.is_empty().await? {
             tracing::info!("demo data not loaded: the directory already has listings");
             return Ok(None);
         }
         let started = std::time::Instant::now();
-        let report = demo_data::load_demo(self.store.as_ref(), cfg, with_blog).await.context("loading demo data")?;
+        let report = demo_data::load_demo(self.sea.as_ref(), cfg, with_blog).await.context("loading demo data")?;
         tracing::info!(
             listings = report.listings,
             founders = report.founders,
@@ -249,10 +254,15 @@ impl App {
         self.keyring.get().cloned()
     }
 
+    /// The store as its sea-orm adapter: for the operator's database commands and tests that look at rows.
+    pub fn sea_orm(&self) -> &SeaOrmStore {
+        &self.sea
+    }
+
     /// True once the database answers and no migration is pending.
     pub async fn is_ready(&self) -> bool {
-        db::ping(self.store.connection()).await.is_ok()
-            && matches!(db::pending_migrations(self.store.connection()).await, Ok(0))
+        db::ping(self.sea.connection()).await.is_ok()
+            && matches!(db::pending_migrations(self.sea.connection()).await, Ok(0))
     }
 
     pub fn now(&self) -> DateTime<Utc> {

@@ -6,7 +6,7 @@ use bootstrap::App;
 use domain::ValidationErrors;
 use domain::auth::{ApiKey, ApiKeyToken, Password, Principal, Via, key_name};
 use domain::ids::UserId;
-use domain::ports::{ApiKeyRepository, NewUser, RepoError, SessionStore, Throttles, UserRepository};
+use domain::ports::{NewUser, RepoError};
 use domain::user::{Email, Scope, User};
 
 /// Creates an account. 409-style `Repo(Conflict)` when the email is taken.

@@ -93,7 +93,6 @@ pub async fn for_listing(
     upcoming: bool,
 ) -> crate::OpResult<(domain::listing::Listing, Vec<BadgeKind>, String)> {
     use domain::listing::ListingStatus;
-    use domain::ports::{ListingRepository, SettingsRepository};
     let store = ctx.app.store.as_ref();
     let l = store
         .get_listing_by_slug(slug)

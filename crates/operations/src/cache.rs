@@ -17,7 +17,7 @@
 //! for a recomputation (no latency spike every TTL), and no answer is ever older than the TTL.
 
 use crate::{OpError, OpResult};
-use domain::ports::{PublicChanges, RepoError};
+use domain::ports::RepoError;
 use serde_json::Value;
 use std::collections::HashSet;
 use std::future::Future;

@@ -15,7 +15,6 @@ use domain::claim::{
 use domain::ids::ClaimId;
 use domain::listing::{Listing, ListingStatus};
 use domain::paging::PageRequest;
-use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository, UserRepository};
 use domain::slug::Slug;
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};

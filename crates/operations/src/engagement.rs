@@ -8,7 +8,6 @@ use bootstrap::App;
 use domain::engagement::{View, Vote, VoteRefused, Voter};
 use domain::ids::UserId;
 use domain::listing::{Listing, ListingStatus};
-use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository, UserRepository};
 use domain::slug::Slug;
 
 /// The live listing at `slug`, or 404.

@@ -7,7 +7,7 @@
 //! its effect and the stored response. A failed request leaves no record: the key may be retried.
 
 use crate::{Ctx, Descriptor, OpError, OpResult};
-use domain::ports::{IdempotencyBegin, IdempotencyStore};
+use domain::ports::IdempotencyBegin;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -358,7 +358,6 @@ pub async fn authenticate(
 /// [`ReadCache::follow_changes`] polls. Failing to count is logged, not returned: the write itself
 /// succeeded, and the other instances' entries still end with their TTL.
 pub async fn public_data_changed(app: &bootstrap::App, reads: &ReadCache) {
-    use domain::ports::PublicChanges;
     reads.clear();
     app.store.forget_cached();
     match app.store.note_public_change().await {

@@ -17,10 +17,7 @@ use bootstrap::App;
 use chrono::Duration;
 use domain::ids::ListingId;
 use domain::listing::ListingStatus;
-use domain::ports::{
-    BadgeCheck, JobQueue, ListingRepository, OrderRepository, Outbox, OwnListingRepository, RepoError, RepoResult,
-    Throttles,
-};
+use domain::ports::{BadgeCheck, RepoError, RepoResult};
 use domain::week::LaunchWeek;
 
 /// Looks for our badge on the listing's homepage; a find schedules the launch, anything else is recorded

@@ -17,7 +17,6 @@ use domain::oauth::{
     ACCESS_TOKEN_SECS, AuthCode, CODE_SECS, MAX_CLIENT_NAME, MAX_REDIRECT_URIS, MAX_URI, OAuthClient, OAuthError,
     OAuthErrorCode as E, Redeemed, RefreshGrant, code_challenge_ok, code_verifier_ok, parse_scopes, scope_string,
 };
-use domain::ports::{OAuthStore, UserRepository};
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

@@ -15,9 +15,7 @@ use domain::listing::{CountryCode, Listing, ListingStatus, Plan};
 use domain::money::Cents;
 use domain::order::{Billing, LineOptions, Order, OrderNumber, OrderStatus, Quote, StoredLine, price};
 use domain::paging::PageRequest;
-use domain::ports::{
-    CategoryRepository, ListingRepository, OrderRepository, OwnListingRepository, ProductRepository, RepoError,
-};
+use domain::ports::RepoError;
 use domain::product::{Product, ProductKind};
 use domain::user::Scope;
 use domain::vat::{VatCheck, VatDecision, pct};

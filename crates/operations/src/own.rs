@@ -15,7 +15,6 @@ use domain::interview::{InterviewAnswer, InterviewAnswerText};
 use domain::listing::{Listing, ListingProfile, ListingStatus, UnlockedSections};
 use domain::own::{OwnEdit, limits};
 use domain::paging::PageRequest;
-use domain::ports::{InterviewRepository, OrderRepository, OwnListingRepository, SettingsRepository};
 use domain::sections::{ListingUpdate, Story};
 use domain::user::Scope;
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,6 @@
 
 use crate::{OpError, OpResult};
 use bootstrap::App;
-use domain::ports::Throttles;
 
 /// The keys derived from the deployment's root secret (bootstrap::keys); a secret that cannot be
 /// loaded is a server fault, logged where it happens.

@@ -6,7 +6,6 @@
 //! what the service accepts at that moment.
 
 use crate::OpResult;
-use domain::ports::{CategoryRepository, InterviewRepository, ProductRepository};
 use domain::product::{Product, ProductKind};
 use serde_json::{Map, Value, json};
 

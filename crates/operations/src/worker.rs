@@ -11,7 +11,7 @@ use bootstrap::App;
 use chrono::Duration;
 use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
 use domain::ids::{DraftId, ListingId};
-use domain::ports::{CategoryRepository, DraftRepository, JobQueue, Outbox, RepoError, RepoResult, Site};
+use domain::ports::{RepoError, RepoResult, Site};
 use serde_json::{Value, json};
 use std::time::Instant;
 

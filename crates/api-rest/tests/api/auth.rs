@@ -43,7 +43,6 @@ async fn setup() -> Keys {
 
     // Revoke bob's key straight in the store (the account pages come next).
     let app = bootstrap::App::connect(&db.url).await.unwrap();
-    use domain::ports::{ApiKeyRepository, UserRepository};
     let bob = app.store.user_by_email(&domain::user::Email::parse("bob@acme.example").unwrap()).await.unwrap().unwrap();
     let k = app.store.list_api_keys(bob.0.id).await.unwrap().remove(0);
     app.store.revoke_api_key(bob.0.id, k.id, chrono::Utc::now()).await.unwrap();

@@ -10,7 +10,6 @@ use crate::pages::{Browser, sign_in};
 use adapters_storage::entity::claims;
 use chrono::{Duration, Utc};
 use domain::listing::{Lifecycle, ListingProfile, NewListing};
-use domain::ports::{ListingRepository, Outbox};
 use domain::slug::Slug;
 use domain::user::Scope::{AccountRead, ListingsWrite};
 use sea_orm::sea_query::Expr;
@@ -268,7 +267,7 @@ async fn dns_and_email_claims_with_wrong_tokens_wrong_domains_and_expiry() {
     claims::Entity::update_many()
         .col_expr(claims::Column::ExpiresAt, Expr::value(chrono::DateTime::<chrono::FixedOffset>::from(past)))
         .filter(claims::Column::Id.is_in([c["claim_id"].as_i64().unwrap(), m["claim_id"].as_i64().unwrap()]))
-        .exec(s.store.store.connection())
+        .exec(s.store.sea_orm().connection())
         .await
         .unwrap();
     let (st, e) = verify(&s, &s.ann, c["claim_id"].as_i64().unwrap()).await;

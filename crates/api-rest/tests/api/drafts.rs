@@ -558,10 +558,10 @@ async fn an_invite_link_makes_the_invited_person_a_member() {
     assert_eq!(s, 200, "{html}");
     assert!(html.contains("co-founder of Acme Rockets"));
     let rows = app
-        .store
+        .sea_orm()
         .connection()
         .query_all_raw(sea_orm::Statement::from_string(
-            app.store.backend(),
+            app.sea_orm().backend(),
             format!("SELECT role FROM listing_owners WHERE listing_id = {}", saved["listing_id"]),
         ))
         .await

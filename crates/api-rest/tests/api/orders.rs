@@ -11,7 +11,6 @@ use adapters_storage::entity::listing_owners;
 use chrono::Utc;
 use domain::category::ListingCategories;
 use domain::listing::{Lifecycle, ListingProfile, NewListing};
-use domain::ports::{CategoryRepository, ListingRepository};
 use domain::slug::Slug;
 use domain::user::Scope::{AccountRead, ListingsWrite, OrdersWrite};
 use domain::week::LaunchWeek;
@@ -71,7 +70,7 @@ pub(crate) async fn owned_listing_in(store: &bootstrap::App, name: &str, owner: 
         role: Set("owner".into()),
         created_at: Set(Utc::now().into()),
     })
-    .exec(s.store.connection())
+    .exec(s.sea_orm().connection())
     .await
     .unwrap();
     l.id.get()

@@ -441,7 +441,6 @@ async fn followers_are_told_of_updates_through_the_outbox() {
     let fan =
         operations::accounts::create_user(&app, "fan@people.example", "correct horse 1", "", false).await.unwrap();
     let lid = domain::ids::ListingId::from_db(id);
-    use domain::ports::OwnListingRepository;
     assert!(app.store.follow(lid, fan.id, Utc::now()).await.unwrap());
     assert!(!app.store.follow(lid, fan.id, Utc::now()).await.unwrap(), "once");
     let (st, posted) = call(

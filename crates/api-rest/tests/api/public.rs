@@ -129,7 +129,6 @@ async fn products_and_questions_come_from_the_database() {
     let launch = products["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap();
     assert_eq!((launch["price_cents"].as_i64(), launch["currency"].as_str()), (Some(4900), Some("USD")));
     assert_eq!(launch["vat_included"], false);
-    use domain::ports::ProductRepository;
     let other = bootstrap::App::connect(&app.db.url).await.unwrap();
     other
         .store
@@ -159,7 +158,6 @@ async fn another_instances_change_empties_the_read_cache_within_seconds() {
         v["items"].as_array().unwrap().iter().find(|p| p["id"] == "launch").unwrap()["price_cents"].as_i64().unwrap()
     };
     assert_eq!(price(&accepted(&app, "/products").await), 4900);
-    use domain::ports::ProductRepository;
     let other = bootstrap::App::connect(&app.db.url).await.unwrap();
     let launch = domain::product::ProductCode::parse("launch").unwrap();
     other.store.set_price(&launch, domain::money::Cents::new(6100)).await.unwrap();
@@ -190,7 +188,6 @@ async fn get_listing_full_profile_and_paid_sections() {
     let app = demo().await;
     let slugs = live_slugs(&app, 100).await;
     let other = bootstrap::App::connect(&app.db.url).await.unwrap();
-    use domain::ports::ListingRepository;
     let (mut with_story, mut without) = (0, 0);
     for slug in &slugs {
         let p = accepted(&app, &format!("/listings/{slug}")).await;

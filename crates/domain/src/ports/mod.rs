@@ -14,6 +14,7 @@ mod orders;
 mod own;
 mod payments;
 mod reference;
+mod store;
 
 pub use accounts::{
     ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, Throttles,
@@ -34,6 +35,7 @@ pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
 pub use payments::{PaymentError, PaymentEvent, PaymentGateway, PaymentStart, VatRegistry};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};
+pub use store::{Store, StoreCache};
 
 /// What a repository can fail with. Absence is not an error: lookups return `Ok(None)`.
 #[derive(Debug, thiserror::Error)]

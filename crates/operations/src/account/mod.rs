@@ -5,7 +5,6 @@ use crate::public::NoInput;
 use crate::{Ctx, Descriptor, Method, OpError, OpResult, Operation};
 use async_trait::async_trait;
 use domain::auth::Via;
-use domain::ports::{ApiKeyRepository, UserRepository};
 use domain::user::Scope;
 use serde::Serialize;
 use utoipa::ToSchema;

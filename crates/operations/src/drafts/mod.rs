@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use domain::draft::{Draft, limits};
 use domain::ids::DraftId;
 use domain::paging::PageRequest;
-use domain::ports::{CategoryRepository, DraftRepository, RepoError, UserRepository};
+use domain::ports::RepoError;
 use domain::user::{Email, Scope};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

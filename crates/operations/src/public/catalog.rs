@@ -2,9 +2,6 @@
 
 use crate::{Ctx, Method, OpResult, Operation};
 use async_trait::async_trait;
-use domain::ports::{
-    CategoryRepository, InterviewRepository, ListingRepository, ProductRepository, SettingsRepository,
-};
 use domain::settings::SiteSettings;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -5,7 +5,6 @@ use crate::{Ctx, Method, OpError, OpResult, Operation};
 use async_trait::async_trait;
 use domain::ValidationErrors;
 use domain::listing::{Listing, ListingProfile, ListingSummary};
-use domain::ports::{CategoryRepository, ListingRepository};
 use domain::slug::Slug;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

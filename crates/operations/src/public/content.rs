@@ -9,7 +9,6 @@ use domain::blog::BlogPost;
 use domain::founder::FounderQuery;
 use domain::listing::{CountryCode, SearchText};
 use domain::paging::PageRequest;
-use domain::ports::{AwardRepository, BlogRepository, FounderRepository, ListingRepository};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use utoipa::ToSchema;

@@ -7,7 +7,6 @@ use async_trait::async_trait;
 use chrono::{Datelike, NaiveTime};
 use domain::listing::{ListingSearch, ListingSummary, RankMetric, SearchSort, StatusFilter};
 use domain::paging::{PageRequest, Paged};
-use domain::ports::{CategoryRepository, ListingRepository};
 use domain::week::LaunchWeek;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -6,7 +6,6 @@ use async_trait::async_trait;
 use domain::ValidationErrors;
 use domain::listing::{CountryCode, DomainFilter, ListingSearch, PricingModel, SearchSort, SearchText, StatusFilter};
 use domain::paging::PageRequest;
-use domain::ports::{CategoryRepository, ListingRepository};
 use domain::slug::Slug;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -4,7 +4,6 @@
 use crate::drafts::{Maker, maker};
 use chrono::Utc;
 use domain::listing::{Lifecycle, ListingProfile, ListingStatus, NewListing};
-use domain::ports::ListingRepository;
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
 use serde_json::json;

@@ -62,9 +62,9 @@ async fn a_mail_scanner_opening_an_invite_link_does_not_make_anyone_a_cofounder(
     let owners = || async {
         let sql = format!("SELECT COUNT(*) AS n FROM listing_owners WHERE listing_id = {}", saved["listing_id"]);
         let row = app
-            .store
+            .sea_orm()
             .connection()
-            .query_one_raw(sea_orm::Statement::from_string(app.store.backend(), sql))
+            .query_one_raw(sea_orm::Statement::from_string(app.sea_orm().backend(), sql))
             .await
             .unwrap()
             .unwrap();

@@ -8,7 +8,6 @@ use crate::orders::{Setup, saved_listing, with_stripe};
 use crate::own::call;
 use crate::pages::{Browser, hidden, sign_in};
 use chrono::Utc;
-use domain::ports::OrderRepository;
 use domain::user::Scope::{AccountRead, ListingsWrite, OrdersWrite};
 use serde_json::{Value, json};
 use std::time::Duration;

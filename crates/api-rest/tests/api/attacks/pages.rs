@@ -55,7 +55,7 @@ async fn junk_query_parameters_neither_fill_the_page_cache_nor_get_past_it() {
     // Change the data behind the cache's back (no public change is counted)…
     let store = bootstrap::App::connect(&app.db.url).await.unwrap();
     store
-        .store
+        .sea_orm()
         .connection()
         .execute_unprepared("UPDATE blog_posts SET title = 'Changed behind the cache'")
         .await

@@ -11,9 +11,9 @@ use std::time::Duration;
 async fn count(url: &str, sql: &str) -> i64 {
     let app = bootstrap::App::connect(url).await.unwrap();
     let row = app
-        .store
+        .sea_orm()
         .connection()
-        .query_one_raw(sea_orm::Statement::from_string(app.store.backend(), sql.to_owned()))
+        .query_one_raw(sea_orm::Statement::from_string(app.sea_orm().backend(), sql.to_owned()))
         .await
         .unwrap()
         .unwrap();
