@@ -39,24 +39,27 @@ struct StdioArgs {
 }
 
 async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
-    let mut app =
-        bootstrap::App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs))
-            .await?;
-    app.start(args.demo_data).await?;
     let listener =
         std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
     bootstrap::check_serving(&args.outbound, &public_url)?;
-    app.configure_outbound(&args.outbound, &public_url)?;
-    app.use_secrets(&args.secrets);
-    app.keys().await?;
+    let app = bootstrap::App::open(bootstrap::Setup {
+        count_ttl: std::time::Duration::from_secs(args.read_cache_secs),
+        outbound: args.outbound.clone(),
+        public_url: public_url.clone(),
+        secrets: args.secrets.clone(),
+        ..bootstrap::Setup::new(&args.db.database_url)
+    })
+    .await?;
+    app.start(args.demo_data).await?;
+    app.keys().await.map_err(anyhow::Error::msg)?;
     // Drafts submitted through these tools are read and drafted by this process's worker too.
-    let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
+    let worker = tokio::spawn(operations::worker::run_forever(app.ports(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
-    reads.follow_changes(app.clone(), operations::cache::POLL);
+    reads.follow_changes(app.ports(), operations::cache::POLL);
     let ctx = operations::Ctx {
-        app,
+        app: app.ports(),
         public_url: public_url.clone(),
         reads,
         caller: operations::Caller::Anonymous,
@@ -99,9 +102,13 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
 }
 
 async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
-    let mut app = bootstrap::App::connect(&args.db.database_url).await?;
+    let app = bootstrap::App::open(bootstrap::Setup {
+        outbound: args.outbound.clone(),
+        public_url: args.public_url.clone(),
+        ..bootstrap::Setup::new(&args.db.database_url)
+    })
+    .await?;
     app.start(false).await?;
-    app.configure_outbound(&args.outbound, &args.public_url)?;
     let caller = match args.api_key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
         Some(key) => {
             let p = operations::accounts::authenticate_bearer(&app, key)
@@ -116,9 +123,9 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
         }
     };
     // Drafts submitted over stdio get read and drafted even when no launchdir-api runs beside it.
-    let worker = tokio::spawn(operations::worker::run_forever(app.clone(), std::time::Duration::from_secs(1)));
+    let worker = tokio::spawn(operations::worker::run_forever(app.ports(), std::time::Duration::from_secs(1)));
     let ctx = operations::Ctx {
-        app,
+        app: app.ports(),
         public_url: args.public_url.trim_end_matches('/').to_owned(),
         reads: operations::ReadCache::disabled(),
         caller,

@@ -241,13 +241,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
         }
         Command::Admin(Admin::RunJobs { now, public_url, outbound, db }) => {
-            let mut app = ready_app(&db).await?;
-            if let Some(now) = now {
-                let at = chrono::DateTime::parse_from_rfc3339(&now)
-                    .with_context(|| format!("--now {now:?} is not an RFC 3339 instant"))?;
-                app.clock = std::sync::Arc::new(domain::ports::FixedClock::new(at.with_timezone(&chrono::Utc)));
-            }
-            app.configure_outbound(&outbound, &public_url)?;
+            let clock: Option<std::sync::Arc<dyn domain::ports::Clock>> = match now {
+                Some(now) => {
+                    let at = chrono::DateTime::parse_from_rfc3339(&now)
+                        .with_context(|| format!("--now {now:?} is not an RFC 3339 instant"))?;
+                    Some(std::sync::Arc::new(domain::ports::FixedClock::new(at.with_timezone(&chrono::Utc))))
+                }
+                None => None,
+            };
+            let app =
+                App::open(bootstrap::Setup { outbound, public_url, clock, ..bootstrap::Setup::new(&db.database_url) })
+                    .await?;
+            app.start(false).await?;
             // The calendar first (a week that began goes live), then the jobs due at that instant.
             let moved = operations::lifecycle::duties(&app).await?;
             let ran = operations::worker::run_due(&app, &operations::worker::worker_name()).await?;

@@ -110,20 +110,24 @@ impl std::fmt::Debug for Application {
 impl Application {
     /// Connects to the database and binds `listener`; nothing is migrated yet.
     pub async fn build(args: &bootstrap::ServeArgs, listener: TcpListener) -> anyhow::Result<Self> {
-        let mut app =
-            App::connect_with(&args.db.database_url, std::time::Duration::from_secs(args.read_cache_secs)).await?;
         let port = listener.local_addr()?.port();
         let bound = listener.local_addr()?.to_string();
         let public_url = args.public_url(&bound);
         bootstrap::check_serving(&args.outbound, &public_url)?;
-        app.configure_outbound(&args.outbound, &public_url)?;
+        let app = App::open(bootstrap::Setup {
+            count_ttl: std::time::Duration::from_secs(args.read_cache_secs),
+            outbound: args.outbound.clone(),
+            public_url: public_url.clone(),
+            secrets: args.secrets.clone(),
+            ..bootstrap::Setup::new(&args.db.database_url)
+        })
+        .await?;
         // The root secret is loaded (or generated) before serving: a missing or unreadable one stops
         // the start with the setting named, not the first sign-in.
-        app.use_secrets(&args.secrets);
-        app.keys().await?;
+        app.keys().await.map_err(anyhow::Error::msg)?;
         let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
         let ctx = operations::Ctx {
-            app: app.clone(),
+            app: app.ports(),
             public_url: public_url.clone(),
             reads,
             caller: operations::Caller::Anonymous,
@@ -216,8 +220,8 @@ impl Application {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             // Other instances' changes reach this read cache through the shared counter (migrated now).
-            started_flag.ctx.reads.follow_changes(worker_app.clone(), operations::cache::POLL);
-            operations::worker::run_forever(worker_app, std::time::Duration::from_secs(1)).await;
+            started_flag.ctx.reads.follow_changes(worker_app.ports(), operations::cache::POLL);
+            operations::worker::run_forever(worker_app.ports(), std::time::Duration::from_secs(1)).await;
         });
         let served = self.server.await.context("server");
         worker.abort();

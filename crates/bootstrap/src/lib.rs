@@ -11,8 +11,7 @@ pub mod telemetry;
 use adapters_auth::OsSecrets;
 use adapters_storage::{SeaOrmStore, db};
 use anyhow::Context;
-use chrono::{DateTime, Utc};
-use domain::ports::{Clock, DnsResolver, Drafter, MailSender, RateLimiter, Secrets, SiteReader, SystemClock};
+use domain::ports::{Clock, DnsResolver, Drafter, MailSender, RateLimiter, Secrets, SystemClock};
 use std::sync::Arc;
 
 pub use config::{DatabaseArgs, OutboundArgs, ServeArgs};
@@ -22,100 +21,82 @@ pub fn user_agent(public_url: &str) -> String {
     format!("launchdir/{} (+{}/bot)", env!("CARGO_PKG_VERSION"), public_url.trim_end_matches('/'))
 }
 
-/// Everything a running service needs, built once from configuration and shared by reference.
+/// What a deployment is built from: the database, and what reaches outside. Everything is chosen here
+/// once; nothing is patched in afterwards.
+#[derive(Clone)]
+pub struct Setup {
+    pub database_url: String,
+    /// How long the totals of paged reads are kept (the read-cache TTL; zero keeps them exact).
+    pub count_ttl: std::time::Duration,
+    pub outbound: OutboundArgs,
+    /// The service's public base URL: links it writes, the crawler's user agent, what it never crawls.
+    pub public_url: String,
+    pub secrets: keys::SecretArgs,
+    /// A clock other than the system's (`admin run-jobs --now`).
+    pub clock: Option<Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for Setup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Setup")
+            .field("database_url", &redact(&self.database_url))
+            .field("public_url", &self.public_url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Setup {
+    /// The database at `database_url`, every total counted exactly, outbound settings at their
+    /// defaults for a local public URL, and the root secret as the environment gives it.
+    pub fn new(database_url: &str) -> Self {
+        Self {
+            database_url: database_url.to_owned(),
+            count_ttl: std::time::Duration::ZERO,
+            outbound: OutboundArgs::default(),
+            public_url: "http://localhost".into(),
+            secrets: keys::SecretArgs::from_env(),
+            clock: None,
+        }
+    }
+}
+
+/// A deployment: the use cases' [`operations::App`] (which it dereferences to) built from [`Setup`],
+/// and the database adapter itself for what only start-up and the operator's commands do with it.
 #[derive(Debug, Clone)]
 pub struct App {
-    /// Storage, every role behind one port: use cases never name the adapter.
-    pub store: Arc<dyn domain::ports::Store>,
-    /// The same store as its adapter, for what only start-up and the operator's commands do with the
-    /// database itself (migrations, readiness, seeding).
+    app: operations::App,
     sea: Arc<SeaOrmStore>,
-    pub clock: Arc<dyn Clock>,
-    /// Randomness and hashing (argon2id passwords, API-key hashes).
-    pub secrets: Arc<dyn Secrets>,
-    /// Reads makers' websites (robots.txt obeyed, public addresses only).
-    pub reader: Arc<dyn SiteReader>,
-    /// Drafts profiles from what the reader fetched.
-    pub drafter: Arc<dyn Drafter>,
-    /// Looks up TXT records for DNS claims (`LAUNCHDIR_DNS_SERVER` or the system's resolvers).
-    pub dns: Arc<dyn DnsResolver>,
-    /// EU VAT rates and VAT number formats (`fixtures/reference/eu_vat.json`).
-    pub vat: Arc<domain::vat::VatTable>,
-    /// Where VAT numbers are checked (VIES) when `LAUNCHDIR_VIES_URL` is set; else by format only.
-    pub vat_registry: Option<Arc<dyn domain::ports::VatRegistry>>,
-    /// The payment gateway checkout uses (`LAUNCHDIR_PAYMENTS`: sandbox or stripe).
-    pub payments: Arc<dyn domain::ports::PaymentGateway>,
-    /// Delivers the outbox; `None`: emails stay queued for `admin outbox`.
-    pub mailer: Option<Arc<dyn MailSender>>,
-    /// Wakes this instance's job worker when a job is queued here (others find it by polling).
-    pub wake: Arc<tokio::sync::Notify>,
-    /// This service's public base URL (no trailing slash), for links jobs write and badges they look
-    /// for; set by [`App::configure_outbound`].
-    pub public_url: String,
-    /// The keys derived from the deployment's root secret ([`keys`]), loaded on first use.
-    keyring: Arc<tokio::sync::OnceCell<Arc<keys::Keyring>>>,
-    /// Where the root secret comes from (`LAUNCHDIR_SECRET_KEY*`), and the data directory a generated
-    /// one is kept in.
-    secret_args: keys::SecretArgs,
-    data_dir: std::path::PathBuf,
-    /// `host:port` the operator exempted from the private-network block
-    /// (`LAUNCHDIR_CRAWLER_ALLOWED_HOSTS`); only these may be read over plain http where https is
-    /// otherwise required (client ID metadata documents).
-    pub allowed_hosts: Vec<String>,
+}
+
+impl std::ops::Deref for App {
+    type Target = operations::App;
+    fn deref(&self) -> &operations::App {
+        &self.app
+    }
 }
 
 impl App {
-    /// Connects to the database, every total counted exactly. Does not migrate: see [`App::start`].
+    /// Connects to the database with [`Setup::new`]'s defaults. Does not migrate: see [`App::start`].
     pub async fn connect(database_url: &str) -> anyhow::Result<Self> {
-        Self::connect_with(database_url, std::time::Duration::ZERO).await
+        Self::open(Setup::new(database_url)).await
     }
 
-    /// Connects as a server does: the totals of paged reads are kept for `count_ttl` (the read-cache
-    /// TTL; zero keeps them exact).
-    pub async fn connect_with(database_url: &str, count_ttl: std::time::Duration) -> anyhow::Result<Self> {
-        let conn = db::connect(database_url)
+    /// Builds every adapter `setup` asks for — the store, the crawler (allowed hosts, a user agent
+    /// naming the public URL), the drafter (an OpenAI-compatible server when configured, else
+    /// extractive), payments, VIES, DNS and SMTP — and the use cases' [`operations::App`] on them.
+    /// Without a usable system DNS configuration, DNS claims say so instead of the service refusing to
+    /// start. Does not migrate.
+    pub async fn open(setup: Setup) -> anyhow::Result<Self> {
+        let Setup { database_url, count_ttl, outbound: args, public_url, secrets: secret_args, clock } = setup;
+        let conn = db::connect(&database_url)
             .await
-            .with_context(|| format!("cannot open the database at {}", redact(database_url)))?;
+            .with_context(|| format!("cannot open the database at {}", redact(&database_url)))?;
         let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl));
-        let mut app = Self {
-            store: sea.clone(),
-            sea,
-            clock: Arc::new(SystemClock),
-            secrets: Arc::new(OsSecrets::default()),
-            reader: Arc::new(adapters_fetch::SiteCrawler::new(Self::fetcher(&user_agent("http://localhost"), &[])?)),
-            drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
-            dns: Arc::new(adapters_dns::NoResolver("not set up yet".into())),
-            vat: Arc::new(demo_data::reference::vat_table().context("reading the VAT table")?),
-            payments: Arc::new(adapters_payments::Sandbox),
-            vat_registry: None,
-            mailer: None,
-            wake: Arc::new(tokio::sync::Notify::new()),
-            public_url: String::new(),
-            keyring: Arc::new(tokio::sync::OnceCell::new()),
-            secret_args: keys::SecretArgs::from_env(),
-            data_dir: keys::data_dir(database_url),
-            allowed_hosts: Vec::new(),
-        };
-        app.configure_outbound(&OutboundArgs::default(), "http://localhost")?;
-        Ok(app)
-    }
-
-    fn fetcher(user_agent: &str, allowed: &[String]) -> anyhow::Result<adapters_fetch::SafeFetcher> {
-        adapters_fetch::SafeFetcher::new(user_agent, allowed.iter().filter(|h| !h.trim().is_empty()).cloned())
-            .context("building the HTTP client")
-    }
-
-    /// Sets up what reaches outside — the crawler (allowed hosts, user agent naming `public_url`), the
-    /// drafter (an OpenAI-compatible server when configured, else extractive), DNS lookups and SMTP
-    /// delivery. Without a usable system DNS configuration, DNS claims say so instead of the service
-    /// refusing to start.
-    pub fn configure_outbound(&mut self, args: &OutboundArgs, public_url: &str) -> anyhow::Result<()> {
-        self.public_url = public_url.trim_end_matches('/').to_owned();
-        let fetcher = Self::fetcher(&user_agent(public_url), &args.crawler_allowed_hosts)?.refusing_own(&[public_url]);
-        self.allowed_hosts =
+        let fetcher =
+            Self::fetcher(&user_agent(&public_url), &args.crawler_allowed_hosts)?.refusing_own(&[public_url.as_str()]);
+        let allowed_hosts: Vec<String> =
             args.crawler_allowed_hosts.iter().map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()).collect();
-        self.reader = Arc::new(adapters_fetch::SiteCrawler::new(fetcher.clone()));
-        self.drafter = match (&args.llm_base_url, &args.llm_model) {
+        let drafter: Arc<dyn Drafter> = match (&args.llm_base_url, &args.llm_model) {
             (Some(base), Some(model)) => Arc::new(
                 adapters_drafter::LlmDrafter::new(base, model, args.llm_api_key.as_deref())
                     .map_err(|e| anyhow::anyhow!("configuring the drafting model (LAUNCHDIR_LLM_*): {e}"))?,
@@ -125,10 +106,10 @@ impl App {
         };
         let chosen = match args.payments.as_deref() {
             Some(p) => p,
-            None if is_loopback_url(public_url) => "sandbox",
+            None if is_loopback_url(&public_url) => "sandbox",
             None => "none",
         };
-        self.payments = match chosen {
+        let payments: Arc<dyn domain::ports::PaymentGateway> = match chosen {
             "sandbox" => Arc::new(adapters_payments::Sandbox),
             "none" => Arc::new(adapters_payments::NotConfigured),
             "stripe" => Arc::new(
@@ -141,14 +122,14 @@ impl App {
             ),
             other => anyhow::bail!("LAUNCHDIR_PAYMENTS must be sandbox or stripe, not {other:?}"),
         };
-        self.vat_registry = match &args.vies_url {
+        let vat_registry: Option<Arc<dyn domain::ports::VatRegistry>> = match &args.vies_url {
             Some(url) => Some(Arc::new(
                 adapters_payments::Vies::new(url)
                     .map_err(|e| anyhow::anyhow!("configuring VIES (LAUNCHDIR_VIES_URL): {e}"))?,
             )),
             None => None,
         };
-        self.dns = match args.dns_server {
+        let dns: Arc<dyn DnsResolver> = match args.dns_server {
             Some(addr) => Arc::new(
                 adapters_dns::HickoryDns::with_server(addr)
                     .map_err(|e| anyhow::anyhow!("configuring DNS (LAUNCHDIR_DNS_SERVER): {e}"))?,
@@ -161,14 +142,44 @@ impl App {
                 }
             },
         };
-        self.mailer = match &args.smtp_url {
+        let mailer: Option<Arc<dyn MailSender>> = match &args.smtp_url {
             Some(url) => Some(Arc::new(
                 adapters_mail::SmtpSender::new(url, &args.mail_from)
                     .map_err(|e| anyhow::anyhow!("configuring SMTP (LAUNCHDIR_SMTP_URL): {e}"))?,
             )),
             None => None,
         };
-        Ok(())
+        let secrets: Arc<dyn Secrets> = Arc::new(OsSecrets::default());
+        let data_dir = keys::data_dir(&database_url);
+        let random = secrets.clone();
+        let load_keys: operations::KeySource =
+            Arc::new(move || keys::load(&secret_args, &data_dir, &random.random_token()).map_err(|e| format!("{e:#}")));
+        let app = operations::App::new(operations::Ports {
+            store: sea.clone(),
+            clock: clock.unwrap_or_else(|| Arc::new(SystemClock)),
+            secrets,
+            reader: Arc::new(adapters_fetch::SiteCrawler::new(fetcher)),
+            drafter,
+            dns,
+            vat: Arc::new(demo_data::reference::vat_table().context("reading the VAT table")?),
+            vat_registry,
+            payments,
+            mailer,
+            public_url,
+            allowed_hosts,
+            keys: load_keys,
+        });
+        Ok(Self { app, sea })
+    }
+
+    fn fetcher(user_agent: &str, allowed: &[String]) -> anyhow::Result<adapters_fetch::SafeFetcher> {
+        adapters_fetch::SafeFetcher::new(user_agent, allowed.iter().filter(|h| !h.trim().is_empty()).cloned())
+            .context("building the HTTP client")
+    }
+
+    /// The use cases' view of this deployment (what a [`operations::Ctx`] holds).
+    pub fn ports(&self) -> operations::App {
+        self.app.clone()
     }
 
     /// The rate limiter `args` ask for: shared through Redis when `redis_url` is set (an unreachable Redis
@@ -232,28 +243,6 @@ impl App {
         Ok(Some(report))
     }
 
-    /// Takes the root secret from `args` (flags of `serve`) instead of the environment.
-    pub fn use_secrets(&mut self, args: &keys::SecretArgs) {
-        self.secret_args = args.clone();
-        self.keyring = Arc::new(tokio::sync::OnceCell::new());
-    }
-
-    /// The keys derived from the root secret, loaded (or generated, see [`keys`]) on first use.
-    pub async fn keys(&self) -> anyhow::Result<Arc<keys::Keyring>> {
-        let ring = self
-            .keyring
-            .get_or_try_init(|| async {
-                keys::load(&self.secret_args, &self.data_dir, &self.secrets.random_token()).map(Arc::new)
-            })
-            .await?;
-        Ok(ring.clone())
-    }
-
-    /// The keys if they were loaded already (`serve` loads them before serving).
-    pub fn keys_loaded(&self) -> Option<Arc<keys::Keyring>> {
-        self.keyring.get().cloned()
-    }
-
     /// The store as its sea-orm adapter: for the operator's database commands and tests that look at rows.
     pub fn sea_orm(&self) -> &SeaOrmStore {
         &self.sea
@@ -263,10 +252,6 @@ impl App {
     pub async fn is_ready(&self) -> bool {
         db::ping(self.sea.connection()).await.is_ok()
             && matches!(db::pending_migrations(self.sea.connection()).await, Ok(0))
-    }
-
-    pub fn now(&self) -> DateTime<Utc> {
-        self.clock.now()
     }
 }
 

@@ -1,8 +1,8 @@
 //! Accounts as use cases: creating users and API keys, and turning a bearer credential into a
 //! [`Principal`]. Shared by the admin commands, the web pages and every operation call.
 
+use crate::App;
 use crate::{OpError, OpResult};
-use bootstrap::App;
 use domain::ValidationErrors;
 use domain::auth::{ApiKey, ApiKeyToken, Password, Principal, Via, key_name};
 use domain::ids::UserId;

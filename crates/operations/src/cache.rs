@@ -165,7 +165,7 @@ impl ReadCache {
 
     /// Follows the shared change counter: every `every`, reads it and empties this cache (and the
     /// store's own caches) when it moved. The task ends within one period of the cache being dropped.
-    pub fn follow_changes(&self, app: bootstrap::App, every: Duration) {
+    pub fn follow_changes(&self, app: crate::App, every: Duration) {
         let Some(shared) = &self.shared else { return };
         let weak: Weak<Shared> = Arc::downgrade(shared);
         tokio::spawn(async move {

@@ -205,12 +205,12 @@ fn claim_out(c: &Claim, l: &Listing, now: DateTime<Utc>) -> ClaimOut {
     }
 }
 
-async fn claimed_listing(app: &bootstrap::App, c: &Claim) -> OpResult<Listing> {
+async fn claimed_listing(app: &crate::App, c: &Claim) -> OpResult<Listing> {
     app.store.get_listing(c.listing).await?.ok_or(OpError::NotFound("claim"))
 }
 
 /// After a verified claim: the listing's other owners are told who proved control, how and when.
-async fn tell_owners(app: &bootstrap::App, c: &Claim, l: &Listing) -> OpResult<()> {
+async fn tell_owners(app: &crate::App, c: &Claim, l: &Listing) -> OpResult<()> {
     let claimant = app.store.get_user(c.user).await?.map(|u| u.email.to_string()).unwrap_or_default();
     let page = domain::own::listing_page(&app.public_url, l.slug.as_str());
     let subject = format!("{} has a new owner on launchdir", l.profile.name);
@@ -232,7 +232,7 @@ async fn tell_owners(app: &bootstrap::App, c: &Claim, l: &Listing) -> OpResult<(
 }
 
 /// Verifies `c` with `check` and tells the other owners; `Ok(false)` when it was no longer pending.
-async fn complete(app: &bootstrap::App, c: &Claim, l: &Listing, check: &ClaimCheck) -> OpResult<bool> {
+async fn complete(app: &crate::App, c: &Claim, l: &Listing, check: &ClaimCheck) -> OpResult<bool> {
     let owners_before = app.store.listing_owners(l.id).await?;
     if !app.store.complete_claim(c.id, check).await? {
         return Ok(false);
@@ -424,7 +424,7 @@ pub struct ClaimIdInput {
 }
 
 /// Looks for the proof of a DNS, meta or file claim.
-async fn look(app: &bootstrap::App, c: &Claim, l: &Listing) -> Result<String, NotProven> {
+async fn look(app: &crate::App, c: &Claim, l: &Listing) -> Result<String, NotProven> {
     let token = c.token.as_deref().unwrap_or_default();
     let domain = listing_domain(l);
     match c.method {
@@ -620,7 +620,7 @@ pub enum EmailLinkOutcome {
 /// Proofpoint, Mimecast) fetch every link in a message on arrival, and a link that verified for anyone
 /// would hand the listing to whoever asked for the claim before a person read the mail.
 pub async fn open_email_link(
-    app: &bootstrap::App,
+    app: &crate::App,
     reads: &ReadCache,
     token: &str,
     opener: Option<domain::ids::UserId>,

@@ -3,8 +3,8 @@
 //! (`engagement::Vote::cast`: live listings only, never one's own); storage keeps one vote per account
 //! and listing.
 
+use crate::App;
 use crate::{OpError, OpResult};
-use bootstrap::App;
 use domain::engagement::{View, Vote, VoteRefused, Voter};
 use domain::ids::UserId;
 use domain::listing::{Listing, ListingStatus};

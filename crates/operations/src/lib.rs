@@ -8,6 +8,7 @@
 
 mod account;
 pub mod accounts;
+pub mod app;
 pub mod badges;
 pub mod cache;
 pub mod claims;
@@ -15,6 +16,7 @@ mod drafts;
 pub mod engagement;
 pub mod idempotency;
 mod input;
+pub mod keys;
 pub mod lifecycle;
 pub mod oauth;
 pub mod openapi;
@@ -25,6 +27,8 @@ mod quotas;
 pub mod reference;
 pub mod refine;
 pub mod worker;
+
+pub use app::{App, KeySource, Ports};
 
 use async_trait::async_trait;
 use domain::ValidationErrors;
@@ -69,7 +73,7 @@ impl Method {
 /// What an operation runs with: the application and the links it hands out.
 #[derive(Debug, Clone)]
 pub struct Ctx {
-    pub app: bootstrap::App,
+    pub app: crate::App,
     /// Base of every link, without a trailing slash.
     pub public_url: String,
     /// Results of public reads, shared by REST and MCP.
@@ -342,7 +346,7 @@ impl Descriptor {
 /// The caller behind a bearer credential: an OAuth access token meant for `audience`, or an API key
 /// (which works on every surface).
 pub async fn authenticate(
-    app: &bootstrap::App,
+    app: &crate::App,
     credential: &str,
     audience: oauth::Audience,
 ) -> OpResult<domain::auth::Principal> {
@@ -357,7 +361,7 @@ pub async fn authenticate(
 /// this instance's caches at once and counts the change in the shared counter that every instance's
 /// [`ReadCache::follow_changes`] polls. Failing to count is logged, not returned: the write itself
 /// succeeded, and the other instances' entries still end with their TTL.
-pub async fn public_data_changed(app: &bootstrap::App, reads: &ReadCache) {
+pub async fn public_data_changed(app: &crate::App, reads: &ReadCache) {
     reads.clear();
     app.store.forget_cached();
     match app.store.note_public_change().await {

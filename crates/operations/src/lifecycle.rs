@@ -12,8 +12,8 @@
 //! (a listing moves only from the state it was read in) and a week is awarded once (storage refuses a
 //! second set), so two instances running them at once change nothing twice.
 
+use crate::App;
 use crate::worker::{BADGE_RECHECK_HOURS, JobSpec};
-use bootstrap::App;
 use chrono::Duration;
 use domain::ids::ListingId;
 use domain::listing::ListingStatus;

@@ -8,9 +8,9 @@
 //! instance can check what any instance issued. They live [`ACCESS_TOKEN_SECS`]; revoking an
 //! authorization revokes its refresh tokens, and the person's account is looked up on every use.
 
+use crate::App;
 use crate::{OpError, OpResult};
 use base64::Engine;
-use bootstrap::App;
 use domain::auth::{Principal, Via};
 use domain::ids::UserId;
 use domain::oauth::{

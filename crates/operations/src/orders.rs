@@ -226,7 +226,7 @@ fn line_out(
     }
 }
 
-async fn category_slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, String, String)>> {
+async fn category_slugs(app: &crate::App) -> OpResult<Vec<(CategoryId, String, String)>> {
     Ok(app
         .store
         .list_categories()
@@ -237,11 +237,11 @@ async fn category_slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, Strin
 }
 
 /// Category ids and slugs, to name an order's extra categories.
-async fn slugs(app: &bootstrap::App) -> OpResult<Vec<(CategoryId, String)>> {
+async fn slugs(app: &crate::App) -> OpResult<Vec<(CategoryId, String)>> {
     Ok(category_slugs(app).await?.into_iter().map(|(id, s, _)| (id, s)).collect())
 }
 
-pub(crate) async fn order_out(app: &bootstrap::App, public_url: &str, o: &Order) -> OpResult<OrderOut> {
+pub(crate) async fn order_out(app: &crate::App, public_url: &str, o: &Order) -> OpResult<OrderOut> {
     Ok(order_out_with(&slugs(app).await?, public_url, o))
 }
 
@@ -275,7 +275,7 @@ fn order_out_with(cats: &[(CategoryId, String)], public_url: &str, o: &Order) ->
 /// The VAT decision for a billing country and VAT number: the number's format offline, then VIES when
 /// configured.
 pub async fn decide_vat(
-    app: &bootstrap::App,
+    app: &crate::App,
     seller: &str,
     country: Option<&str>,
     vat_number: Option<&str>,
@@ -647,7 +647,7 @@ impl Operation for GetOrder {
 // ---- payment and fulfilment ----
 
 /// Re-prices a pending order's VAT for the billing details the checkout page collected.
-pub async fn set_billing(app: &bootstrap::App, o: &Order, billing: Billing) -> OpResult<Order> {
+pub async fn set_billing(app: &crate::App, o: &Order, billing: Billing) -> OpResult<Order> {
     let settings = crate::own::site_settings(app).await?;
     let (decision, checked) =
         decide_vat(app, &settings.seller_country, billing.country.as_deref(), billing.vat_number.as_deref()).await?;
@@ -703,7 +703,7 @@ fn payment_mismatch(o: &Order, event: &domain::ports::PaymentEvent) -> Option<St
 }
 
 /// Marks a pending order paid (once) and fulfils it; false when it was not pending.
-pub async fn paid(app: &bootstrap::App, reads: &crate::ReadCache, o: &Order) -> OpResult<bool> {
+pub async fn paid(app: &crate::App, reads: &crate::ReadCache, o: &Order) -> OpResult<bool> {
     if !app.store.mark_paid(o.id, app.now()).await? {
         return Ok(false);
     }
@@ -717,7 +717,7 @@ pub async fn paid(app: &bootstrap::App, reads: &crate::ReadCache, o: &Order) -> 
 
 /// Applies each unfulfilled line of a paid order to its listing and records what it did. Every effect is
 /// safe to apply twice, so a crash between an effect and its record only repeats a harmless step.
-pub async fn fulfil(app: &bootstrap::App, o: &Order) -> OpResult<usize> {
+pub async fn fulfil(app: &crate::App, o: &Order) -> OpResult<usize> {
     if o.status != OrderStatus::Paid {
         return Ok(0);
     }
@@ -781,7 +781,7 @@ pub async fn fulfil(app: &bootstrap::App, o: &Order) -> OpResult<usize> {
 }
 
 /// Fulfils paid orders whose lines are not all fulfilled (a crash after payment); the worker runs it.
-pub async fn fulfil_pending(app: &bootstrap::App) -> OpResult<usize> {
+pub async fn fulfil_pending(app: &crate::App) -> OpResult<usize> {
     let mut n = 0;
     for o in app.store.orders_to_fulfil(50).await? {
         n += fulfil(app, &o).await?;
@@ -813,7 +813,7 @@ pub enum WebhookError {
 /// changes nothing, and a payment moves its order from pending to paid once, then fulfils it. The event
 /// is recorded as seen only after it was handled, so a failure here is retried by the gateway.
 pub async fn webhook(
-    app: &bootstrap::App,
+    app: &crate::App,
     reads: &crate::ReadCache,
     signature: Option<&str>,
     body: &[u8],

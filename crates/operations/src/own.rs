@@ -772,7 +772,7 @@ pub(crate) async fn free_week(ctx: &Ctx, now: chrono::DateTime<chrono::Utc>) -> 
 
 /// The free week for a listing queued at `now`, or `None` when every week of the window is full.
 pub(crate) async fn free_week_for(
-    app: &bootstrap::App,
+    app: &crate::App,
     now: chrono::DateTime<chrono::Utc>,
 ) -> OpResult<Option<domain::week::LaunchWeek>> {
     let settings = site_settings(app).await?;
@@ -782,7 +782,7 @@ pub(crate) async fn free_week_for(
 }
 
 /// The site settings as stored now (defaults for anything missing).
-pub(crate) async fn site_settings(app: &bootstrap::App) -> OpResult<domain::settings::SiteSettings> {
+pub(crate) async fn site_settings(app: &crate::App) -> OpResult<domain::settings::SiteSettings> {
     let pairs = app.store.all_settings().await?;
     Ok(domain::settings::SiteSettings::from_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str()))))
 }

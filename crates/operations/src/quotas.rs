@@ -3,13 +3,13 @@
 //! request's caps are checked before anything happens, and counted only when every one has room, so a
 //! refused request does and counts nothing. Counters are kept under keyed hashes ([`keyed`]).
 
+use crate::App;
 use crate::{OpError, OpResult};
-use bootstrap::App;
 
-/// The keys derived from the deployment's root secret (bootstrap::keys); a secret that cannot be
+/// The keys derived from the deployment's root secret (obtained through `App::keys`); a secret that cannot be
 /// loaded is a server fault, logged where it happens.
-pub(crate) async fn keyring(app: &App) -> OpResult<std::sync::Arc<bootstrap::keys::Keyring>> {
-    app.keys().await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(format!("{e:#}").into())))
+pub(crate) async fn keyring(app: &App) -> OpResult<std::sync::Arc<crate::keys::Keyring>> {
+    app.keys().await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(e.into())))
 }
 
 /// A keyed hash of `raw` (an address, an email, an account id) for `purpose`, never stored in the

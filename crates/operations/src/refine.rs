@@ -80,7 +80,7 @@ pub struct ReferenceSets {
 }
 
 impl ReferenceSets {
-    pub async fn load(app: &bootstrap::App) -> OpResult<Self> {
+    pub async fn load(app: &crate::App) -> OpResult<Self> {
         let cats = app.store.all_categories().await?;
         let mut categories: Vec<String> = Vec::new();
         for c in cats.iter() {

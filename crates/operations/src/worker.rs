@@ -5,9 +5,9 @@
 //! homepage, and telling followers of an update; each run also does the calendar duties of
 //! `crate::lifecycle` (go-live, Launch of the Week).
 
+use crate::App;
 use crate::OpError;
 use crate::drafts::{save_listing, update_draft};
-use bootstrap::App;
 use chrono::Duration;
 use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
 use domain::ids::{DraftId, ListingId};

@@ -62,7 +62,31 @@ impl Operation for CountEffect {
     }
 }
 
-fn ctx(app: &bootstrap::App, user: i64, key: Option<&str>) -> Ctx {
+/// The use cases on a real store, built as an embedding service would: the store and the other ports,
+/// each an adapter of its own choosing (here: what needs no network), no `bootstrap`.
+async fn app_on(url: &str) -> operations::App {
+    use std::sync::Arc;
+    let conn = adapters_storage::db::connect(url).await.unwrap();
+    adapters_storage::db::migrate(&conn).await.unwrap();
+    let fetcher = adapters_fetch::SafeFetcher::new("launchdir-test", Vec::<String>::new()).unwrap();
+    operations::App::new(operations::Ports {
+        store: Arc::new(adapters_storage::SeaOrmStore::new(conn)),
+        clock: Arc::new(domain::ports::SystemClock),
+        secrets: Arc::new(adapters_auth::OsSecrets::default()),
+        reader: Arc::new(adapters_fetch::SiteCrawler::new(fetcher)),
+        drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
+        dns: Arc::new(adapters_dns::NoResolver("not used by this test".into())),
+        vat: Arc::new(domain::vat::VatTable::new(vec![])),
+        vat_registry: None,
+        payments: Arc::new(adapters_payments::NotConfigured),
+        mailer: None,
+        public_url: "http://test".into(),
+        allowed_hosts: vec![],
+        keys: Arc::new(|| Ok(operations::keys::Keyring::derive(&[7; 32], None))),
+    })
+}
+
+fn ctx(app: &operations::App, user: i64, key: Option<&str>) -> Ctx {
     Ctx {
         app: app.clone(),
         public_url: "http://test".into(),
@@ -81,8 +105,7 @@ fn ctx(app: &bootstrap::App, user: i64, key: Option<&str>) -> Ctx {
 }
 
 async fn scenario(db: test_support::TestDatabase, run: &str) {
-    let app = bootstrap::App::connect(&db.url).await.unwrap();
-    app.migrate().await.unwrap();
+    let app = app_on(&db.url).await;
     let op = Descriptor::of::<CountEffect>();
     let body = serde_json::json!({"run": run, "note": "first"});
 

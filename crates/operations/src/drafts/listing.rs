@@ -128,7 +128,7 @@ pub(crate) fn to_new_listing(
 /// Saves the draft's listing — creates it, or updates the one the draft has — when the draft's values
 /// make a valid listing (else 400 naming the field). The one path for submit_draft, edits of a
 /// submitted draft, and redrafts by the worker.
-pub(crate) async fn save_listing(app: &bootstrap::App, d: &Draft) -> OpResult<domain::ids::ListingId> {
+pub(crate) async fn save_listing(app: &crate::App, d: &Draft) -> OpResult<domain::ids::ListingId> {
     let cats = app.store.all_categories().await?;
     let new = to_new_listing(d, &cats, app.now())?;
     // The story's title is bounded tighter on a listing (200) than in a draft (8000).
@@ -159,7 +159,7 @@ pub(crate) async fn save_listing(app: &bootstrap::App, d: &Draft) -> OpResult<do
 /// request) saved in between. `None` when the draft does not exist. `change` may refuse with an error,
 /// which ends the attempt and is returned.
 pub(crate) async fn update_draft<E: From<RepoError>>(
-    app: &bootstrap::App,
+    app: &crate::App,
     id: domain::ids::DraftId,
     mut change: impl FnMut(&mut Draft) -> Result<(), E>,
 ) -> Result<Option<Draft>, E> {

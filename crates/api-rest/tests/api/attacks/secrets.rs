@@ -59,9 +59,13 @@ async fn tokens_signed_before_a_rotation_still_verify_and_others_do_not() {
             ..Default::default()
         };
         async move {
-            let mut other = bootstrap::App::connect(&url).await.unwrap();
-            other.configure_outbound(&bootstrap::OutboundArgs::default(), &base).unwrap();
-            other.use_secrets(&args);
+            let other = bootstrap::App::open(bootstrap::Setup {
+                public_url: base,
+                secrets: args,
+                ..bootstrap::Setup::new(&url)
+            })
+            .await
+            .unwrap();
             operations::authenticate(&other, &access, operations::oauth::Audience::Mcp).await.is_ok()
         }
     };
