@@ -111,6 +111,11 @@ pub fn tool(op: &Descriptor) -> Tool {
         .with_annotations(annotations)
 }
 
+/// Every operation as the MCP tool it is (before `tools/list` fills in today's reference lists).
+pub fn tools() -> Vec<Tool> {
+    operations::registry().iter().map(tool).collect()
+}
+
 impl LaunchdirMcp {
     pub fn new(ctx: Ctx) -> Self {
         let tools = operations::registry().into_iter().map(|op| {
