@@ -172,6 +172,7 @@ impl From<operations::OpError> for ApiError {
                 e.retry_after = Some(retry_after_secs);
                 e
             }
+            operations::OpError::Upstream { code, message } => Self::new(StatusCode::BAD_GATEWAY, code, message),
             operations::OpError::Repo(r) => r.into(),
         }
     }

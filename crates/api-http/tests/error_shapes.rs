@@ -38,6 +38,7 @@ fn every_kind_of_failure_has_its_status_headers_and_body() {
         "forbidden": shape(OpError::Forbidden(Scope::ListingsWrite)),
         "conflict": shape(OpError::Conflict { code: "draft_not_ready", message: "the draft is still being drafted".into() }),
         "too_many": shape(OpError::TooMany { code: "crawl_quota", message: "30 sites a day".into(), retry_after_secs: 3600 }),
+        "upstream": shape(OpError::Upstream { code: "payment_provider_failed", message: "try again in a moment".into() }),
         "idempotency_in_flight": shape(OpError::IdempotencyInFlight),
         "idempotency_mismatch": shape(OpError::IdempotencyMismatch),
         "storage_failed": shape(OpError::Repo(domain::ports::RepoError::Unexpected("disk full".into()))),

@@ -215,7 +215,7 @@ impl ServerHandler for LaunchdirMcp {
                     "details": [],
                 }}))
             }
-            Err(OpError::Conflict { code, message }) => {
+            Err(OpError::Conflict { code, message } | OpError::Upstream { code, message }) => {
                 CallToolResult::structured_error(json!({"error": {"code": code, "message": message, "details": []}}))
             }
             Err(OpError::TooMany { code, message, retry_after_secs }) => {

@@ -11,7 +11,6 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderStatus};
-use domain::ports::PaymentStart;
 use operations::OpError;
 use operations::badges::escape;
 use serde::Deserialize;
@@ -236,26 +235,15 @@ pub async fn pay(
         return refuse(StatusCode::BAD_REQUEST, "Enter your billing country first.");
     }
     let back = format!("{}/checkout/{number}", state.public_url);
-    match state.app.payments.start(&o, &back).await {
-        Ok(PaymentStart::OnPage) => match operations::orders::paid(&state.app, &state.ctx.reads, &o).await {
-            Ok(_) => see_other(&state.url(&format!("/checkout/{number}"))),
-            Err(e) => {
-                tracing::error!(error = %e, "could not record a sandbox payment");
-                oops(&state, Some(&p))
-            }
-        },
-        Ok(PaymentStart::Redirect { url, reference }) => {
-            match state.app.store.set_gateway_ref(o.id, &reference).await {
-                Ok(()) => see_other(&url),
-                Err(e) => {
-                    tracing::error!(error = %e, "could not store a payment reference");
-                    oops(&state, Some(&p))
-                }
-            }
+    match operations::orders::start_payment(&state.app, &state.ctx.reads, &o, &back).await {
+        Ok(operations::orders::PaymentStarted::Paid) => see_other(&state.url(&format!("/checkout/{number}"))),
+        Ok(operations::orders::PaymentStarted::Redirect(url)) => see_other(&url),
+        Err(operations::OpError::Upstream { .. }) => {
+            refuse(StatusCode::BAD_GATEWAY, "The payment provider could not start the payment; try again in a moment.")
         }
         Err(e) => {
-            tracing::warn!(error = %e, order = o.number.as_str(), "the payment provider refused to start a payment");
-            refuse(StatusCode::BAD_GATEWAY, "The payment provider could not start the payment; try again in a moment.")
+            tracing::error!(error = %e, "could not start a payment");
+            oops(&state, Some(&p))
         }
     }
 }

@@ -211,6 +211,7 @@ fn unshare(e: Arc<OpError>) -> OpError {
             OpError::IdempotencyInFlight => OpError::IdempotencyInFlight,
             OpError::IdempotencyMismatch => OpError::IdempotencyMismatch,
             OpError::Conflict { code, message } => OpError::Conflict { code, message: message.clone() },
+            OpError::Upstream { code, message } => OpError::Upstream { code, message: message.clone() },
             OpError::TooMany { code, message, retry_after_secs } => {
                 OpError::TooMany { code, message: message.clone(), retry_after_secs: *retry_after_secs }
             }

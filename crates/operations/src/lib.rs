@@ -143,6 +143,10 @@ pub enum OpError {
     /// 429: a quota of the caller's is spent (crawls a day, …); try again after `retry_after_secs`.
     #[error("{message}")]
     TooMany { code: &'static str, message: String, retry_after_secs: u64 },
+    /// 502: a provider we depend on (the payment gateway) failed or did not answer; nothing was
+    /// changed, and the same request can be tried again.
+    #[error("{message}")]
+    Upstream { code: &'static str, message: String },
     /// 422: this Idempotency-Key was used with a different request.
     #[error("this Idempotency-Key was used with a different request")]
     IdempotencyMismatch,

@@ -702,6 +702,50 @@ fn payment_mismatch(o: &Order, event: &domain::ports::PaymentEvent) -> Option<St
     None
 }
 
+/// Where starting a payment left the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PaymentStarted {
+    /// Paid on our own page (the sandbox): the order is paid and fulfilled.
+    Paid,
+    /// Sent to the gateway's page at this address; the session's reference is stored on the order.
+    Redirect(String),
+}
+
+/// Starts paying a pending order with the configured gateway. When the gateway fails or does not
+/// answer, nothing is stored and the answer is a 502 `payment_provider_failed` the person can retry;
+/// when the reference cannot be stored, the session is ended again, so no payment can arrive for a
+/// session the order does not know.
+pub async fn start_payment(
+    app: &crate::App,
+    reads: &crate::ReadCache,
+    o: &Order,
+    return_url: &str,
+) -> OpResult<PaymentStarted> {
+    use domain::ports::PaymentStart;
+    match app.payments.start(o, return_url).await {
+        Ok(PaymentStart::OnPage) => {
+            paid(app, reads, o).await?;
+            Ok(PaymentStarted::Paid)
+        }
+        Ok(PaymentStart::Redirect { url, reference }) => match app.store.set_gateway_ref(o.id, &reference).await {
+            Ok(()) => Ok(PaymentStarted::Redirect(url)),
+            Err(e) => {
+                if let Err(c) = app.payments.cancel(&reference).await {
+                    tracing::error!(error = %c, order = o.number.as_str(), "could not end a session whose reference was not stored");
+                }
+                Err(e.into())
+            }
+        },
+        Err(e) => {
+            tracing::warn!(error = %e, order = o.number.as_str(), "the payment provider refused to start a payment");
+            Err(OpError::Upstream {
+                code: "payment_provider_failed",
+                message: "the payment provider could not start the payment; try again in a moment".into(),
+            })
+        }
+    }
+}
+
 /// Marks a pending order paid (once) and fulfils it; false when it was not pending.
 pub async fn paid(app: &crate::App, reads: &crate::ReadCache, o: &Order) -> OpResult<bool> {
     if !app.store.mark_paid(o.id, app.now()).await? {

@@ -112,7 +112,7 @@ pub async fn enqueue(app: &App, spec: &JobSpec) -> RepoResult<i64> {
 
 /// Puts an email in the outbox and, with SMTP configured, queues its delivery; true when it was handed
 /// to delivery, false when it waits in the outbox (`admin outbox`).
-pub(crate) async fn send_email(
+pub async fn send_email(
     app: &App,
     to: &str,
     subject: &str,
