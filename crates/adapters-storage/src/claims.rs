@@ -5,7 +5,7 @@ use crate::entity::{claims, listing_owners, listings, users};
 use crate::store::{SeaOrmStore, add_owner, newest_page, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, FixedOffset, Utc};
-use domain::claim::{Claim, ClaimCheck, ClaimMethod, ClaimStatus, NewClaim};
+use domain::claim::{Claim, ClaimCheck, ClaimMethod, ClaimRecord, ClaimStatus, NewClaim};
 use domain::ids::{ClaimId, ListingId, UserId};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{ClaimRepository, RepoError, RepoResult};
@@ -39,7 +39,7 @@ fn check_from_json(raw: &str) -> Option<ClaimCheck> {
 
 fn to_claim(m: claims::Model) -> RepoResult<Claim> {
     let bad = |what: &str| RepoError::Unexpected(format!("claim {} has an unknown {what}", m.id).into());
-    Ok(Claim {
+    Ok(ClaimRecord {
         id: ClaimId::from_db(m.id),
         user: UserId::from_db(m.user_id),
         listing: ListingId::from_db(m.listing_id),
@@ -51,7 +51,8 @@ fn to_claim(m: claims::Model) -> RepoResult<Claim> {
         expires_at: m.expires_at.with_timezone(&Utc),
         verified_at: m.verified_at.map(|t| t.with_timezone(&Utc)),
         last_check: m.last_check.as_deref().and_then(check_from_json),
-    })
+    }
+    .into())
 }
 
 #[async_trait]
@@ -143,20 +144,29 @@ impl ClaimRepository for SeaOrmStore {
         Ok(())
     }
 
-    async fn complete_claim(&self, id: ClaimId, check: &ClaimCheck) -> RepoResult<bool> {
+    async fn complete_claim(
+        &self,
+        id: ClaimId,
+        from: ClaimStatus,
+        to: ClaimStatus,
+        check: &ClaimCheck,
+    ) -> RepoResult<bool> {
         let txn = self.begin_write().await?;
-        let moved = claims::Entity::update_many()
-            .col_expr(claims::Column::Status, Expr::value(ClaimStatus::Verified.as_str()))
-            .col_expr(claims::Column::VerifiedAt, Expr::value(ts(check.at)))
+        let mut update = claims::Entity::update_many()
+            .col_expr(claims::Column::Status, Expr::value(to.as_str()))
             .col_expr(claims::Column::LastCheck, Expr::value(check_json(check)))
             .filter(claims::Column::Id.eq(id.get()))
-            .filter(claims::Column::Status.eq(ClaimStatus::Pending.as_str()))
-            .filter(claims::Column::ExpiresAt.gte(ts(check.at)))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
+            .filter(claims::Column::Status.eq(from.as_str()));
+        if to == ClaimStatus::Verified {
+            update = update.col_expr(claims::Column::VerifiedAt, Expr::value(ts(check.at)));
+        }
+        let moved = update.exec(&txn).await.map_err(repo_err)?;
         if moved.rows_affected != 1 {
             return Ok(false);
+        }
+        if to != ClaimStatus::Verified {
+            txn.commit().await.map_err(repo_err)?;
+            return Ok(true);
         }
         let claim =
             claims::Entity::find_by_id(id.get()).one(&txn).await.map_err(repo_err)?.ok_or(RepoError::NotFound)?;

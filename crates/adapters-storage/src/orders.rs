@@ -10,7 +10,7 @@ use chrono::{DateTime, FixedOffset, Utc};
 use domain::ids::{CategoryId, ListingId, UserId};
 use domain::listing::Plan;
 use domain::money::Cents;
-use domain::order::{Billing, LineOptions, Order, OrderLine, OrderNumber, OrderStatus, Quote, StoredLine};
+use domain::order::{Billing, LineOptions, Order, OrderLine, OrderNumber, OrderRecord, OrderStatus, Quote, StoredLine};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{OrderRepository, RepoError, RepoResult};
 use domain::product::{ProductCode, ProductKind};
@@ -83,7 +83,7 @@ fn to_line(m: order_lines::Model) -> RepoResult<StoredLine> {
 
 fn to_order(m: orders::Model, lines: Vec<order_lines::Model>) -> RepoResult<Order> {
     let bad = |what: &str| RepoError::Unexpected(format!("order {} has an unreadable {what}", m.id).into());
-    Ok(Order {
+    Ok(OrderRecord {
         id: m.id,
         number: OrderNumber::parse(&m.number).map_err(|_| bad("number"))?,
         user: UserId::from_db(m.user_id),
@@ -102,7 +102,8 @@ fn to_order(m: orders::Model, lines: Vec<order_lines::Model>) -> RepoResult<Orde
         paid_at: m.paid_at.map(|t| t.with_timezone(&Utc)),
         lines: lines.into_iter().map(to_line).collect::<RepoResult<Vec<_>>>()?,
         flag: m.flag,
-    })
+    }
+    .into())
 }
 
 #[derive(Debug, FromQueryResult)]
@@ -281,26 +282,27 @@ impl OrderRepository for SeaOrmStore {
         Ok(())
     }
 
-    async fn expire_pending_orders(&self, before: DateTime<Utc>) -> RepoResult<u64> {
-        let res = orders::Entity::update_many()
-            .col_expr(orders::Column::Status, Expr::value(OrderStatus::Cancelled.as_str()))
+    async fn pending_orders_before(&self, before: DateTime<Utc>, limit: u64) -> RepoResult<Vec<Order>> {
+        let rows = orders::Entity::find()
             .filter(orders::Column::Status.eq(OrderStatus::Pending.as_str()))
             .filter(orders::Column::CreatedAt.lt(ts(before)))
-            .exec(&self.db)
+            .order_by_asc(orders::Column::CreatedAt)
+            .limit(limit)
+            .all(&self.db)
             .await
             .map_err(repo_err)?;
-        Ok(res.rows_affected)
+        self.with_lines(rows).await
     }
 
-    async fn mark_paid(&self, id: i64, now: DateTime<Utc>) -> RepoResult<bool> {
-        let res = orders::Entity::update_many()
-            .col_expr(orders::Column::Status, Expr::value(OrderStatus::Paid.as_str()))
-            .col_expr(orders::Column::PaidAt, Expr::value(ts(now)))
+    async fn move_order(&self, id: i64, from: OrderStatus, to: OrderStatus, now: DateTime<Utc>) -> RepoResult<bool> {
+        let mut update = orders::Entity::update_many()
+            .col_expr(orders::Column::Status, Expr::value(to.as_str()))
             .filter(orders::Column::Id.eq(id))
-            .filter(orders::Column::Status.eq(OrderStatus::Pending.as_str()))
-            .exec(&self.db)
-            .await
-            .map_err(repo_err)?;
+            .filter(orders::Column::Status.eq(from.as_str()));
+        if to == OrderStatus::Paid {
+            update = update.col_expr(orders::Column::PaidAt, Expr::value(ts(now)));
+        }
+        let res = update.exec(&self.db).await.map_err(repo_err)?;
         Ok(res.rows_affected == 1)
     }
 

@@ -78,7 +78,7 @@ fn render(state: &State, o: &Order, csrf: &str, error: Option<&str>) -> String {
     let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
     let n = escape(o.number.as_str());
     let base = &state.public_url;
-    let body = match o.status {
+    let body = match o.status() {
         OrderStatus::Pending => {
             let b = &o.billing;
             let billing = format!(
@@ -228,7 +228,7 @@ pub async fn pay(
     if o.gateway != state.app.payments.name() {
         return refuse(StatusCode::CONFLICT, "This order was made for another payment provider; start a new checkout.");
     }
-    if o.status != OrderStatus::Pending {
+    if o.status() != OrderStatus::Pending {
         return see_other(&state.url(&format!("/checkout/{number}")));
     }
     if !o.vat_final {

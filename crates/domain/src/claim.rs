@@ -98,6 +98,25 @@ pub struct Claim {
     pub method: ClaimMethod,
     pub email: Option<String>,
     pub token: Option<String>,
+    /// As stored: pending or verified ([`Claim::status_at`] says expired). Private: it moves only
+    /// through [`Claim::verified`] and a compare-and-set in storage.
+    status: ClaimStatus,
+    pub created_at: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub verified_at: Option<DateTime<Utc>>,
+    pub last_check: Option<ClaimCheck>,
+}
+
+/// A claim as storage reads it back, every field public: [`Claim::from`] it. Storage only holds
+/// statuses the transitions produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRecord {
+    pub id: ClaimId,
+    pub user: UserId,
+    pub listing: ListingId,
+    pub method: ClaimMethod,
+    pub email: Option<String>,
+    pub token: Option<String>,
     /// As stored: pending or verified ([`Claim::status_at`] says expired).
     pub status: ClaimStatus,
     pub created_at: DateTime<Utc>,
@@ -106,7 +125,38 @@ pub struct Claim {
     pub last_check: Option<ClaimCheck>,
 }
 
+impl From<ClaimRecord> for Claim {
+    fn from(r: ClaimRecord) -> Self {
+        Self {
+            id: r.id,
+            user: r.user,
+            listing: r.listing,
+            method: r.method,
+            email: r.email,
+            token: r.token,
+            status: r.status,
+            created_at: r.created_at,
+            expires_at: r.expires_at,
+            verified_at: r.verified_at,
+            last_check: r.last_check,
+        }
+    }
+}
+
 impl Claim {
+    /// The status as stored (see [`Claim::status_at`] for what it is now).
+    pub fn status(&self) -> ClaimStatus {
+        self.status
+    }
+
+    /// The status verifying this claim at `at` moves it to, for storage to set with compare-and-set
+    /// from [`Claim::status`]; refused when it is not pending or has expired by then.
+    pub fn verified(&self, at: DateTime<Utc>) -> Result<ClaimStatus, TransitionError> {
+        let mut next = self.status;
+        next.verify(self.expires_at, at)?;
+        Ok(next)
+    }
+
     /// The status as of `now`: a pending claim past its expiry is expired.
     pub fn status_at(&self, now: DateTime<Utc>) -> ClaimStatus {
         match self.status {

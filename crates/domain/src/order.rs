@@ -195,6 +195,35 @@ pub struct Order {
     pub id: i64,
     pub number: OrderNumber,
     pub user: UserId,
+    /// Private: it moves only through [`Order::moved`] and a compare-and-set in storage.
+    status: OrderStatus,
+    pub billing: Billing,
+    pub vat_rate_bp: u32,
+    pub reverse_charge: bool,
+    pub vat_note: String,
+    /// Whether the VAT is final (a billing country is known).
+    pub vat_final: bool,
+    pub net: Cents,
+    pub vat: Cents,
+    pub gross: Cents,
+    /// `sandbox` or `stripe`.
+    pub gateway: String,
+    pub gateway_ref: Option<String>,
+    pub created_at: DateTime<Utc>,
+    pub paid_at: Option<DateTime<Utc>>,
+    pub lines: Vec<StoredLine>,
+    /// Why the operator must look at this order (a payment that does not match it); nothing is
+    /// fulfilled for a flagged payment.
+    pub flag: Option<String>,
+}
+
+/// An order as storage reads it back, every field public: [`Order::from`] it. Storage only holds
+/// statuses the transitions produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderRecord {
+    pub id: i64,
+    pub number: OrderNumber,
+    pub user: UserId,
     pub status: OrderStatus,
     pub billing: Billing,
     pub vat_rate_bp: u32,
@@ -216,6 +245,48 @@ pub struct Order {
     pub flag: Option<String>,
 }
 
+impl From<OrderRecord> for Order {
+    fn from(r: OrderRecord) -> Self {
+        Self {
+            id: r.id,
+            number: r.number,
+            user: r.user,
+            status: r.status,
+            billing: r.billing,
+            vat_rate_bp: r.vat_rate_bp,
+            reverse_charge: r.reverse_charge,
+            vat_note: r.vat_note,
+            vat_final: r.vat_final,
+            net: r.net,
+            vat: r.vat,
+            gross: r.gross,
+            gateway: r.gateway,
+            gateway_ref: r.gateway_ref,
+            created_at: r.created_at,
+            paid_at: r.paid_at,
+            lines: r.lines,
+            flag: r.flag,
+        }
+    }
+}
+
+impl Order {
+    pub fn status(&self) -> OrderStatus {
+        self.status
+    }
+
+    /// The status `transition` moves this order to, for storage to set with compare-and-set from
+    /// [`Order::status`]; the refusal when the order is not in a state that allows it.
+    pub fn moved(
+        &self,
+        transition: impl FnOnce(&mut OrderStatus) -> Result<(), TransitionError>,
+    ) -> Result<OrderStatus, TransitionError> {
+        let mut next = self.status;
+        transition(&mut next)?;
+        Ok(next)
+    }
+}
+
 /// How long a pending order waits to be paid before it expires (its gateway session expires with it).
 pub const PENDING_HOURS: i64 = 24;
 
@@ -223,6 +294,41 @@ pub const PENDING_HOURS: i64 = 24;
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn an_order_moves_only_through_its_transitions() {
+        let o = |status: OrderStatus| -> Order {
+            OrderRecord {
+                id: 1,
+                number: OrderNumber::from_random(1),
+                user: UserId::from_db(1),
+                status,
+                billing: Billing::default(),
+                vat_rate_bp: 0,
+                reverse_charge: false,
+                vat_note: String::new(),
+                vat_final: true,
+                net: Cents::new(100),
+                vat: Cents::new(0),
+                gross: Cents::new(100),
+                gateway: "sandbox".into(),
+                gateway_ref: None,
+                created_at: Utc::now(),
+                paid_at: None,
+                lines: vec![],
+                flag: None,
+            }
+            .into()
+        };
+        assert_eq!(o(OrderStatus::Pending).moved(OrderStatus::pay), Ok(OrderStatus::Paid));
+        assert_eq!(o(OrderStatus::Pending).moved(OrderStatus::cancel), Ok(OrderStatus::Cancelled));
+        assert!(o(OrderStatus::Cancelled).moved(OrderStatus::pay).is_err(), "an expired order is not paid");
+        assert!(o(OrderStatus::Paid).moved(OrderStatus::cancel).is_err(), "a paid order does not expire");
+        assert_eq!(o(OrderStatus::Paid).moved(OrderStatus::refund), Ok(OrderStatus::Refunded));
+        let pending = o(OrderStatus::Pending);
+        let _ = pending.moved(OrderStatus::pay);
+        assert_eq!(pending.status(), OrderStatus::Pending, "moving is computed, the order itself is unchanged");
+    }
 
     fn product(code: &str, kind: ProductKind, cents: i64) -> Product {
         Product {

@@ -234,12 +234,15 @@ async fn tell_owners(app: &crate::App, c: &Claim, l: &Listing) -> OpResult<()> {
 /// Verifies `c` with `check` and tells the other owners; `Ok(false)` when it was no longer pending.
 async fn complete(app: &crate::App, c: &Claim, l: &Listing, check: &ClaimCheck) -> OpResult<bool> {
     let owners_before = app.store.listing_owners(l.id).await?;
-    if !app.store.complete_claim(c.id, check).await? {
+    // The domain decides whether the claim may be verified now (pending, not expired); storage applies
+    // the move only if nobody moved it since it was read.
+    let Ok(to) = c.verified(check.at) else { return Ok(false) };
+    if !app.store.complete_claim(c.id, c.status(), to, check).await? {
         return Ok(false);
     }
     tracing::info!(claim = c.id.get(), listing = l.id.get(), method = c.method.as_str(), "claim verified");
     if owners_before.iter().any(|(u, _)| *u != c.user) {
-        let verified = Claim { verified_at: Some(check.at), ..c.clone() };
+        let verified = app.store.my_claim(c.user, c.id).await?.ok_or(OpError::NotFound("claim"))?;
         tell_owners(app, &verified, l).await?;
     }
     Ok(true)

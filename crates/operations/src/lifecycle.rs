@@ -153,8 +153,7 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
                 let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
                 tracing::debug!(pruned, "old sign-in counters forgotten");
                 // Orders nobody paid within a day expire (their payment sessions end then too).
-                let expired =
-                    app.store.expire_pending_orders(now - Duration::hours(domain::order::PENDING_HOURS)).await?;
+                let expired = crate::orders::expire_pending(app, now).await?;
                 if expired > 0 {
                     tracing::info!(expired, "pending orders expired");
                 }
@@ -164,7 +163,7 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
         Some(_) => false,
     };
     // Orders nobody paid within a day expire (their payment sessions were made to end then too).
-    let expired = app.store.expire_pending_orders(now - Duration::hours(domain::order::PENDING_HOURS)).await?;
+    let expired = crate::orders::expire_pending(app, now).await?;
     if expired > 0 {
         tracing::info!(expired, "pending orders expired");
     }

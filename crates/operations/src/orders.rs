@@ -254,8 +254,8 @@ fn order_out_with(cats: &[(CategoryId, String)], public_url: &str, o: &Order) ->
     };
     OrderOut {
         number: o.number.as_str().into(),
-        status: o.status.as_str().into(),
-        checkout_url: (o.status == OrderStatus::Pending).then(|| checkout_url(public_url, &o.number)),
+        status: o.status().as_str().into(),
+        checkout_url: (o.status() == OrderStatus::Pending).then(|| checkout_url(public_url, &o.number)),
         gateway: o.gateway.clone(),
         created_at: o.created_at.to_rfc3339(),
         paid_at: o.paid_at.map(|t| t.to_rfc3339()),
@@ -679,7 +679,7 @@ pub async fn set_billing(app: &crate::App, o: &Order, billing: Billing) -> OpRes
     if !app.store.reprice_order(o.id, &quote, &billing).await? {
         return Err(OpError::Conflict {
             code: "order_not_pending",
-            message: format!("the order is {}", o.status.as_str()),
+            message: format!("the order is {}", o.status().as_str()),
         });
     }
     app.store.order_by_number(&o.number).await?.ok_or(OpError::NotFound("order"))
@@ -700,6 +700,33 @@ fn payment_mismatch(o: &Order, event: &domain::ports::PaymentEvent) -> Option<St
         return Some(format!("the payment was in {currency}, the order in usd"));
     }
     None
+}
+
+/// Cancels the orders nobody paid within [`domain::order::PENDING_HOURS`] (their payment sessions were
+/// made to end then too), each through the domain's transition and a compare-and-set, so an order paid
+/// at the same moment stays paid; how many were cancelled.
+pub async fn expire_pending(app: &crate::App, now: chrono::DateTime<chrono::Utc>) -> domain::ports::RepoResult<u64> {
+    let before = now - chrono::Duration::hours(domain::order::PENDING_HOURS);
+    let mut cancelled = 0;
+    loop {
+        let batch = app.store.pending_orders_before(before, 200).await?;
+        let full = batch.len() == 200;
+        let mut moved_any = false;
+        for o in &batch {
+            match o.moved(OrderStatus::cancel) {
+                Ok(to) => {
+                    if app.store.move_order(o.id, o.status(), to, now).await? {
+                        cancelled += 1;
+                        moved_any = true;
+                    }
+                }
+                Err(refused) => tracing::warn!(order = o.number.as_str(), %refused, "a pending order could not expire"),
+            }
+        }
+        if !full || !moved_any {
+            return Ok(cancelled);
+        }
+    }
 }
 
 /// Where starting a payment left the person.
@@ -746,9 +773,11 @@ pub async fn start_payment(
     }
 }
 
-/// Marks a pending order paid (once) and fulfils it; false when it was not pending.
+/// Marks a pending order paid (once) and fulfils it; false when it was not pending (the domain refuses
+/// the move, or another request moved it first).
 pub async fn paid(app: &crate::App, reads: &crate::ReadCache, o: &Order) -> OpResult<bool> {
-    if !app.store.mark_paid(o.id, app.now()).await? {
+    let Ok(to) = o.moved(OrderStatus::pay) else { return Ok(false) };
+    if !app.store.move_order(o.id, o.status(), to, app.now()).await? {
         return Ok(false);
     }
     tracing::info!(order = o.number.as_str(), gross = o.gross.get(), "order paid");
@@ -762,7 +791,7 @@ pub async fn paid(app: &crate::App, reads: &crate::ReadCache, o: &Order) -> OpRe
 /// Applies each unfulfilled line of a paid order to its listing and records what it did. Every effect is
 /// safe to apply twice, so a crash between an effect and its record only repeats a harmless step.
 pub async fn fulfil(app: &crate::App, o: &Order) -> OpResult<usize> {
-    if o.status != OrderStatus::Paid {
+    if o.status() != OrderStatus::Paid {
         return Ok(0);
     }
     let mut done = 0;
@@ -888,13 +917,13 @@ pub async fn webhook(
                 tracing::info!(order = o.number.as_str(), event = %event.id, "paid through the gateway");
                 WebhookOutcome::Paid(o.number.as_str().to_owned())
             }
-            None if o.status == OrderStatus::Cancelled => {
+            None if o.status() == OrderStatus::Cancelled => {
                 let why = "paid after the order expired: refund the payment or fulfil it by hand";
                 tracing::error!(order = o.number.as_str(), event = %event.id, "{why}");
                 app.store.flag_order(o.id, why).await.map_err(OpError::from)?;
                 WebhookOutcome::Ignored(format!("order {} flagged: {why}", o.number.as_str()))
             }
-            None => WebhookOutcome::Ignored(format!("order {} is {} already", o.number.as_str(), o.status.as_str())),
+            None => WebhookOutcome::Ignored(format!("order {} is {} already", o.number.as_str(), o.status().as_str())),
         },
         (Some(r), None) if event.paid => WebhookOutcome::Ignored(format!("no order has the reference {r}")),
         _ => WebhookOutcome::Ignored(format!("{} changes no order", event.kind)),

@@ -194,10 +194,8 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
     let Some(spec) = JobSpec::parse(kind, payload) else { return };
     let result = match spec {
         JobSpec::Draft { draft, only: None } => {
-            change(app, draft, |d| {
-                let _ = d.status.fail("drafting failed on our side; submit the URL again in a while");
-            })
-            .await
+            move_draft(app, draft, |d| d.status.fail("drafting failed on our side; submit the URL again in a while"))
+                .await
         }
         JobSpec::Draft { draft, only: Some(_) } => change(app, draft, |d| d.extras.regenerating.clear()).await,
         JobSpec::Competitor { draft, .. } => {
@@ -216,6 +214,37 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
 }
 
 /// [`update_draft`] for the worker, whose changes cannot fail.
+/// Why moving a draft did not happen: storage failed, or the domain refused the transition (the draft
+/// is no longer where this job expected it: a re-run after a lease ran out finished it already).
+#[derive(Debug)]
+enum NotMoved {
+    Repo(RepoError),
+    Refused(domain::listing::TransitionError),
+}
+
+impl From<RepoError> for NotMoved {
+    fn from(e: RepoError) -> Self {
+        Self::Repo(e)
+    }
+}
+
+/// Applies `f` — which moves the draft through its domain transitions — and saves it; a refused
+/// transition saves nothing and is logged, and the answer is `Ok(None)`.
+async fn move_draft(
+    app: &App,
+    id: DraftId,
+    mut f: impl FnMut(&mut Draft) -> Result<(), domain::listing::TransitionError>,
+) -> RepoResult<Option<Draft>> {
+    match update_draft::<NotMoved>(app, id, |d| f(d).map_err(NotMoved::Refused)).await {
+        Ok(saved) => Ok(saved),
+        Err(NotMoved::Refused(refused)) => {
+            tracing::info!(draft = %id, %refused, "the draft moved on; this step of its job is skipped");
+            Ok(None)
+        }
+        Err(NotMoved::Repo(e)) => Err(e),
+    }
+}
+
 async fn change(app: &App, id: DraftId, mut f: impl FnMut(&mut Draft)) -> RepoResult<Option<Draft>> {
     update_draft::<RepoError>(app, id, |d| {
         f(d);
@@ -266,11 +295,12 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
         Ok(site) => site,
         Err(e) => {
             let reason = e.to_string();
-            change(app, id, |d| match only {
-                None => {
-                    let _ = d.status.fail(reason.clone());
+            move_draft(app, id, |d| match only {
+                None => d.status.fail(reason.clone()),
+                Some(fs) => {
+                    d.extras.regenerating.retain(|f| !fs.contains(f));
+                    Ok(())
                 }
-                Some(fs) => d.extras.regenerating.retain(|f| !fs.contains(f)),
             })
             .await
             .map_err(err)?;
@@ -278,23 +308,26 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
         }
     };
     if only.is_none() {
-        change(app, id, |d| {
-            let _ = d.status.crawled();
-        })
-        .await
-        .map_err(err)?;
+        // A re-run (its lease ran out) may find the draft past crawling already; only a draft still
+        // crawling moves.
+        let moved =
+            move_draft(app, id, |d| if d.status == DraftStatus::Crawling { d.status.crawled() } else { Ok(()) });
+        if moved.await.map_err(err)?.is_none() {
+            return Ok(());
+        }
     }
     let wanted: Vec<DraftField> = only.map_or_else(|| DraftField::ALL.to_vec(), <[DraftField]>::to_vec);
     let drafted = app.drafter.draft(&site, &wanted, &category_terms(app).await?).await.map_err(|e| e.to_string())?;
     let text = site.text();
-    let saved = change(app, id, |d| {
-        d.apply_drafted(drafted.clone(), &text, only);
+    let saved = move_draft(app, id, |d| {
         if only.is_none() {
             if d.status == DraftStatus::Crawling {
-                let _ = d.status.crawled();
+                d.status.crawled()?;
             }
-            let _ = d.status.drafted();
+            d.status.drafted()?;
         }
+        d.apply_drafted(drafted.clone(), &text, only);
+        Ok(())
     })
     .await
     .map_err(err)?;

@@ -116,7 +116,7 @@ async fn a_payment_gateway_that_times_out_is_a_502_to_retry_and_changes_nothing(
         other => panic!("expected a 502 to retry, got {other:?}"),
     }
     let after = app.store.order_by_number(&order.number).await.unwrap().unwrap();
-    assert_eq!((after.status, after.gateway_ref.clone()), (OrderStatus::Pending, None), "nothing stored");
+    assert_eq!((after.status(), after.gateway_ref.clone()), (OrderStatus::Pending, None), "nothing stored");
 
     // The retry, with the provider back, goes through and records the session.
     let mut back = MockGateway::new();

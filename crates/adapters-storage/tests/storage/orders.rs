@@ -36,7 +36,7 @@ on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
     let number = OrderNumber::from_random(42);
     let billing = Billing::default();
     let o = store.create_order(ann.id, &number, &quote, &billing, "sandbox", now()).await.unwrap();
-    assert_eq!((o.status, o.lines.len(), o.net), (OrderStatus::Pending, 4, quote.net));
+    assert_eq!((o.status(), o.lines.len(), o.net), (OrderStatus::Pending, 4, quote.net));
     assert_eq!(o.lines[0].line.options, LineOptions::Launch { week: Some(week) });
     assert_eq!(o.lines[1].line.options, LineOptions::ExtraCategories { categories: extra.clone() });
     assert_eq!((o.lines[1].line.quantity, o.lines[2].line.unit), (2, Cents::new(2500)));
@@ -68,17 +68,23 @@ on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
     assert_eq!(store.order_by_gateway_ref("cs_test_1").await.unwrap().unwrap().id, o.id);
     store.flag_order(o.id, "paid 1 cent").await.unwrap();
     assert_eq!(store.order_by_number(&number).await.unwrap().unwrap().flag.as_deref(), Some("paid 1 cent"));
-    assert_eq!(store.expire_pending_orders(now()).await.unwrap(), 0, "made at now(), not before");
+    assert!(store.pending_orders_before(now(), 10).await.unwrap().is_empty(), "made at now(), not before");
     assert!(store.orders_to_fulfil(10).await.unwrap().is_empty(), "not paid yet");
-    assert!(store.mark_paid(o.id, now()).await.unwrap());
-    assert!(!store.mark_paid(o.id, now()).await.unwrap(), "paid once");
+    // Moves are compare-and-set from the status the caller read.
+    assert!(!store.move_order(o.id, OrderStatus::Paid, OrderStatus::Refunded, now()).await.unwrap(), "not paid");
+    assert!(store.move_order(o.id, OrderStatus::Pending, OrderStatus::Paid, now()).await.unwrap());
+    assert!(!store.move_order(o.id, OrderStatus::Pending, OrderStatus::Paid, now()).await.unwrap(), "paid once");
+    let paid = store.order_by_number(&number).await.unwrap().unwrap();
+    assert_eq!((paid.status(), paid.paid_at.is_some()), (OrderStatus::Paid, true));
     assert!(!store.reprice_order(o.id, &repriced, &de).await.unwrap(), "a paid order keeps its prices");
     let day_later = now() + chrono::Duration::days(1);
-    assert_eq!(store.expire_pending_orders(day_later).await.unwrap(), 0, "a paid order never expires");
+    assert!(store.pending_orders_before(day_later, 10).await.unwrap().is_empty(), "a paid order never expires");
     let unpaid = store.create_order(ann.id, &OrderNumber::from_random(43), &quote, &billing, "sandbox", now()).await;
-    assert_eq!(store.expire_pending_orders(day_later).await.unwrap(), 1);
+    let due = store.pending_orders_before(day_later, 10).await.unwrap();
+    assert_eq!(due.iter().map(|o| o.id).collect::<Vec<_>>(), vec![unpaid.as_ref().unwrap().id]);
+    assert!(store.move_order(due[0].id, OrderStatus::Pending, OrderStatus::Cancelled, day_later).await.unwrap());
     let unpaid = store.order_by_number(&unpaid.unwrap().number).await.unwrap().unwrap();
-    assert_eq!(unpaid.status, OrderStatus::Cancelled);
+    assert_eq!((unpaid.status(), unpaid.paid_at), (OrderStatus::Cancelled, None));
     assert_eq!(store.orders_to_fulfil(10).await.unwrap().len(), 1);
     for s in &got.lines {
         assert!(store.fulfil_line(s.id, "done", now()).await.unwrap());

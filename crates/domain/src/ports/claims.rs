@@ -1,7 +1,7 @@
 //! Claims: storing who claims which listing, and the DNS lookups that check a claim.
 
 use super::RepoResult;
-use crate::claim::{Claim, ClaimCheck, ClaimMethod, NewClaim};
+use crate::claim::{Claim, ClaimCheck, ClaimMethod, ClaimStatus, NewClaim};
 use crate::ids::{ClaimId, ListingId, UserId};
 use crate::paging::{PageRequest, Paged};
 use crate::user::Email;
@@ -36,10 +36,17 @@ pub trait ClaimRepository: Send + Sync {
     /// Records a look that did not prove control.
     async fn record_claim_check(&self, id: ClaimId, check: &ClaimCheck) -> RepoResult<()>;
 
-    /// Verifies a claim still pending (compare-and-set on its status), in one transaction: the check
-    /// and the time are recorded, the claimant becomes an owner of the listing (kept if already one)
-    /// and the listing is marked verified. False when the claim was no longer pending.
-    async fn complete_claim(&self, id: ClaimId, check: &ClaimCheck) -> RepoResult<bool>;
+    /// Moves claim `id` from `from` to `to` (compare-and-set: false when it is no longer in `from`)
+    /// with `check` as its last check and, when `to` is verified, in one transaction: the claimant
+    /// becomes an owner of the listing and the listing is marked verified. Whether the claim may move
+    /// is the domain's ([`crate::claim::Claim::verified`]); storage only applies it.
+    async fn complete_claim(
+        &self,
+        id: ClaimId,
+        from: ClaimStatus,
+        to: ClaimStatus,
+        check: &ClaimCheck,
+    ) -> RepoResult<bool>;
 
     /// How many email claims `user` started on `listing` since `since`.
     async fn email_claims_since(&self, user: UserId, listing: ListingId, since: DateTime<Utc>) -> RepoResult<u64>;

@@ -5,7 +5,7 @@ use super::RepoResult;
 use crate::ids::{CategoryId, ListingId, UserId};
 use crate::listing::Plan;
 use crate::money::Cents;
-use crate::order::{Billing, Order, OrderNumber, Quote};
+use crate::order::{Billing, Order, OrderNumber, OrderStatus, Quote};
 use crate::paging::{PageRequest, Paged};
 use crate::week::LaunchWeek;
 use async_trait::async_trait;
@@ -44,11 +44,13 @@ pub trait OrderRepository: Send + Sync {
     /// Flags an order for the operator with `note` (the latest note wins).
     async fn flag_order(&self, id: i64, note: &str) -> RepoResult<()>;
 
-    /// Cancels the orders still pending that were made before `before`; how many.
-    async fn expire_pending_orders(&self, before: DateTime<Utc>) -> RepoResult<u64>;
+    /// Orders still pending that were made before `before`, oldest first, at most `limit`.
+    async fn pending_orders_before(&self, before: DateTime<Utc>, limit: u64) -> RepoResult<Vec<Order>>;
 
-    /// Moves a pending order to paid (compare-and-set); false when it was not pending.
-    async fn mark_paid(&self, id: i64, now: DateTime<Utc>) -> RepoResult<bool>;
+    /// Moves order `id` from `from` to `to` (compare-and-set: false when it is no longer in `from`),
+    /// recording `now` as the payment time when `to` is paid. The move itself is the domain's
+    /// ([`Order::moved`]); storage only applies it.
+    async fn move_order(&self, id: i64, from: OrderStatus, to: OrderStatus, now: DateTime<Utc>) -> RepoResult<bool>;
 
     /// Records a line's fulfilment once; false when it was recorded already.
     async fn fulfil_line(&self, line_id: i64, note: &str, now: DateTime<Utc>) -> RepoResult<bool>;
