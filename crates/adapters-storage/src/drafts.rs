@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, FixedOffset, Utc};
 use domain::draft::{
     ComparisonRow, Competitor, CompetitorStatus, Draft, DraftExtras, DraftFaq, DraftField, DraftFieldEntry,
-    DraftFounder, DraftProfile, DraftStatus, Evidence, FieldState, FieldValue, Seo,
+    DraftFounder, DraftProfile, DraftRecord, DraftStatus, Evidence, FieldState, FieldValue, Seo,
 };
 use domain::founder::FounderEntry;
 use domain::ids::{DraftId, ListingId, UserId};
@@ -327,7 +327,7 @@ fn status_in(raw: &str, reason: Option<String>) -> DraftStatus {
 }
 
 fn to_draft(m: drafts::Model) -> Draft {
-    Draft {
+    DraftRecord {
         id: DraftId::from_uuid(m.id),
         owner: UserId::from_db(m.user_id),
         url: m.url,
@@ -339,6 +339,7 @@ fn to_draft(m: drafts::Model) -> Draft {
         created_at: m.created_at.with_timezone(&Utc),
         updated_at: m.updated_at.with_timezone(&Utc),
     }
+    .into()
 }
 
 fn to_invite(m: draft_invites::Model) -> Invite {
@@ -389,7 +390,7 @@ const OWNER: &str = "owner";
 #[async_trait]
 impl DraftRepository for SeaOrmStore {
     async fn create_draft(&self, d: &Draft) -> RepoResult<()> {
-        let (status, reason) = status_out(&d.status);
+        let (status, reason) = status_out(d.status());
         drafts::ActiveModel {
             id: Set(d.id.as_uuid()),
             user_id: Set(d.owner.get()),
@@ -421,7 +422,7 @@ impl DraftRepository for SeaOrmStore {
     }
 
     async fn save_draft(&self, d: &Draft, now: DateTime<Utc>) -> RepoResult<Option<Draft>> {
-        let (status, reason) = status_out(&d.status);
+        let (status, reason) = status_out(d.status());
         let res = drafts::Entity::update_many()
             .col_expr(drafts::Column::Status, Expr::value(status))
             .col_expr(drafts::Column::FailureReason, Expr::value(reason))
@@ -438,7 +439,10 @@ impl DraftRepository for SeaOrmStore {
         if res.rows_affected == 0 {
             return Ok(None);
         }
-        Ok(Some(Draft { version: d.version + 1, updated_at: now, ..d.clone() }))
+        let mut saved = d.clone();
+        saved.version += 1;
+        saved.updated_at = now;
+        Ok(Some(saved))
     }
 
     async fn save_draft_listing(&self, d: &Draft, new: &NewListing, now: DateTime<Utc>) -> RepoResult<ListingId> {

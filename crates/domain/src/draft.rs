@@ -593,6 +593,24 @@ pub struct Draft {
     pub id: DraftId,
     pub owner: UserId,
     pub url: String,
+    /// Private: it moves only through the transitions below ([`Draft::crawled`] …).
+    status: DraftStatus,
+    pub profile: DraftProfile,
+    pub extras: DraftExtras,
+    pub listing_id: Option<ListingId>,
+    /// Bumped by every save; a save with a stale version is refused (optimistic concurrency).
+    pub version: i64,
+    pub created_at: DateTime<Utc>,
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A draft as storage reads it back, every field public: [`Draft::from`] it. Storage only holds
+/// statuses the transitions produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftRecord {
+    pub id: DraftId,
+    pub owner: UserId,
+    pub url: String,
     pub status: DraftStatus,
     pub profile: DraftProfile,
     pub extras: DraftExtras,
@@ -603,7 +621,48 @@ pub struct Draft {
     pub updated_at: DateTime<Utc>,
 }
 
+impl From<DraftRecord> for Draft {
+    fn from(r: DraftRecord) -> Self {
+        Self {
+            id: r.id,
+            owner: r.owner,
+            url: r.url,
+            status: r.status,
+            profile: r.profile,
+            extras: r.extras,
+            listing_id: r.listing_id,
+            version: r.version,
+            created_at: r.created_at,
+            updated_at: r.updated_at,
+        }
+    }
+}
+
 impl Draft {
+    pub fn status(&self) -> &DraftStatus {
+        &self.status
+    }
+
+    /// The site was read: drafting starts (crawling → drafting).
+    pub fn crawled(&mut self) -> Result<(), TransitionError> {
+        self.status.crawled()
+    }
+
+    /// The drafter's proposals are applied: the draft is ready (drafting → ready).
+    pub fn drafted(&mut self) -> Result<(), TransitionError> {
+        self.status.drafted()
+    }
+
+    /// The site could not be read or drafted: failed, with the reason for a person.
+    pub fn fail(&mut self, reason: impl Into<String>) -> Result<(), TransitionError> {
+        self.status.fail(reason)
+    }
+
+    /// A failed draft is read again (failed → crawling).
+    pub fn retry(&mut self) -> Result<(), TransitionError> {
+        self.status.retry()
+    }
+
     /// A new draft for `url`, about to be crawled.
     pub fn new(id: DraftId, owner: UserId, url: SiteUrl, now: DateTime<Utc>) -> Self {
         Self {

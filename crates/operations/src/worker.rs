@@ -194,8 +194,7 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
     let Some(spec) = JobSpec::parse(kind, payload) else { return };
     let result = match spec {
         JobSpec::Draft { draft, only: None } => {
-            move_draft(app, draft, |d| d.status.fail("drafting failed on our side; submit the URL again in a while"))
-                .await
+            move_draft(app, draft, |d| d.fail("drafting failed on our side; submit the URL again in a while")).await
         }
         JobSpec::Draft { draft, only: Some(_) } => change(app, draft, |d| d.extras.regenerating.clear()).await,
         JobSpec::Competitor { draft, .. } => {
@@ -288,7 +287,7 @@ async fn category_terms(app: &App) -> Result<Vec<domain::category::CategoryTerms
 async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Result<(), String> {
     let err = |e: RepoError| e.to_string();
     let Some(d) = app.store.get_draft(id).await.map_err(err)? else { return Ok(()) };
-    if only.is_none() && !matches!(d.status, DraftStatus::Crawling | DraftStatus::Drafting) {
+    if only.is_none() && !matches!(d.status(), DraftStatus::Crawling | DraftStatus::Drafting) {
         return Ok(()); // Already finished (a job re-run after its lease ran out).
     }
     let site = match app.reader.read_site(&d.url).await {
@@ -296,7 +295,7 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
         Err(e) => {
             let reason = e.to_string();
             move_draft(app, id, |d| match only {
-                None => d.status.fail(reason.clone()),
+                None => d.fail(reason.clone()),
                 Some(fs) => {
                     d.extras.regenerating.retain(|f| !fs.contains(f));
                     Ok(())
@@ -310,8 +309,7 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
     if only.is_none() {
         // A re-run (its lease ran out) may find the draft past crawling already; only a draft still
         // crawling moves.
-        let moved =
-            move_draft(app, id, |d| if d.status == DraftStatus::Crawling { d.status.crawled() } else { Ok(()) });
+        let moved = move_draft(app, id, |d| if *d.status() == DraftStatus::Crawling { d.crawled() } else { Ok(()) });
         if moved.await.map_err(err)?.is_none() {
             return Ok(());
         }
@@ -321,10 +319,10 @@ async fn draft_job(app: &App, id: DraftId, only: Option<&[DraftField]>) -> Resul
     let text = site.text();
     let saved = move_draft(app, id, |d| {
         if only.is_none() {
-            if d.status == DraftStatus::Crawling {
-                d.status.crawled()?;
+            if *d.status() == DraftStatus::Crawling {
+                d.crawled()?;
             }
-            d.status.drafted()?;
+            d.drafted()?;
         }
         d.apply_drafted(drafted.clone(), &text, only);
         Ok(())

@@ -1,6 +1,7 @@
-//! Dependencies point inward: the domain is pure (no I/O crate at all) and the use cases know no
-//! adapter (no database, HTTP, mail, DNS or Redis client, no `adapters-*` crate, not `bootstrap`).
-//! Checked on the real dependency graph (`cargo tree`, normal dependencies only: tests may use adapters).
+//! Dependencies point inward: the use cases know no adapter (no database, HTTP, mail, DNS or Redis
+//! client, no `adapters-*` crate, not `bootstrap`). Checked on the real dependency graph (`cargo tree`,
+//! normal dependencies only: tests may use adapters). The domain's purity is checked beside the other
+//! workspace rules, in `crates/test-support/tests/tidy.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 fn normal_dependencies(package: &str) -> Vec<String> {
@@ -51,27 +52,4 @@ fn the_use_cases_know_no_adapter() {
         ],
     );
     assert!(bad.is_empty(), "operations depends on {bad:?}");
-}
-
-#[test]
-fn the_domain_is_pure() {
-    let deps = normal_dependencies("domain");
-    let bad = offending(
-        &deps,
-        &[
-            "tokio",
-            "sea-orm*",
-            "sqlx*",
-            "reqwest",
-            "hyper",
-            "actix-*",
-            "rmcp",
-            "spider",
-            "lettre",
-            "hickory-*",
-            "redis",
-            "mio",
-        ],
-    );
-    assert!(bad.is_empty(), "domain depends on {bad:?}");
 }

@@ -71,8 +71,8 @@ fn rich_draft(owner: UserId) -> Draft {
         rows: vec![],
     });
     x.regenerating = vec![DraftField::Name];
-    d.status.crawled().unwrap();
-    d.status.drafted().unwrap();
+    d.crawled().unwrap();
+    d.drafted().unwrap();
     d
 }
 
@@ -89,8 +89,8 @@ on_both!(a_draft_round_trips_whole, |store| {
     assert_eq!(back.profile, d.profile);
     assert_eq!(back.extras, d.extras);
     assert_eq!(
-        (back.status.clone(), back.url.clone(), back.owner, back.version),
-        (d.status.clone(), d.url.clone(), owner, 0)
+        (back.status().clone(), back.url.clone(), back.owner, back.version),
+        (d.status().clone(), d.url.clone(), owner, 0)
     );
     assert_eq!(back.extras.milestones[0].date, NaiveDate::from_ymd_opt(2024, 1, 2).unwrap());
 });

@@ -627,7 +627,7 @@ async fn admin_run_jobs_drafts_what_is_queued() {
     let (ok, out, err) = crate::helpers::run(&db, &["admin", "run-jobs"]);
     assert!(ok && out.contains("ran 1 job"), "{out}{err}");
     let failed = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d.id).await.unwrap().unwrap();
-    assert_eq!(failed.status.as_str(), "failed");
+    assert_eq!(failed.status().as_str(), "failed");
     let d2 = domain::draft::Draft::new(
         domain::ids::DraftId::new_random(),
         user.id,
@@ -644,7 +644,7 @@ async fn admin_run_jobs_drafts_what_is_queued() {
     );
     assert!(ok && out.contains("ran 1 job"), "{out}{err}");
     let ready = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d2.id).await.unwrap().unwrap();
-    assert_eq!(ready.status.as_str(), "ready", "{:?}", ready.status);
+    assert_eq!(ready.status().as_str(), "ready", "{:?}", ready.status());
     assert_eq!(ready.updated_at, ahead, "run as if the clock read --now");
     let (ok, out, _) = crate::helpers::run(&db, &["admin", "run-jobs"]);
     assert!(ok && out.contains("ran 0 job"), "{out}");
@@ -671,7 +671,7 @@ async fn admin_run_jobs_drafts_what_is_queued() {
         crate::helpers::run(&db, &["admin", "run-jobs", "--crawler-allowed-hosts", &allowed, "--now", &at(16)]);
     assert!(out.contains("ran 1 job"), "{out}");
     let taken_over = domain::ports::DraftRepository::get_draft(app.store.as_ref(), d3.id).await.unwrap().unwrap();
-    assert_eq!(taken_over.status.as_str(), "ready");
+    assert_eq!(taken_over.status().as_str(), "ready");
     assert!(!crate::helpers::run(&db, &["admin", "run-jobs", "--now", "yesterday"]).0);
 }
 

@@ -256,10 +256,10 @@ impl Operation for UpdateDraft {
             count_crawl(ctx, ctx.principal()?.user_id).await?;
         }
         let saved = change_draft(ctx, &id, |d| {
-            if !edit.regenerate.is_empty() && !d.status.is_ready() {
+            if !edit.regenerate.is_empty() && !d.status().is_ready() {
                 return Err(OpError::Conflict {
                     code: "draft_not_ready",
-                    message: format!("the draft is {}; regenerate works on a ready draft", d.status.as_str()),
+                    message: format!("the draft is {}; regenerate works on a ready draft", d.status().as_str()),
                 });
             }
             for (i, f) in edit.regenerate.iter().enumerate() {
@@ -440,10 +440,10 @@ impl Operation for SubmitDraft {
 
     async fn run(ctx: &Ctx, input: DraftIdInput) -> OpResult<SavedListingOut> {
         let d = own_draft(ctx, &input.id).await?;
-        if !d.status.is_ready() {
+        if !d.status().is_ready() {
             return Err(OpError::Conflict {
                 code: "draft_not_ready",
-                message: format!("the draft is {}; submit it once it is ready", d.status.as_str()),
+                message: format!("the draft is {}; submit it once it is ready", d.status().as_str()),
             });
         }
         let created = d.listing_id.is_none();

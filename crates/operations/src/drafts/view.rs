@@ -139,8 +139,8 @@ impl From<&Draft> for DraftOut {
         Self {
             id: d.id.to_string(),
             url: d.url.clone(),
-            status: d.status.as_str().to_owned(),
-            failure_reason: match &d.status {
+            status: d.status().as_str().to_owned(),
+            failure_reason: match d.status() {
                 DraftStatus::Failed { reason } => Some(reason.clone()),
                 _ => None,
             },
@@ -250,8 +250,8 @@ impl From<&Draft> for DraftSummaryOut {
                 Some(FieldValue::Text(s)) => Some(s.clone()),
                 _ => None,
             },
-            status: d.status.as_str().to_owned(),
-            failure_reason: match &d.status {
+            status: d.status().as_str().to_owned(),
+            failure_reason: match d.status() {
                 DraftStatus::Failed { reason } => Some(reason.clone()),
                 _ => None,
             },
