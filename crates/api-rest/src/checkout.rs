@@ -30,10 +30,9 @@ fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
 
 /// The caller's order by its number, or the page to answer instead.
 async fn find(state: &State, p: &Principal, number: &str) -> Result<Order, HttpResponse> {
-    let Ok(number) = OrderNumber::parse(number) else { return Err(not_found(state, Some(p))) };
-    match state.app.store.order_by_number(&number).await {
-        Ok(Some(o)) if o.user == p.user_id => Ok(o),
-        Ok(_) => Err(not_found(state, Some(p))),
+    match operations::orders::order_of(&state.app, p.user_id, number).await {
+        Ok(o) => Ok(o),
+        Err(operations::OpError::NotFound(_)) => Err(not_found(state, Some(p))),
         Err(e) => {
             tracing::error!(error = %e, "could not read an order");
             Err(oops(state, Some(p)))

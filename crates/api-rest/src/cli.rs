@@ -204,7 +204,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             let scopes = domain::user::Scope::parse_list(&scopes)?;
             let parsed = domain::user::Email::parse(&email)?;
             let app = ready_app(&db).await?;
-            let Some((user, _)) = app.store.user_by_email(&parsed).await? else {
+            let Some(user) =
+                operations::admin::user_by_email(&app, &parsed).await.map_err(|e| anyhow::anyhow!("{e}"))?
+            else {
                 bail!("no account with email {email}; create it with `admin create-user`")
             };
             let (key, token) = operations::accounts::create_api_key(&app, user.id, &name, &scopes)
@@ -226,18 +228,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 bail!("--cents must be zero or more");
             }
             let app = ready_app(&db).await?;
-            match app.store.set_price(&code, Cents::new(cents)).await {
+            match operations::admin::set_price(&app, &code, Cents::new(cents))
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+            {
                 Ok(()) => {
-                    changed(&app).await;
                     println!("{product} now costs {} (VAT excluded)", Cents::new(cents));
                     Ok(())
                 }
-                Err(RepoError::NotFound) => {
-                    let known: Vec<String> =
-                        app.store.list_products().await?.into_iter().map(|p| p.code.as_str().to_owned()).collect();
-                    bail!("unknown product {product:?}; known: {}", known.join(", "))
-                }
-                Err(e) => Err(e.into()),
+                Err(known) => bail!("unknown product {product:?}; known: {}", known.join(", ")),
             }
         }
         Command::Admin(Admin::RunJobs { now, public_url, outbound, db }) => {
@@ -265,7 +264,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin(Admin::Outbox { to, limit, db }) => {
             let app = ready_app(&db).await?;
-            let mails = domain::ports::Outbox::outbox(app.store.as_ref(), to.as_deref(), limit).await?;
+            let mails =
+                operations::admin::outbox(&app, to.as_deref(), limit).await.map_err(|e| anyhow::anyhow!("{e}"))?;
             if mails.is_empty() {
                 println!("the outbox is empty");
             }
@@ -283,7 +283,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Admin(Admin::ListingHistory { listing_id, db }) => {
             let id = domain::ids::ListingId::parse(listing_id)?;
             let app = ready_app(&db).await?;
-            let versions = domain::ports::OwnListingRepository::listing_versions(app.store.as_ref(), id).await?;
+            let versions = operations::admin::listing_history(&app, id).await.map_err(|e| anyhow::anyhow!("{e}"))?;
             if versions.is_empty() {
                 println!("listing {listing_id} has no edits");
             }
@@ -304,17 +304,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Admin(Admin::ListingClaims { listing_id, db }) => {
             let id = domain::ids::ListingId::parse(listing_id)?;
             let app = ready_app(&db).await?;
-            let claims = app.store.claims_on_listing(id).await?;
+            let claims = operations::admin::listing_claims(&app, id).await.map_err(|e| anyhow::anyhow!("{e}"))?;
             if claims.is_empty() {
                 println!("listing {listing_id} has no claims");
             }
             let now = app.now();
-            for c in claims {
-                let who = app
-                    .store
-                    .get_user(c.user)
-                    .await?
-                    .map_or_else(|| format!("user {}", c.user), |u| u.email.to_string());
+            for (c, who) in claims {
                 let by = c.email.as_deref().map(|e| format!(" to {e}")).unwrap_or_default();
                 println!(
                     "claim {} · {} · {}{by} · {} · made {}",
@@ -336,8 +331,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Admin(Admin::SetSetting { key, value, db }) => {
             domain::settings::validate(&key, &value)?;
             let app = ready_app(&db).await?;
-            app.store.set_setting(&key, &value).await?;
-            changed(&app).await;
+            operations::admin::set_setting(&app, &key, &value).await.map_err(|e| anyhow::anyhow!("{e}"))?;
             println!("{key} = {value}");
             Ok(())
         }

@@ -11,33 +11,18 @@ use actix_web::cookie::SameSite;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
-use domain::draft::{DraftField, FieldValue};
-use domain::ports::Invite;
 use operations::badges::escape;
+use operations::invites::InviteFound;
 use serde::Deserialize;
 
-async fn find(state: &State, token: &str) -> Result<Option<(Invite, String)>, HttpResponse> {
-    let hash = state.app.secrets.hash_token(token);
-    let invite = match state.app.store.invite_by_token(&hash).await {
-        Ok(Some(i)) => i,
-        Ok(None) => return Ok(None),
+async fn find(state: &State, token: &str) -> Result<Option<InviteFound>, HttpResponse> {
+    match operations::invites::find(&state.app, token).await {
+        Ok(found) => Ok(found),
         Err(e) => {
             tracing::error!(error = %e, "could not read an invite");
-            return Err(oops(state, None));
+            Err(oops(state, None))
         }
-    };
-    let product = match state.app.store.get_draft(invite.draft).await {
-        Ok(Some(d)) => match &d.profile.field(DraftField::Name).value {
-            Some(FieldValue::Text(n)) => n.clone(),
-            _ => d.url.clone(),
-        },
-        Ok(None) => return Ok(None),
-        Err(e) => {
-            tracing::error!(error = %e, "could not read an invite's draft");
-            return Err(oops(state, None));
-        }
-    };
-    Ok(Some((invite, product)))
+    }
 }
 
 fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
@@ -55,19 +40,20 @@ fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
 
 pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
     let me = signed_in(&state, &req).await;
-    let (invite, product) = match find(&state, &token).await {
+    let found = match find(&state, &token).await {
         Ok(Some(x)) => x,
         Ok(None) => return not_found(&state, me.as_ref().map(|(p, _)| p)),
         Err(r) => return r,
     };
+    let (invite, product) = (&found.invite, &found.product);
     let intro = format!(
         "<h1>Join {} as a co-founder</h1><p>This invite was sent to <strong>{}</strong>.</p>",
-        escape(&product),
+        escape(product),
         escape(&invite.email)
     );
     let b = &state.public_url;
     let body = match &me {
-        Some((p, csrf)) if p.email.as_str().eq_ignore_ascii_case(&invite.email) => format!(
+        Some((p, csrf)) if operations::invites::is_for(&found, p) => format!(
             r#"<section class="card narrow">{intro}<form method="post" action="{b}/invites/{t}"><input type="hidden" name="csrf" value="{csrf}"><button type="submit">Accept the invite</button></form></section>"#,
             t = escape(&token)
         ),
@@ -105,20 +91,20 @@ pub async fn accept(
         let body = "<p class=\"error\" role=\"alert\">This form expired. Open the invite link again.</p>";
         return html(StatusCode::FORBIDDEN, page(&state, "Co-founder invite", Some(&p), body));
     }
-    let (invite, product) = match find(&state, &token).await {
+    let found = match find(&state, &token).await {
         Ok(Some(x)) => x,
         Ok(None) => return not_found(&state, Some(&p)),
         Err(r) => return r,
     };
-    if !p.email.as_str().eq_ignore_ascii_case(&invite.email) {
-        let body = format!(
-            "<p class=\"error\" role=\"alert\">This invite was sent to {}; sign in with that address to accept it.</p>",
-            escape(&invite.email)
-        );
-        return html(StatusCode::FORBIDDEN, page(&state, "Co-founder invite", Some(&p), &body));
-    }
-    match state.app.store.accept_invite(invite.id, p.user_id, state.app.now()).await {
-        Ok(()) => html(
+    match operations::invites::accept(&state.app, &p, &found).await {
+        Ok(operations::invites::Acceptance::OtherAddress) => {
+            let body = format!(
+                "<p class=\"error\" role=\"alert\">This invite was sent to {}; sign in with that address to accept it.</p>",
+                escape(&found.invite.email)
+            );
+            html(StatusCode::FORBIDDEN, page(&state, "Co-founder invite", Some(&p), &body))
+        }
+        Ok(operations::invites::Acceptance::Accepted) => html(
             StatusCode::OK,
             page(
                 &state,
@@ -127,7 +113,7 @@ pub async fn accept(
                 &format!(
                     "<section class=\"card narrow\"><h1>You are a co-founder of {}</h1><p class=\"ok\" role=\"status\">The \
                      listing counts you as a member (once it is saved, if it is still a draft).</p></section>",
-                    escape(&product)
+                    escape(&found.product)
                 ),
             ),
         ),

@@ -12,7 +12,6 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use domain::ids::ApiKeyId;
-use domain::ports::RepoError;
 use domain::user::Scope;
 use operations::accounts;
 use operations::badges::escape;
@@ -393,7 +392,7 @@ pub struct NewKey {
 }
 
 async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, status: StatusCode) -> HttpResponse {
-    let keys = match state.app.store.list_api_keys(p.user_id).await {
+    let keys = match operations::accounts::api_keys_of(&state.app, p.user_id).await {
         Ok(k) => k,
         Err(e) => {
             tracing::error!(error = %e, "could not list API keys");
@@ -499,14 +498,14 @@ pub async fn revoke_key(
     let Ok(id) = ApiKeyId::parse_str(&path) else {
         return html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such key.</p>"));
     };
-    match state.app.store.revoke_api_key(p.user_id, id, state.app.now()).await {
+    match operations::accounts::revoke_api_key(&state.app, p.user_id, id).await {
         Ok(k) => {
             let notice =
                 format!(r#"<p class="ok" role="status">Revoked “{}”. It no longer works.</p>"#, escape(&k.name));
             keys_page(&state, &p, &csrf, &notice, StatusCode::OK).await
         }
         // Someone else's key answers exactly like a missing one.
-        Err(RepoError::NotFound) => {
+        Err(operations::OpError::NotFound(_)) => {
             html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such key.</p>"))
         }
         Err(e) => {

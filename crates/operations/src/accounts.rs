@@ -328,3 +328,17 @@ pub async fn end_session(app: &App, token: &str) -> OpResult<()> {
 pub async fn end_all_sessions(app: &App, user: UserId) -> OpResult<u64> {
     Ok(app.store.delete_sessions_of(user).await?)
 }
+
+/// `user`'s API keys (the site's keys page).
+pub async fn api_keys_of(app: &App, user: UserId) -> OpResult<Vec<ApiKey>> {
+    Ok(app.store.list_api_keys(user).await?)
+}
+
+/// Revokes one of `user`'s API keys; another person's key or an unknown id is the same 404.
+pub async fn revoke_api_key(app: &App, user: UserId, id: domain::ids::ApiKeyId) -> OpResult<ApiKey> {
+    match app.store.revoke_api_key(user, id, app.now()).await {
+        Ok(k) => Ok(k),
+        Err(RepoError::NotFound) => Err(OpError::NotFound("API key")),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -8,6 +8,7 @@
 
 mod account;
 pub mod accounts;
+pub mod admin;
 pub mod app;
 pub mod badges;
 pub mod cache;
@@ -16,6 +17,7 @@ mod drafts;
 pub mod engagement;
 pub mod idempotency;
 mod input;
+pub mod invites;
 pub mod keys;
 pub mod lifecycle;
 pub mod oauth;

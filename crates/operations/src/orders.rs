@@ -631,17 +631,16 @@ impl Operation for GetOrder {
     type Output = OrderOut;
 
     async fn run(ctx: &Ctx, i: OrderNumberInput) -> OpResult<OrderOut> {
-        let user = ctx.principal()?.user_id;
-        let number = OrderNumber::parse(&i.number).map_err(|_| OpError::NotFound("order"))?;
-        let o = ctx
-            .app
-            .store
-            .order_by_number(&number)
-            .await?
-            .filter(|o| o.user == user)
-            .ok_or(OpError::NotFound("order"))?;
+        let o = order_of(&ctx.app, ctx.principal()?.user_id, &i.number).await?;
         order_out(&ctx.app, &ctx.public_url, &o).await
     }
+}
+
+/// `user`'s order with this number; any number that is not one of theirs (malformed, unknown, someone
+/// else's) is the same 404.
+pub async fn order_of(app: &crate::App, user: domain::ids::UserId, number: &str) -> OpResult<Order> {
+    let number = OrderNumber::parse(number).map_err(|_| OpError::NotFound("order"))?;
+    app.store.order_by_number(&number).await?.filter(|o| o.user == user).ok_or(OpError::NotFound("order"))
 }
 
 // ---- payment and fulfilment ----

@@ -55,3 +55,28 @@ fn the_domain_depends_on_no_io_crate() {
         "crates/domain gained dependencies {extra:?}; keep I/O in adapters (or extend the allow-list with a reason)"
     );
 }
+
+#[test]
+fn the_api_crates_call_use_cases_not_repositories() {
+    // The API crates answer HTTP and MCP by calling `operations`; reaching a repository through
+    // `app.store` from there would put a business rule (who may accept an invite, whose order a number
+    // is) where no other adapter shares it.
+    let root = workspace();
+    let mut files = Vec::new();
+    for krate in ["api-rest", "api-mcp", "api-http"] {
+        rust_files(&root.join("crates").join(krate).join("src"), &mut files);
+    }
+    assert!(files.len() > 5, "found the API sources");
+    let offenders: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| !l.trim_start().starts_with("//") && l.contains(".store."))
+                .map(|(i, l)| format!("{}:{}: {}", f.display(), i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(offenders.is_empty(), "API code calls a repository directly:\n{}", offenders.join("\n"));
+}
