@@ -58,3 +58,31 @@ pub async fn pending_migrations(db: &DatabaseConnection) -> Result<usize, DbErr>
 pub async fn ping(db: &DatabaseConnection) -> Result<(), DbErr> {
     db.ping().await
 }
+
+/// Why a backup was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    #[error("{0} exists already; choose a new file (a backup never overwrites one)")]
+    Exists(String),
+    #[error(
+        "admin backup copies SQLite databases; for PostgreSQL run pg_dump --format=custom --file=launchdir.dump \"$DATABASE_URL\" (docs/OPERATIONS.md)"
+    )]
+    NotSqlite,
+    #[error("the backup failed: {0}")]
+    Failed(#[from] DbErr),
+}
+
+/// Writes a consistent copy of a SQLite database to `path` with `VACUUM INTO`, while the service keeps
+/// serving (readers and the writer are not stopped; the copy is one read transaction's snapshot, already
+/// compacted). Refuses a path that exists and a PostgreSQL database.
+pub async fn backup(db: &DatabaseConnection, path: &std::path::Path) -> Result<(), BackupError> {
+    if db.get_database_backend() != DbBackend::Sqlite {
+        return Err(BackupError::NotSqlite);
+    }
+    if path.exists() {
+        return Err(BackupError::Exists(path.display().to_string()));
+    }
+    let target = path.to_string_lossy().replace('\'', "''");
+    db.execute_unprepared(&format!("VACUUM INTO '{target}'")).await?;
+    Ok(())
+}

@@ -97,6 +97,14 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+    /// Write a consistent copy of the SQLite database to PATH while the service runs (VACUUM INTO).
+    /// Keep the root secret (launchdir.secret or LAUNCHDIR_SECRET_KEY) with it. PostgreSQL: use pg_dump.
+    Backup {
+        /// The file to write; it must not exist.
+        path: std::path::PathBuf,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
     /// Print queued and sent emails, newest first (to read an invite or claim link without a mail server).
     Outbox {
         /// Only emails to this address.
@@ -260,6 +268,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             }
             println!("calendar: {moved} change(s)");
             println!("ran {ran} job(s)");
+            Ok(())
+        }
+        Command::Admin(Admin::Backup { path, db }) => {
+            let app = ready_app(&db).await?;
+            app.backup(&path).await?;
+            let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            println!("backed up to {} ({bytes} bytes)", path.display());
+            println!("keep the root secret with it (launchdir.secret beside the database, or LAUNCHDIR_SECRET_KEY)");
             Ok(())
         }
         Command::Admin(Admin::Outbox { to, limit, db }) => {

@@ -243,6 +243,12 @@ impl App {
         Ok(Some(report))
     }
 
+    /// Writes a consistent copy of the SQLite database to `path` while the service runs (`admin backup`);
+    /// a PostgreSQL database is refused with the `pg_dump` command to use instead.
+    pub async fn backup(&self, path: &std::path::Path) -> anyhow::Result<()> {
+        db::backup(self.sea.connection(), path).await.map_err(anyhow::Error::new)
+    }
+
     /// The store as its sea-orm adapter: for the operator's database commands and tests that look at rows.
     pub fn sea_orm(&self) -> &SeaOrmStore {
         &self.sea

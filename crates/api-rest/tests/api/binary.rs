@@ -83,3 +83,45 @@ async fn an_unreachable_database_fails_start_up_with_a_clear_message() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("cannot open the database at postgres://nobody@127.0.0.1:1/none"), "{err}");
 }
+
+/// `admin backup PATH` while the service serves, then a service started on the copy: it answers with
+/// the same directory. A second backup to the same file is refused (a backup never overwrites).
+#[tokio::test]
+async fn a_backup_taken_while_serving_restores_and_serves() {
+    let live = crate::helpers::spawn_app(true).await;
+    live.wait_ready().await;
+    let before: serde_json::Value = live.get("/api/v1/site").await.json().await.unwrap();
+    let listing: serde_json::Value = live.get("/api/v1/listings?per_page=1").await.json().await.unwrap();
+    let slug = listing["items"][0]["slug"].as_str().expect("demo data has a live listing").to_owned();
+
+    let restored = test_support::sqlite();
+    let path = restored.sqlite_dir().unwrap().join("test.db");
+    let out = crate::helpers::cli(&live.db.url, &["admin", "backup", path.to_str().unwrap()]).await;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("backed up to") && stdout.contains("root secret"), "{stdout}");
+    let again = crate::helpers::cli(&live.db.url, &["admin", "backup", path.to_str().unwrap()]).await;
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+    // The service kept serving while the copy was taken.
+    assert_eq!(live.get("/api/v1/site").await.status(), 200);
+
+    let copy = crate::helpers::spawn_app_on(restored, false).await;
+    copy.wait_ready().await;
+    let after: serde_json::Value = copy.get("/api/v1/site").await.json().await.unwrap();
+    assert!(before["counts"]["live_listings"].as_u64().unwrap() > 0, "{before}");
+    assert_eq!(after["counts"], before["counts"], "the same directory");
+    let page = copy.get(&format!("/api/v1/listings/{slug}")).await;
+    assert_eq!(page.status(), 200, "a listing of the original is served from the copy");
+}
+
+#[tokio::test]
+async fn a_postgresql_backup_points_to_pg_dump() {
+    if let Some(db) = test_support::postgres().await {
+        assert!(run(&db, &["migrate"]).0);
+        let path = std::env::temp_dir().join(format!("launchdir-pg-backup-{}.db", std::process::id()));
+        let (ok, _, err) = run(&db, &["admin", "backup", path.to_str().unwrap()]);
+        assert!(!ok && err.contains("pg_dump"), "{err}");
+        assert!(!path.exists(), "nothing written");
+    }
+}
