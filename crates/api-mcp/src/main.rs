@@ -140,7 +140,10 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    bootstrap::telemetry::init();
+    if let Err(e) = bootstrap::telemetry::init() {
+        eprintln!("error: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Stdio(args) => stdio(args).await,

@@ -4,7 +4,10 @@ use clap::Parser;
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    bootstrap::telemetry::init();
+    if let Err(e) = bootstrap::telemetry::init() {
+        eprintln!("error: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
     let cli = api_rest::cli::Cli::parse();
     match api_rest::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

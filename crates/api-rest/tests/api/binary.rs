@@ -125,3 +125,38 @@ async fn a_postgresql_backup_points_to_pg_dump() {
         assert!(!path.exists(), "nothing written");
     }
 }
+
+/// `LAUNCHDIR_LOG_FORMAT=json`: every log line is one JSON object (level, message and fields at the top),
+/// the request log included; an unknown format stops the start naming the setting.
+#[tokio::test]
+async fn logs_are_json_lines_when_asked() {
+    let db = test_support::sqlite();
+    let mut bin = Binary::serve_with(&db, &[], &[("LAUNCHDIR_LOG_FORMAT", "json"), ("RUST_LOG", "info")]);
+    let client = reqwest::Client::new();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+    assert_eq!(client.get(format!("{}/api/v1/site", bin.base)).send().await.unwrap().status(), 200);
+    let stderr = bin.stop_and_read_stderr();
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(lines.len() > 3, "{stderr}");
+    let mut request_lines = 0;
+    for l in &lines {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"));
+        assert!(v["level"].is_string() && v["timestamp"].is_string(), "{l}");
+        if v["path"] == "/api/v1/site" {
+            assert_eq!(v["status"], 200, "{l}");
+            request_lines += 1;
+        }
+    }
+    assert_eq!(request_lines, 1, "the request is logged once, as JSON: {stderr}");
+
+    let (ok, _, err) = {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+            .args(["migrate"])
+            .env("DATABASE_URL", &db.url)
+            .env("LAUNCHDIR_LOG_FORMAT", "xml")
+            .output()
+            .unwrap();
+        (out.status.success(), (), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    assert!(!ok && err.contains("LAUNCHDIR_LOG_FORMAT must be text or json"), "{err}");
+}
