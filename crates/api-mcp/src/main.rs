@@ -44,14 +44,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
     bootstrap::check_serving(&args.outbound, &public_url)?;
-    let app = bootstrap::App::open(bootstrap::Setup {
-        count_ttl: std::time::Duration::from_secs(args.read_cache_secs),
-        outbound: args.outbound.clone(),
-        public_url: public_url.clone(),
-        secrets: args.secrets.clone(),
-        ..bootstrap::Setup::new(&args.db.database_url)
-    })
-    .await?;
+    let app = bootstrap::App::open(bootstrap::Setup::serving(&args, &public_url)).await?;
     app.start(args.demo_data).await?;
     app.keys().await.map_err(anyhow::Error::msg)?;
     // Drafts submitted through these tools are read and drafted by this process's worker too.

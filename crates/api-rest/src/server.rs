@@ -114,14 +114,7 @@ impl Application {
         let bound = listener.local_addr()?.to_string();
         let public_url = args.public_url(&bound);
         bootstrap::check_serving(&args.outbound, &public_url)?;
-        let app = App::open(bootstrap::Setup {
-            count_ttl: std::time::Duration::from_secs(args.read_cache_secs),
-            outbound: args.outbound.clone(),
-            public_url: public_url.clone(),
-            secrets: args.secrets.clone(),
-            ..bootstrap::Setup::new(&args.db.database_url)
-        })
-        .await?;
+        let app = App::open(bootstrap::Setup::serving(args, &public_url)).await?;
         // The root secret is loaded (or generated) before serving: a missing or unreadable one stops
         // the start with the setting named, not the first sign-in.
         app.keys().await.map_err(anyhow::Error::msg)?;

@@ -46,6 +46,17 @@ impl std::fmt::Debug for Setup {
 }
 
 impl Setup {
+    /// What `serve` builds from its flags, once the public URL is known (`check_serving` first).
+    pub fn serving(args: &ServeArgs, public_url: &str) -> Self {
+        Self {
+            count_ttl: std::time::Duration::from_secs(args.read_cache_secs),
+            outbound: args.outbound.clone(),
+            public_url: public_url.to_owned(),
+            secrets: args.secrets.clone(),
+            ..Self::new(&args.db.database_url)
+        }
+    }
+
     /// The database at `database_url`, every total counted exactly, outbound settings at their
     /// defaults for a local public URL, and the root secret as the environment gives it.
     pub fn new(database_url: &str) -> Self {

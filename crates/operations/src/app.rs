@@ -54,24 +54,20 @@ impl std::fmt::Debug for Ports {
 pub type KeySource = Arc<dyn Fn() -> Result<Keyring, String> + Send + Sync>;
 
 /// Everything a use case needs, shared by reference (cloning is cheap: every part is behind an `Arc`).
+/// The ports are read through it (`app.store`, `app.clock` …).
 #[derive(Clone)]
 pub struct App {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
-    pub secrets: Arc<dyn Secrets>,
-    pub reader: Arc<dyn SiteReader>,
-    pub drafter: Arc<dyn Drafter>,
-    pub dns: Arc<dyn DnsResolver>,
-    pub vat: Arc<domain::vat::VatTable>,
-    pub vat_registry: Option<Arc<dyn VatRegistry>>,
-    pub payments: Arc<dyn PaymentGateway>,
-    pub mailer: Option<Arc<dyn MailSender>>,
+    ports: Ports,
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
     pub wake: Arc<tokio::sync::Notify>,
-    pub public_url: String,
-    pub allowed_hosts: Vec<String>,
     keyring: Arc<tokio::sync::OnceCell<Arc<Keyring>>>,
-    load_keys: KeySource,
+}
+
+impl std::ops::Deref for App {
+    type Target = Ports;
+    fn deref(&self) -> &Ports {
+        &self.ports
+    }
 }
 
 impl std::fmt::Debug for App {
@@ -87,29 +83,14 @@ impl std::fmt::Debug for App {
 }
 
 impl App {
-    pub fn new(p: Ports) -> Self {
-        Self {
-            store: p.store,
-            clock: p.clock,
-            secrets: p.secrets,
-            reader: p.reader,
-            drafter: p.drafter,
-            dns: p.dns,
-            vat: p.vat,
-            vat_registry: p.vat_registry,
-            payments: p.payments,
-            mailer: p.mailer,
-            wake: Arc::new(tokio::sync::Notify::new()),
-            public_url: p.public_url.trim_end_matches('/').to_owned(),
-            allowed_hosts: p.allowed_hosts,
-            keyring: Arc::new(tokio::sync::OnceCell::new()),
-            load_keys: p.keys,
-        }
+    pub fn new(mut ports: Ports) -> Self {
+        ports.public_url = ports.public_url.trim_end_matches('/').to_owned();
+        Self { ports, wake: Arc::new(tokio::sync::Notify::new()), keyring: Arc::new(tokio::sync::OnceCell::new()) }
     }
 
     /// The keys derived from the deployment's root secret, obtained on first use.
     pub async fn keys(&self) -> Result<Arc<Keyring>, String> {
-        let ring = self.keyring.get_or_try_init(|| async { (self.load_keys)().map(Arc::new) }).await?;
+        let ring = self.keyring.get_or_try_init(|| async { (self.ports.keys)().map(Arc::new) }).await?;
         Ok(ring.clone())
     }
 

@@ -4,6 +4,8 @@
 //! `bootstrap`; only the failing port is a mock.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::order::{Billing, LineOptions, Order, OrderNumber, OrderStatus, price};
@@ -55,34 +57,12 @@ macro_rules! debug_as_name {
 }
 debug_as_name!(MockGateway, MockMailer, MockDns);
 
-/// A migrated SQLite store with the reference data (products, categories) seeded.
 async fn store(db: &test_support::TestDatabase) -> Arc<adapters_storage::SeaOrmStore> {
-    let conn = adapters_storage::db::connect(&db.url).await.unwrap();
-    adapters_storage::db::migrate(&conn).await.unwrap();
-    let store = Arc::new(adapters_storage::SeaOrmStore::new(conn));
-    demo_data::seed_reference(store.as_ref()).await.unwrap();
-    store
+    common::store(db, true).await
 }
 
 fn app(store: Arc<dyn Store>, change: impl FnOnce(&mut Ports)) -> App {
-    let fetcher = adapters_fetch::SafeFetcher::new("launchdir-test", Vec::<String>::new()).unwrap();
-    let mut ports = Ports {
-        store,
-        clock: Arc::new(domain::ports::SystemClock),
-        secrets: Arc::new(adapters_auth::OsSecrets::default()),
-        reader: Arc::new(adapters_fetch::SiteCrawler::new(fetcher)),
-        drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
-        dns: Arc::new(adapters_dns::NoResolver("not used".into())),
-        vat: Arc::new(domain::vat::VatTable::new(vec![])),
-        vat_registry: None,
-        payments: Arc::new(adapters_payments::NotConfigured),
-        mailer: None,
-        public_url: "http://test".into(),
-        allowed_hosts: vec![],
-        keys: Arc::new(|| Ok(operations::keys::Keyring::derive(&[7; 32], None))),
-    };
-    change(&mut ports);
-    App::new(ports)
+    common::app(store, change)
 }
 
 /// A pending order of one product, made directly in the store.

@@ -3,6 +3,8 @@
 //! body is refused; another caller's key is separate; a failed request leaves the key free.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use async_trait::async_trait;
 use domain::auth::{Principal, Via};
 use domain::ids::{ApiKeyId, UserId};
@@ -62,30 +64,6 @@ impl Operation for CountEffect {
     }
 }
 
-/// The use cases on a real store, built as an embedding service would: the store and the other ports,
-/// each an adapter of its own choosing (here: what needs no network), no `bootstrap`.
-async fn app_on(url: &str) -> operations::App {
-    use std::sync::Arc;
-    let conn = adapters_storage::db::connect(url).await.unwrap();
-    adapters_storage::db::migrate(&conn).await.unwrap();
-    let fetcher = adapters_fetch::SafeFetcher::new("launchdir-test", Vec::<String>::new()).unwrap();
-    operations::App::new(operations::Ports {
-        store: Arc::new(adapters_storage::SeaOrmStore::new(conn)),
-        clock: Arc::new(domain::ports::SystemClock),
-        secrets: Arc::new(adapters_auth::OsSecrets::default()),
-        reader: Arc::new(adapters_fetch::SiteCrawler::new(fetcher)),
-        drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
-        dns: Arc::new(adapters_dns::NoResolver("not used by this test".into())),
-        vat: Arc::new(domain::vat::VatTable::new(vec![])),
-        vat_registry: None,
-        payments: Arc::new(adapters_payments::NotConfigured),
-        mailer: None,
-        public_url: "http://test".into(),
-        allowed_hosts: vec![],
-        keys: Arc::new(|| Ok(operations::keys::Keyring::derive(&[7; 32], None))),
-    })
-}
-
 fn ctx(app: &operations::App, user: i64, key: Option<&str>) -> Ctx {
     Ctx {
         app: app.clone(),
@@ -105,7 +83,7 @@ fn ctx(app: &operations::App, user: i64, key: Option<&str>) -> Ctx {
 }
 
 async fn scenario(db: test_support::TestDatabase, run: &str) {
-    let app = app_on(&db.url).await;
+    let app = common::app(common::store(&db, false).await, |_| {});
     let op = Descriptor::of::<CountEffect>();
     let body = serde_json::json!({"run": run, "note": "first"});
 

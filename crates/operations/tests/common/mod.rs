@@ -1,0 +1,40 @@
+//! What the operations tests share: the use cases built as an embedding service would build them — a
+//! real store and an adapter for every other port, each replaceable — without `bootstrap`.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use operations::{App, Ports};
+use std::sync::Arc;
+
+/// A migrated store on `db` (SQLite or PostgreSQL), with the reference data seeded when `seed`.
+pub async fn store(db: &test_support::TestDatabase, seed: bool) -> Arc<adapters_storage::SeaOrmStore> {
+    let conn = adapters_storage::db::connect(&db.url).await.unwrap();
+    adapters_storage::db::migrate(&conn).await.unwrap();
+    let store = Arc::new(adapters_storage::SeaOrmStore::new(conn));
+    if seed {
+        demo_data::seed_reference(store.as_ref()).await.unwrap();
+    }
+    store
+}
+
+/// The use cases on `store`, every other port an adapter that needs no network (payments and DNS say
+/// they are not configured), changed by `change` (a test puts its mock in).
+pub fn app(store: Arc<dyn domain::ports::Store>, change: impl FnOnce(&mut Ports)) -> App {
+    let fetcher = adapters_fetch::SafeFetcher::new("launchdir-test", Vec::<String>::new()).unwrap();
+    let mut ports = Ports {
+        store,
+        clock: Arc::new(domain::ports::SystemClock),
+        secrets: Arc::new(adapters_auth::OsSecrets::default()),
+        reader: Arc::new(adapters_fetch::SiteCrawler::new(fetcher)),
+        drafter: Arc::new(adapters_drafter::ExtractiveDrafter),
+        dns: Arc::new(adapters_dns::NoResolver("not configured in this test".into())),
+        vat: Arc::new(domain::vat::VatTable::new(vec![])),
+        vat_registry: None,
+        payments: Arc::new(adapters_payments::NotConfigured),
+        mailer: None,
+        public_url: "http://test".into(),
+        allowed_hosts: vec![],
+        keys: Arc::new(|| Ok(operations::keys::Keyring::derive(&[7; 32], None))),
+    };
+    change(&mut ports);
+    App::new(ports)
+}
