@@ -11,64 +11,38 @@ pub trait StoreCache: Send + Sync {
     fn forget_cached(&self);
 }
 
-/// All storage roles together.
-pub trait Store:
-    ApiKeyRepository
-    + AwardRepository
-    + BlogRepository
-    + CategoryRepository
-    + ClaimRepository
-    + DirectoryImport
-    + DraftRepository
-    + FounderRepository
-    + IdempotencyStore
-    + InterviewRepository
-    + JobQueue
-    + ListingRepository
-    + OAuthStore
-    + OrderRepository
-    + Outbox
-    + OwnListingRepository
-    + ProductRepository
-    + PublicChanges
-    + SessionStore
-    + SettingsRepository
-    + Throttles
-    + UserRepository
-    + StoreCache
-    + std::fmt::Debug
-    + Send
-    + Sync
-{
+/// Declares [`Store`] as every role listed, and implements it for anything that plays them all: the
+/// list is written once, so a new role is added in one place.
+macro_rules! store_of_roles {
+    ($($role:ident),+ $(,)?) => {
+        /// All storage roles together.
+        pub trait Store: $($role +)+ StoreCache + std::fmt::Debug + Send + Sync {}
+
+        impl<T> Store for T where T: $($role +)+ StoreCache + std::fmt::Debug + Send + Sync + ?Sized {}
+    };
 }
 
-impl<T> Store for T where
-    T: ApiKeyRepository
-        + AwardRepository
-        + BlogRepository
-        + CategoryRepository
-        + ClaimRepository
-        + DirectoryImport
-        + DraftRepository
-        + FounderRepository
-        + IdempotencyStore
-        + InterviewRepository
-        + JobQueue
-        + ListingRepository
-        + OAuthStore
-        + OrderRepository
-        + Outbox
-        + OwnListingRepository
-        + ProductRepository
-        + PublicChanges
-        + SessionStore
-        + SettingsRepository
-        + Throttles
-        + UserRepository
-        + StoreCache
-        + std::fmt::Debug
-        + Send
-        + Sync
-        + ?Sized
-{
-}
+store_of_roles!(
+    ApiKeyRepository,
+    AwardRepository,
+    BlogRepository,
+    CategoryRepository,
+    ClaimRepository,
+    DirectoryImport,
+    DraftRepository,
+    FounderRepository,
+    IdempotencyStore,
+    InterviewRepository,
+    JobQueue,
+    ListingRepository,
+    OAuthStore,
+    OrderRepository,
+    Outbox,
+    OwnListingRepository,
+    ProductRepository,
+    PublicChanges,
+    SessionStore,
+    SettingsRepository,
+    Throttles,
+    UserRepository,
+);
