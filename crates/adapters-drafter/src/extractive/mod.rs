@@ -44,6 +44,8 @@ pub(crate) struct Page<'a> {
     doc: Html,
     /// Normalised visible-plus-attribute text: a quote is only offered when it is in here.
     text: String,
+    /// The normalised visible text of the body alone, read once for every extractor that scans prose.
+    body: String,
 }
 
 impl Page<'_> {
@@ -75,12 +77,9 @@ fn parse(site: &Site) -> Vec<Page<'_>> {
     site.pages
         .iter()
         .filter_map(|p| {
-            Some(Page {
-                src: p,
-                url: Url::parse(&p.url).ok()?,
-                doc: Html::parse_document(&p.html),
-                text: normalize_whitespace(&p.text),
-            })
+            let doc = Html::parse_document(&p.html);
+            let body = doc.select(&sel("body")).next().map(|b| normalize_whitespace(&text_of(b))).unwrap_or_default();
+            Some(Page { src: p, url: Url::parse(&p.url).ok()?, doc, text: normalize_whitespace(&p.text), body })
         })
         .collect()
 }
@@ -405,8 +404,7 @@ static BETA: LazyLock<Regex> = LazyLock::new(|| {
 
 fn stage(pages: &[Page]) -> Option<Proposal> {
     for p in pages {
-        let body = p.doc.select(&sel("body")).next().map(|b| normalize_whitespace(&text_of(b)))?;
-        if let Some(m) = BETA.find(&body)
+        if let Some(m) = BETA.find(&p.body)
             && let Some(e) = p.ev(m.as_str())
         {
             return prop(text("beta"), vec![e]);
@@ -603,9 +601,8 @@ fn place(pages: &[Page], ld: &[(usize, Value)]) -> (Option<Proposal>, Option<Pro
         }
     }
     for page in pages {
-        let Some(body) = page.doc.select(&sel("body")).next() else { continue };
-        let body = normalize_whitespace(&text_of(body));
-        for c in BASED_IN.captures_iter(&body) {
+        let body = &page.body;
+        for c in BASED_IN.captures_iter(body) {
             let whole = c.get(0).map(|m| m.as_str()).unwrap_or_default();
             let first = c.get(1).map(|m| m.as_str()).unwrap_or_default();
             let Some(e) = page.ev(whole) else { continue };
@@ -642,10 +639,9 @@ fn founded(pages: &[Page], ld: &[(usize, Value)]) -> Option<Proposal> {
         }
     }
     for page in pages {
-        let Some(body) = page.doc.select(&sel("body")).next() else { continue };
-        let body = normalize_whitespace(&text_of(body));
+        let body = &page.body;
         for re in [&*FOUNDED, &*FOUNDED_TIMELINE] {
-            if let Some(c) = re.captures(&body)
+            if let Some(c) = re.captures(body)
                 && let (Some(whole), Some(year)) = (c.get(0), c.get(1))
                 && let Some(e) = page.ev(whole.as_str())
             {
@@ -852,9 +848,8 @@ static EMAIL_IN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
 /// An address written out in the visible text ("Email us at support@example.com"), when no page links one.
 fn written_email(pages: &[&Page]) -> Option<Proposal> {
     for page in pages {
-        let Some(body) = page.doc.select(&sel("body")).next() else { continue };
-        let body = normalize_whitespace(&text_of(body));
-        if let Some(m) = EMAIL_IN_TEXT.find(&body)
+        let body = &page.body;
+        if let Some(m) = EMAIL_IN_TEXT.find(body)
             && m.as_str().len() <= 254
             && let Some(e) = page.ev(m.as_str())
         {

@@ -155,10 +155,6 @@ fn offers(page: &Page, ld: &[&Value]) -> Vec<(String, String, String, Option<Str
     out
 }
 
-fn body(page: &Page) -> String {
-    page.doc.select(&sel("body")).next().map(|b| normalize_whitespace(&text_of(b))).unwrap_or_default()
-}
-
 /// What the summary is built from, and what the model is decided on.
 #[derive(Default)]
 struct Found {
@@ -190,7 +186,7 @@ pub(super) fn pricing(pages: &[Page], ld: &[(usize, Value)]) -> (Option<Proposal
         Some(p) => vec![p],
         None => std::iter::once(home).chain(pages.iter().filter(|p| p.is(&["faq", "questions", "help"]))).collect(),
     };
-    let bodies: Vec<(String, &Page)> = sources.iter().map(|p| (body(p), *p)).collect();
+    let bodies: Vec<(&str, &Page)> = sources.iter().map(|p| (p.body.as_str(), *p)).collect();
     let find = |re: &Regex| bodies.iter().find_map(|(b, p)| re.find(b).and_then(|m| p.ev(m.as_str())));
     let mut f = Found::default();
 
@@ -260,10 +256,10 @@ pub(super) fn pricing(pages: &[Page], ld: &[(usize, Value)]) -> (Option<Proposal
     }
 
     // The model, and the quotes that state it.
-    let anywhere = |re: &Regex| pages.iter().find_map(|p| re.find(&body(p)).and_then(|m| p.ev(m.as_str())));
+    let anywhere = |re: &Regex| pages.iter().find_map(|p| re.find(&p.body).and_then(|m| p.ev(m.as_str())));
     let open_source = pricing_page
-        .and_then(|p| OPEN_SOURCE.find(&body(p)).and_then(|m| p.ev(m.as_str())))
-        .or_else(|| IS_OPEN_SOURCE.find(&body(home)).and_then(|m| home.ev(m.as_str())));
+        .and_then(|p| OPEN_SOURCE.find(&p.body).and_then(|m| p.ev(m.as_str())))
+        .or_else(|| IS_OPEN_SOURCE.find(&home.body).and_then(|m| home.ev(m.as_str())));
     let model: Option<(&str, Vec<Evidence>)> = if let Some(e) = open_source {
         Some(("Open source", vec![e]))
     } else if let Some(e) = anywhere(&FREEMIUM) {
