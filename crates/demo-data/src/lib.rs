@@ -41,7 +41,7 @@ pub struct ReferenceReport {
 /// prices, settings or category edits.
 pub async fn seed_reference<S>(store: &S) -> Result<ReferenceReport, LoadError>
 where
-    S: CategoryRepository + ProductRepository + SettingsRepository + InterviewRepository,
+    S: CategoryRepository + ProductRepository + SettingsRepository + InterviewRepository + ?Sized,
 {
     let questions = reference::interview_questions()?;
     let q: Vec<&str> = questions.iter().map(String::as_str).collect();
@@ -69,7 +69,7 @@ const BATCH: usize = 1000;
 /// from the generated votes of each past week.
 pub async fn load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
 where
-    S: CategoryRepository + DirectoryImport,
+    S: CategoryRepository + DirectoryImport + ?Sized,
 {
     let fixtures = reference::category_fixtures()?;
     let categories: HashMap<String, domain::ids::CategoryId> =

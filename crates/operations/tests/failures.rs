@@ -1,7 +1,7 @@
 //! Failure injection with mockall: what the caller gets when something outside fails — a payment
 //! gateway that times out, an SMTP server that refuses, a DNS lookup that fails, storage that breaks —
-//! and that nothing is left half-done. The use cases run on a real SQLite store built without
-//! `bootstrap`; only the failing port is a mock.
+//! and that nothing is left half-done. The use cases run on the in-memory store, built without
+//! `bootstrap`; only the failing port is a mock (or, for storage, the store broken on purpose).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -57,8 +57,8 @@ macro_rules! debug_as_name {
 }
 debug_as_name!(MockGateway, MockMailer, MockDns);
 
-async fn store(db: &test_support::TestDatabase) -> Arc<adapters_storage::SeaOrmStore> {
-    common::store(db, true).await
+async fn store() -> Arc<adapters_memory::MemoryStore> {
+    common::store(true).await
 }
 
 fn app(store: Arc<dyn Store>, change: impl FnOnce(&mut Ports)) -> App {
@@ -78,8 +78,7 @@ async fn pending_order(app: &App, gateway: &str) -> Order {
 
 #[tokio::test]
 async fn a_payment_gateway_that_times_out_is_a_502_to_retry_and_changes_nothing() {
-    let db = test_support::sqlite();
-    let store = store(&db).await;
+    let store = store().await;
     let mut gateway = MockGateway::new();
     gateway.expect_name().return_const("stripe");
     gateway.expect_start().times(1).returning(|_, _| Err(PaymentError::Gateway("operation timed out".into())));
@@ -113,8 +112,7 @@ async fn a_payment_gateway_that_times_out_is_a_502_to_retry_and_changes_nothing(
 
 #[tokio::test]
 async fn a_session_that_cannot_be_ended_keeps_the_price_it_was_opened_with() {
-    let db = test_support::sqlite();
-    let store = store(&db).await;
+    let store = store().await;
     let mut gateway = MockGateway::new();
     gateway.expect_name().return_const("stripe");
     gateway.expect_cancel().times(1).returning(|_| Err(PaymentError::Gateway("the session was completed".into())));
@@ -134,8 +132,7 @@ async fn a_session_that_cannot_be_ended_keeps_the_price_it_was_opened_with() {
 
 #[tokio::test]
 async fn an_smtp_refusal_keeps_the_email_and_retries_it_later() {
-    let db = test_support::sqlite();
-    let store = store(&db).await;
+    let store = store().await;
     let t0 = Utc::now();
     let mut refusing = MockMailer::new();
     refusing.expect_send().times(1).returning(|_| Err("550 5.1.1 mailbox unavailable".into()));
@@ -164,11 +161,9 @@ async fn an_smtp_refusal_keeps_the_email_and_retries_it_later() {
 
 #[tokio::test]
 async fn storage_that_breaks_is_a_logged_server_fault_not_a_panic_or_a_wrong_answer() {
-    let db = test_support::sqlite();
-    let store = store(&db).await;
+    let store = store().await;
     let app = app(store.clone(), |_| {});
-    use sea_orm::ConnectionTrait;
-    store.connection().execute_unprepared("DROP TABLE listing_categories").await.unwrap();
+    store.break_down();
     let list = operations::registry().into_iter().find(|o| o.id == "list_categories").unwrap();
     let ctx = operations::Ctx {
         app: app.clone(),
@@ -214,8 +209,7 @@ async fn a_dns_lookup_that_fails_leaves_the_claim_pending_and_says_why() {
     use domain::listing::{Lifecycle, ListingProfile, ListingStatus, NewListing, Plan};
     let mut dns = MockDns::new();
     dns.expect_txt().times(2).returning(|name| Err(DnsError(format!("SERVFAIL looking up {name}"))));
-    let db = test_support::sqlite();
-    let store = store(&db).await;
+    let store = store().await;
     let app = app(store, |p| p.dns = Arc::new(dns));
     let lifecycle = Lifecycle::from_parts(ListingStatus::Live, Plan::Free, None, Some(Utc::now()));
     let profile = ListingProfile::named("Orbit Labs", "https://orbit.example/", "orbit.example");

@@ -1,4 +1,4 @@
-//! Idempotency-Key on a test operation whose effect is counted, on SQLite and PostgreSQL: 50
+//! Idempotency-Key on a test operation whose effect is counted, on the in-memory store: 50
 //! concurrent requests with one key make one effect; a retry replays the response; the key with another
 //! body is refused; another caller's key is separate; a failed request leaves the key free.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -82,8 +82,8 @@ fn ctx(app: &operations::App, user: i64, key: Option<&str>) -> Ctx {
     }
 }
 
-async fn scenario(db: test_support::TestDatabase, run: &str) {
-    let app = common::app(common::store(&db, false).await, |_| {});
+async fn scenario(run: &str) {
+    let app = common::app(common::store(false).await, |_| {});
     let op = Descriptor::of::<CountEffect>();
     let body = serde_json::json!({"run": run, "note": "first"});
 
@@ -132,14 +132,9 @@ async fn scenario(db: test_support::TestDatabase, run: &str) {
     assert!(matches!(bad, Err(OpError::Invalid(ref e)) if e.0[0].field == "Idempotency-Key"), "{bad:?}");
 }
 
+/// On the in-memory store; the store's side of the guarantee (one `Started` among concurrent
+/// claims of a key) is the port-contract suite's, on every store.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_effect_per_key_on_sqlite() {
-    scenario(test_support::sqlite(), "sqlite").await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn one_effect_per_key_on_postgres() {
-    if let Some(db) = test_support::postgres().await {
-        scenario(db, "postgres").await;
-    }
+async fn one_effect_per_key() {
+    scenario("memory").await;
 }

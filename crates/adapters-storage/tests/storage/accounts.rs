@@ -1,9 +1,9 @@
 //! Users and API keys on both databases.
 
-use crate::on_both;
+use crate::on_every_store;
 use chrono::{Duration, TimeZone, Utc};
 use domain::ids::ApiKeyId;
-use domain::ports::{ApiKeyRepository, NewUser, RepoError, UserRepository};
+use domain::ports::{NewUser, RepoError};
 use domain::user::{Email, Scope};
 
 pub(crate) fn user(email: &str) -> NewUser {
@@ -16,7 +16,7 @@ pub(crate) fn user(email: &str) -> NewUser {
     }
 }
 
-on_both!(users_are_unique_by_email_whatever_the_case, |store| {
+on_every_store!(users_are_unique_by_email_whatever_the_case, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("Ann@Acme.example"), now).await.unwrap();
     assert_eq!(ann.email.as_str(), "Ann@acme.example");
@@ -28,7 +28,7 @@ on_both!(users_are_unique_by_email_whatever_the_case, |store| {
     assert_eq!(store.get_user(ann.id).await.unwrap().unwrap().email, ann.email);
 });
 
-on_both!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only, |store| {
+on_every_store!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("ann@acme.example"), now).await.unwrap();
     let bob = store.create_user(user("bob@acme.example"), now).await.unwrap();
@@ -66,8 +66,8 @@ on_both!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only,
     assert_eq!(seen, Some(later + Duration::seconds(90)));
 });
 
-on_both!(idempotency_records_claim_replay_take_over_and_prune, |store| {
-    use domain::ports::{IdempotencyBegin as B, IdempotencyStore};
+on_every_store!(idempotency_records_claim_replay_take_over_and_prune, |store| {
+    use domain::ports::IdempotencyBegin as B;
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let stale = Duration::minutes(5);
     assert_eq!(store.begin_idempotent("user:1:op", "k", "f1", now, stale).await.unwrap(), B::Started);
@@ -90,8 +90,19 @@ on_both!(idempotency_records_claim_replay_take_over_and_prune, |store| {
     assert_eq!(store.begin_idempotent("user:1:op", "k", "f2", later, stale).await.unwrap(), B::Started);
 });
 
-on_both!(throttle_counters_count_every_bump_restart_after_their_window_and_lock, |store| {
-    use domain::ports::Throttles;
+on_every_store!(of_many_concurrent_claims_of_a_key_exactly_one_starts, |store| {
+    use domain::ports::IdempotencyBegin as B;
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let claims = (0..50).map(|_| {
+        let store = store.clone();
+        tokio::spawn(async move { store.begin_idempotent("user:1:op", "k", "f1", now, Duration::minutes(5)).await })
+    });
+    let answers: Vec<B> = futures::future::join_all(claims).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    assert_eq!(answers.iter().filter(|a| **a == B::Started).count(), 1, "{answers:?}");
+    assert!(answers.iter().all(|a| matches!(a, B::Started | B::InFlight)), "{answers:?}");
+});
+
+on_every_store!(throttle_counters_count_every_bump_restart_after_their_window_and_lock, |store| {
     let t0 = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let key = "k".repeat(64);
     for n in 1..=3 {
@@ -117,7 +128,7 @@ on_both!(throttle_counters_count_every_bump_restart_after_their_window_and_lock,
     assert!(store.throttles(&[key]).await.unwrap().is_empty());
 });
 
-on_both!(an_address_is_verified_once_by_its_link_and_the_links_go, |store| {
+on_every_store!(an_address_is_verified_once_by_its_link_and_the_links_go, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let new = NewUser { verified: false, ..user("fresh@acme.example") };
     let u = store.create_user(new, now).await.unwrap();

@@ -3,11 +3,10 @@
 //! listing verified and refuses expired or already verified claims.
 
 use crate::accounts::user;
-use crate::{listing, now, on_both};
+use crate::{listing, now, on_every_store};
 use chrono::Duration;
 use domain::claim::{ClaimCheck, ClaimMethod, ClaimStatus, NewClaim};
 use domain::listing::ListingStatus;
-use domain::ports::{ClaimRepository, ListingRepository, OwnListingRepository, UserRepository};
 
 fn new_claim(user: domain::ids::UserId, listing: domain::ids::ListingId, method: ClaimMethod) -> NewClaim {
     NewClaim {
@@ -25,7 +24,7 @@ fn check(verified: bool, at: chrono::DateTime<chrono::Utc>) -> ClaimCheck {
     ClaimCheck { at, verified, looked_for: "a TXT record".into(), found: "TXT nothing".into() }
 }
 
-on_both!(claims_are_kept_per_claimant_and_verify_once, |store| {
+on_every_store!(claims_are_kept_per_claimant_and_verify_once, |store| {
     let l = store.create_listing(listing("Claimed", ListingStatus::Live, None)).await.unwrap();
     let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
     let bob = store.create_user(user("bob@other.example"), now()).await.unwrap();

@@ -1,7 +1,7 @@
 //! Drafts, invites and the outbox on both databases: the whole draft document round-trips, saves are
 //! compare-and-set, submitting races create one listing, invites stop at ten, the outbox filters.
 
-use crate::on_both;
+use crate::on_every_store;
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::draft::{
     Competitor, CompetitorStatus, Draft, DraftFaq, DraftField, DraftFounder, Evidence, FieldValue, Proposal, Seo,
@@ -11,13 +11,13 @@ use domain::founder::FounderEntry;
 use domain::ids::{DraftId, UserId};
 use domain::listing::{Lifecycle, ListingProfile, NewListing};
 use domain::paging::PageRequest;
-use domain::ports::{DraftRepository, ListingRepository, NewUser, Outbox, RepoError, UserRepository};
+use domain::ports::{NewUser, RepoError};
 use domain::sections::{Milestone, Story};
 use domain::slug::Slug;
 use domain::social::{Faq, Socials};
 use domain::user::Email;
 
-async fn user(store: &adapters_storage::SeaOrmStore, email: &str) -> UserId {
+async fn user(store: &std::sync::Arc<dyn domain::ports::Store>, email: &str) -> UserId {
     let new = NewUser {
         email: Email::parse(email).unwrap(),
         password_hash: "x".into(),
@@ -81,7 +81,7 @@ fn listing_of(d: &Draft, name: &str) -> NewListing {
     NewListing::plain(Slug::slugify(name).unwrap(), profile, Lifecycle::saved(), Utc::now())
 }
 
-on_both!(a_draft_round_trips_whole, |store| {
+on_every_store!(a_draft_round_trips_whole, |store| {
     let owner = user(store, "ann@acme.example").await;
     let d = rich_draft(owner);
     store.create_draft(&d).await.unwrap();
@@ -95,7 +95,7 @@ on_both!(a_draft_round_trips_whole, |store| {
     assert_eq!(back.extras.milestones[0].date, NaiveDate::from_ymd_opt(2024, 1, 2).unwrap());
 });
 
-on_both!(saves_are_compare_and_set, |store| {
+on_every_store!(saves_are_compare_and_set, |store| {
     let owner = user(store, "ann@acme.example").await;
     let d = rich_draft(owner);
     store.create_draft(&d).await.unwrap();
@@ -110,7 +110,7 @@ on_both!(saves_are_compare_and_set, |store| {
     assert_eq!(now.profile.field(DraftField::City).value, Some(FieldValue::Text("Cork".into())));
 });
 
-on_both!(drafts_are_listed_per_owner_newest_first, |store| {
+on_every_store!(drafts_are_listed_per_owner_newest_first, |store| {
     let ann = user(store, "ann@acme.example").await;
     let bob = user(store, "bob@acme.example").await;
     let mut ids = Vec::new();
@@ -126,7 +126,7 @@ on_both!(drafts_are_listed_per_owner_newest_first, |store| {
     assert_eq!(page.items.iter().map(|d| d.id).collect::<Vec<_>>(), [ids[4], ids[3]]);
 });
 
-on_both!(concurrent_submits_make_one_listing_with_its_members, |store| {
+on_every_store!(concurrent_submits_make_one_listing_with_its_members, |store| {
     let ann = user(store, "ann@acme.example").await;
     let cy = user(store, "cy@acme.example").await;
     let d = rich_draft(ann);
@@ -159,7 +159,7 @@ on_both!(concurrent_submits_make_one_listing_with_its_members, |store| {
     assert_eq!((l.profile.name.as_str(), l.slug.as_str()), ("Acme Rockets Two", "acme-rockets"), "the slug stays");
 });
 
-on_both!(invites_stop_at_ten_and_a_repeat_is_a_fresh_link, |store| {
+on_every_store!(invites_stop_at_ten_and_a_repeat_is_a_fresh_link, |store| {
     let ann = user(store, "ann@acme.example").await;
     let d = rich_draft(ann);
     store.create_draft(&d).await.unwrap();
@@ -180,7 +180,7 @@ on_both!(invites_stop_at_ten_and_a_repeat_is_a_fresh_link, |store| {
     ));
 });
 
-on_both!(the_outbox_filters_and_records_delivery, |store| {
+on_every_store!(the_outbox_filters_and_records_delivery, |store| {
     let now = Utc::now();
     let a = store.queue_email("Ann@Acme.example", "Hi", "Body one", now).await.unwrap();
     store.queue_email("bob@acme.example", "Hi", "Body two", now).await.unwrap();

@@ -1,6 +1,9 @@
-//! A migrated store on a fresh test database (see the test-support crate).
+//! The stores the suite runs on: the in-memory store, and a migrated sea-orm store on a fresh SQLite
+//! file and on a fresh PostgreSQL database (see the test-support crate).
 
 use adapters_storage::{SeaOrmStore, db};
+use domain::ports::Store;
+use std::sync::Arc;
 use test_support::TestDatabase;
 
 pub struct TestDb {
@@ -22,7 +25,47 @@ pub async fn postgres() -> Option<TestDb> {
     Some(open(test_support::postgres().await?).await)
 }
 
-/// Declares one test body that runs on SQLite and on PostgreSQL, as `name::sqlite` and `name::postgres`.
+pub fn memory() -> Arc<dyn Store> {
+    Arc::new(adapters_memory::MemoryStore::new())
+}
+
+/// Declares one test of the storage ports that runs on every store: `name::memory`, `name::sqlite`
+/// and `name::postgres`, the body seeing only `store: &Arc<dyn Store>` (the port, never the adapter).
+/// This is the port contract: a behaviour that differs between stores fails here.
+#[macro_export]
+macro_rules! on_every_store {
+    ($name:ident, |$store:ident| $body:block) => {
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn run($store: &std::sync::Arc<dyn domain::ports::Store>) $body
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn memory() {
+                run(&$crate::harness::memory()).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                let db = $crate::harness::sqlite().await.expect("sqlite");
+                let store: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(db.store.clone());
+                run(&store).await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                if let Some(db) = $crate::harness::postgres().await {
+                    let store: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(db.store.clone());
+                    run(&store).await;
+                }
+            }
+        }
+    };
+}
+
+/// Declares a test of what only the SQL stores have (migrations, the search index, SQL they are
+/// read with), on SQLite and on PostgreSQL, as `name::sqlite` and `name::postgres`.
 #[macro_export]
 macro_rules! on_both {
     ($name:ident, |$store:ident| $body:block) => {

@@ -1,12 +1,11 @@
 //! The job queue on both databases: concurrent claimers never share a job; a dead worker's job comes
 //! back when its lease runs out, and the dead worker can no longer complete it.
 
-use crate::on_both;
+use crate::on_every_store;
 use chrono::{Duration, TimeZone, Utc};
-use domain::ports::JobQueue;
 use std::collections::HashSet;
 
-on_both!(concurrent_claimers_take_each_job_once, |store| {
+on_every_store!(concurrent_claimers_take_each_job_once, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let mut ids = HashSet::new();
     for i in 0..24 {
@@ -38,7 +37,7 @@ on_both!(concurrent_claimers_take_each_job_once, |store| {
     assert!(!unique.contains(&later));
 });
 
-on_both!(a_dead_workers_job_comes_back_after_its_lease, |store| {
+on_every_store!(a_dead_workers_job_comes_back_after_its_lease, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let id = store.enqueue_job("draft", "{}", now, now).await.unwrap();
     let first = store.claim_job("dead", now, Duration::minutes(1)).await.unwrap().unwrap();

@@ -23,10 +23,7 @@ use domain::listing::{
 };
 use domain::money::Cents;
 use domain::paging::PageRequest;
-use domain::ports::{
-    CategoryRepository, DirectoryImport, ImportListing, InterviewRepository, ListingRepository, ProductRepository,
-    RepoError, SettingsRepository,
-};
+use domain::ports::{DirectoryImport, ImportListing, ListingRepository, RepoError};
 use domain::product::{Product, ProductCode, ProductKind};
 use domain::slug::Slug;
 use domain::social::{Faq, Socials};
@@ -53,7 +50,7 @@ fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
     }
 }
 
-async fn seed_categories(store: &adapters_storage::SeaOrmStore) -> Vec<(String, CategoryId)> {
+async fn seed_categories(store: &std::sync::Arc<dyn domain::ports::Store>) -> Vec<(String, CategoryId)> {
     store
         .ensure_categories(&[
             cat("dev-tools", None, 1),
@@ -154,7 +151,7 @@ on_both!(migrations_are_complete_and_idempotent, |store| {
     db::ping(store.connection()).await.unwrap();
 });
 
-on_both!(categories_seed_once_as_a_tree, |store| {
+on_every_store!(categories_seed_once_as_a_tree, |store| {
     assert_eq!(
         store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(),
         2
@@ -179,7 +176,7 @@ on_both!(categories_seed_once_as_a_tree, |store| {
     assert!(matches!(orphan, Err(RepoError::Conflict(_))), "an unknown parent is refused");
 });
 
-on_both!(products_keep_admin_prices, |store| {
+on_every_store!(products_keep_admin_prices, |store| {
     let launch = Product {
         code: ProductCode::parse("launch").unwrap(),
         kind: ProductKind::Launch,
@@ -199,8 +196,7 @@ on_both!(products_keep_admin_prices, |store| {
     assert!(matches!(missing, Err(RepoError::NotFound)));
 });
 
-on_both!(public_changes_count_up_from_zero, |store| {
-    use domain::ports::PublicChanges;
+on_every_store!(public_changes_count_up_from_zero, |store| {
     assert_eq!(store.public_changes().await.unwrap(), 0);
     assert_eq!(store.note_public_change().await.unwrap(), 1);
     assert_eq!(store.note_public_change().await.unwrap(), 2);
@@ -213,7 +209,7 @@ on_both!(public_changes_count_up_from_zero, |store| {
     assert_eq!(store.public_changes().await.unwrap(), 4);
 });
 
-on_both!(settings_and_questions, |store| {
+on_every_store!(settings_and_questions, |store| {
     assert_eq!(store.ensure_settings(&domain::settings::DEFAULTS).await.unwrap(), domain::settings::DEFAULTS.len());
     store.set_setting("free_plan_min_weeks", "5").await.unwrap();
     assert_eq!(store.ensure_settings(&domain::settings::DEFAULTS).await.unwrap(), 0);
@@ -226,7 +222,7 @@ on_both!(settings_and_questions, |store| {
     assert_eq!(q, vec!["Why?", "How?", "What next?"]);
 });
 
-on_both!(listing_round_trip_and_slug_collisions, |store| {
+on_every_store!(listing_round_trip_and_slug_collisions, |store| {
     let cats = seed_categories(store).await;
     let mut new = listing("Acme Rockets", ListingStatus::Live, Some(cat_id(&cats, "dev-tools")));
     new.categories = Some(
@@ -260,7 +256,7 @@ on_both!(listing_round_trip_and_slug_collisions, |store| {
     assert_eq!(store.count_live_listings().await.unwrap(), 2);
 });
 
-on_both!(full_text_search_ranks_and_filters, |store| {
+on_every_store!(full_text_search_ranks_and_filters, |store| {
     let cats = seed_categories(store).await;
     let dev = cat_id(&cats, "dev-tools");
     let api = cat_id(&cats, "api-tools");
@@ -347,7 +343,7 @@ on_both!(search_index_follows_edits_and_deletes, |store| {
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
 });
 
-on_both!(import_counts_votes_and_continues_ids, |store| {
+on_every_store!(import_counts_votes_and_continues_ids, |store| {
     assert!(store.is_empty().await.unwrap());
     let founders = store
         .import_founders(&[NewFounder {
@@ -398,12 +394,13 @@ on_both!(import_counts_votes_and_continues_ids, |store| {
     assert_eq!(store.import_blog_posts(&[post]).await.unwrap(), 1);
 });
 
-on_both!(reference_and_demo_content_load, |store| {
-    let first = demo_data::seed_reference(store).await.unwrap();
+on_every_store!(reference_and_demo_content_load, |store| {
+    let first = demo_data::seed_reference(store.as_ref()).await.unwrap();
     assert!(first.categories >= 30 && first.products >= 5 && first.questions >= 5 && first.settings >= 5);
-    let again = demo_data::seed_reference(store).await.unwrap();
+    let again = demo_data::seed_reference(store.as_ref()).await.unwrap();
     assert_eq!(again, demo_data::ReferenceReport::default(), "seeding twice inserts nothing");
-    let report = demo_data::load_demo(store, demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
+    let report =
+        demo_data::load_demo(store.as_ref(), demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
     assert_eq!(report.listings, 420);
     assert!(report.blog_posts >= 12 && report.founders >= 60 && report.awards >= 3 * 16, "{report:?}");
     assert!(store.count_live_listings().await.unwrap() >= 300);
@@ -413,7 +410,7 @@ on_both!(reference_and_demo_content_load, |store| {
     assert!(hits.total >= 60, "a common word matches many listings: {}", hits.total);
 });
 
-on_both!(listing_details_and_weekly_votes, |store| {
+on_every_store!(listing_details_and_weekly_votes, |store| {
     use domain::sections::{ListingUpdate, Milestone, Story};
     let week = LaunchWeek::of(now()).plus_weeks(-1);
     let founders = store
@@ -471,7 +468,7 @@ on_both!(listing_details_and_weekly_votes, |store| {
     assert_eq!(store.search_listings(&in_week, PageRequest::default()).await.unwrap().total, 0);
 });
 
-on_both!(ranked_boards_and_the_category_list, |store| {
+on_every_store!(ranked_boards_and_the_category_list, |store| {
     use domain::listing::{RankMetric, Revenue};
     seed_categories(store).await;
     assert_eq!(store.all_categories().await.unwrap().len(), 3);
@@ -500,10 +497,9 @@ on_both!(ranked_boards_and_the_category_list, |store| {
     assert_eq!(board(RankMetric::RevenueMonthlyCents).await, [("Alpha".to_owned(), 90_000)]);
 });
 
-on_both!(blog_founders_and_awards_reads, |store| {
-    use domain::ports::{AwardRepository, BlogRepository, FounderRepository};
-    demo_data::seed_reference(store).await.unwrap();
-    demo_data::load_demo(store, demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
+on_every_store!(blog_founders_and_awards_reads, |store| {
+    demo_data::seed_reference(store.as_ref()).await.unwrap();
+    demo_data::load_demo(store.as_ref(), demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
     let page = PageRequest::default();
 
     let posts = store.list_blog_posts(None, page).await.unwrap();
@@ -543,7 +539,8 @@ on_both!(blog_founders_and_awards_reads, |store| {
 
 on_both!(alternatives_put_approved_first, |store| {
     use sea_orm::ConnectionTrait;
-    let cats = seed_categories(store).await;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
     let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
     let ids = store
         .import_listings(

@@ -1,13 +1,13 @@
 //! OAuth records on both databases: clients, single-use codes, refresh families with replay detection.
 
 use crate::accounts::user;
-use crate::on_both;
+use crate::on_every_store;
 use chrono::{Duration, TimeZone, Utc};
 use domain::oauth::{AuthCode, OAuthClient, Redeemed, RefreshGrant};
-use domain::ports::{OAuthStore, RepoError, UserRepository};
+use domain::ports::RepoError;
 use domain::user::Scope;
 
-on_both!(oauth_codes_and_refresh_tokens_are_spent_once, |store| {
+on_every_store!(oauth_codes_and_refresh_tokens_are_spent_once, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("oauth@acme.example"), now).await.unwrap();
     let client = OAuthClient {
@@ -55,7 +55,7 @@ on_both!(oauth_codes_and_refresh_tokens_are_spent_once, |store| {
     assert_eq!(store.redeem_refresh("r2", now).await.unwrap(), Redeemed::Unknown, "revoked with its family");
 });
 
-on_both!(a_person_lists_and_revokes_only_their_own_grants, |store| {
+on_every_store!(a_person_lists_and_revokes_only_their_own_grants, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("grants@acme.example"), now).await.unwrap();
     let bob = store.create_user(user("bob-grants@acme.example"), now).await.unwrap();
@@ -92,8 +92,7 @@ on_both!(a_person_lists_and_revokes_only_their_own_grants, |store| {
     assert_eq!(store.grants_of(bob.id, later).await.unwrap().len(), 1);
 });
 
-on_both!(signing_out_everywhere_ends_only_that_persons_sessions, |store| {
-    use domain::ports::SessionStore;
+on_every_store!(signing_out_everywhere_ends_only_that_persons_sessions, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("sessions@acme.example"), now).await.unwrap();
     let bob = store.create_user(user("bob-sessions@acme.example"), now).await.unwrap();

@@ -3,12 +3,12 @@
 //! fulfilment (extra categories up to three, billboard money once per line, unlocks, featured).
 
 use crate::accounts::user;
-use crate::{cat_id, listing, now, on_both, seed_categories};
+use crate::{cat_id, listing, now, on_every_store, seed_categories};
 use domain::ids::CategoryId;
 use domain::listing::{ListingStatus, Plan};
 use domain::money::Cents;
 use domain::order::{Billing, LineOptions, OrderNumber, OrderStatus, price};
-use domain::ports::{ListingRepository, OrderRepository, ProductRepository, UserRepository};
+use domain::paging::PageRequest;
 use domain::vat::VatDecision;
 use domain::week::LaunchWeek;
 
@@ -16,7 +16,7 @@ fn vat(bp: u32) -> VatDecision {
     VatDecision { rate_bp: bp, reverse_charge: false, note: format!("{bp} bp"), final_rate: true }
 }
 
-on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
+on_every_store!(orders_are_priced_paid_and_fulfilled_once, |store| {
     demo_free_products(store).await;
     let products = store.list_products().await.unwrap();
     let pick = |code: &str| products.iter().find(|p| p.code.as_str() == code).unwrap().clone();
@@ -105,16 +105,19 @@ on_both!(orders_are_priced_paid_and_fulfilled_once, |store| {
     store.add_billboard(l.id, got.lines[2].id, Cents::new(2500), now()).await.unwrap();
     store.unlock_sections(l.id, true, false, false).await.unwrap();
     store.set_featured(l.id).await.unwrap();
-    use sea_orm::EntityTrait;
-    let row = adapters_storage::entity::listings::Entity::find_by_id(l.id.get()).one(store.connection()).await.unwrap();
-    assert_eq!(row.unwrap().billboard_cents, 2500, "counted once per line");
     let after = store.get_listing(l.id).await.unwrap().unwrap();
     assert_eq!(after.categories.as_ref().unwrap().extras().len(), 2);
     assert!(after.unlocked.story && !after.unlocked.milestones && after.featured);
     let board = store.launches_in(Plan::Paid, &[LaunchWeek::of(now())]).await.unwrap();
     assert!(board.is_empty(), "a draft is no launch");
+    // The billboard money shows on the paid board once the listing is live: counted once per line.
+    let mut live = after.lifecycle;
+    live.paid_launch(None, now()).unwrap();
+    assert!(store.move_lifecycle(l.id, &after.lifecycle, &live, now()).await.unwrap());
+    let paid = store.ranked(domain::listing::RankMetric::BillboardCents, PageRequest::default()).await.unwrap();
+    assert_eq!(paid.items.iter().map(|(s, c)| (s.id, *c)).collect::<Vec<_>>(), [(l.id, 2500)]);
 });
 
-async fn demo_free_products(store: &adapters_storage::SeaOrmStore) {
+async fn demo_free_products(store: &std::sync::Arc<dyn domain::ports::Store>) {
     store.ensure_products(&demo_data::reference::products().unwrap()).await.unwrap();
 }

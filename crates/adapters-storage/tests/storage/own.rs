@@ -3,16 +3,16 @@
 //! per week, and follows.
 
 use crate::accounts::user;
-use crate::{listing, now, on_both};
+use crate::{listing, now, on_every_store};
 use chrono::Duration;
 use domain::award::launch_of_the_week;
 use domain::engagement::Vote;
 use domain::listing::{ListingStatus, Plan};
-use domain::ports::{BadgeCheck, ListingRepository, OrderRepository, OwnListingRepository, UserRepository};
+use domain::ports::BadgeCheck;
 use domain::sections::Milestone;
 use domain::week::LaunchWeek;
 
-on_both!(lifecycle_moves_compare_and_set_and_the_free_queue_counts, |store| {
+on_every_store!(lifecycle_moves_compare_and_set_and_the_free_queue_counts, |store| {
     let l = store.create_listing(listing("Queue One", ListingStatus::Draft, None)).await.unwrap();
     let week = LaunchWeek::of(now()).plus_weeks(7);
     let mut free = l.lifecycle;
@@ -35,7 +35,7 @@ on_both!(lifecycle_moves_compare_and_set_and_the_free_queue_counts, |store| {
     assert_eq!(store.owned_listings(ann.id, Default::default()).await.unwrap().total, 0);
 });
 
-on_both!(edits_keep_versions_and_milestones_stop_at_their_cap, |store| {
+on_every_store!(edits_keep_versions_and_milestones_stop_at_their_cap, |store| {
     let l = store.create_listing(listing("Edited", ListingStatus::Live, None)).await.unwrap();
     let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
     let mut p = l.profile.clone();
@@ -56,7 +56,7 @@ on_both!(edits_keep_versions_and_milestones_stop_at_their_cap, |store| {
     assert_eq!(store.milestones(l.id).await.unwrap().len(), 1);
 });
 
-on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
+on_every_store!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     let week = LaunchWeek::of(now());
     let a = store.create_listing(listing("Voted A", ListingStatus::Live, None)).await.unwrap();
     let b = store.create_listing(listing("Voted B", ListingStatus::Live, None)).await.unwrap();
@@ -91,7 +91,7 @@ on_both!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 0);
 });
 
-on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
+on_every_store!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
     let l = store.create_listing(listing("Trendy", ListingStatus::Live, None)).await.unwrap();
     let t0 = now();
     assert_eq!(store.trending_as_of().await.unwrap(), None);
@@ -127,7 +127,7 @@ on_both!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
 });
 
-on_both!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
+on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
     use domain::engagement::View;
     let l = store.create_listing(listing("Viewed", ListingStatus::Live, None)).await.unwrap();
     let hidden = store.create_listing(listing("Not yet live", ListingStatus::Draft, None)).await.unwrap();

@@ -1,15 +1,13 @@
 //! What the operations tests share: the use cases built as an embedding service would build them — a
-//! real store and an adapter for every other port, each replaceable — without `bootstrap`.
+//! store (in memory) and an adapter for every other port, each replaceable — without `bootstrap`.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use operations::{App, Ports};
 use std::sync::Arc;
 
-/// A migrated store on `db` (SQLite or PostgreSQL), with the reference data seeded when `seed`.
-pub async fn store(db: &test_support::TestDatabase, seed: bool) -> Arc<adapters_storage::SeaOrmStore> {
-    let conn = adapters_storage::db::connect(&db.url).await.unwrap();
-    adapters_storage::db::migrate(&conn).await.unwrap();
-    let store = Arc::new(adapters_storage::SeaOrmStore::new(conn));
+/// An in-memory store (no database, nothing on disk), with the reference data seeded when `seed`.
+pub async fn store(seed: bool) -> Arc<adapters_memory::MemoryStore> {
+    let store = Arc::new(adapters_memory::MemoryStore::new());
     if seed {
         demo_data::seed_reference(store.as_ref()).await.unwrap();
     }

@@ -1,0 +1,261 @@
+//! `MemoryStore`: every storage port of the domain on plain collections behind one lock, with the
+//! semantics the SQL store has (uniqueness, compare-and-set, paging and ordering, idempotency, job
+//! leases). For unit tests of use cases and for services that embed the core without a database.
+//! Nothing is written anywhere: the data lives as long as the store.
+//!
+//! One `Mutex` over the whole state makes every method one atomic step, the way one SQL transaction
+//! is; no lock is held across an `.await`. The port-contract suite (`adapters-storage/tests/storage`)
+//! runs the same tests on this store, SQLite and PostgreSQL, so they cannot drift.
+
+mod accounts;
+mod directory;
+mod own;
+mod work;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use domain::auth::ApiKey;
+use domain::award::Award;
+use domain::blog::BlogPost;
+use domain::category::Category;
+use domain::claim::ClaimRecord;
+use domain::draft::Draft;
+use domain::founder::Founder;
+use domain::ids::{DraftId, ListingId, UserId};
+use domain::interview::InterviewQuestion;
+use domain::listing::{Listing, ListingSummary};
+use domain::oauth::{AuthCode, OAuthClient, RefreshGrant};
+use domain::order::OrderRecord;
+use domain::paging::{PageRequest, Paged};
+use domain::ports::{BadgeCheck, ListingVersion, OutboxEmail, RepoError, RepoResult};
+use domain::product::Product;
+use domain::sections::{ListingUpdate, Milestone, Story};
+use domain::throttle::Counter;
+use domain::user::User;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// The in-memory store. Cheap to create; share it behind an `Arc` like any other store.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    state: Mutex<State>,
+    /// Set by [`MemoryStore::break_down`]: every call fails as a lost database connection would.
+    broken: AtomicBool,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Makes every later call fail with `RepoError::Unexpected`, as a store whose database went away
+    /// does, until [`MemoryStore::repair`]: for tests of what callers do when storage breaks.
+    pub fn break_down(&self) {
+        self.broken.store(true, Ordering::SeqCst);
+    }
+
+    pub fn repair(&self) {
+        self.broken.store(false, Ordering::SeqCst);
+    }
+
+    /// The state, for one atomic step. A panic in another holder does not poison the store: every
+    /// step leaves the state whole before it can panic.
+    fn lock(&self) -> RepoResult<MutexGuard<'_, State>> {
+        if self.broken.load(Ordering::SeqCst) {
+            return Err(RepoError::Unexpected(
+                "the in-memory store was broken on purpose (MemoryStore::break_down)".into(),
+            ));
+        }
+        Ok(self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl domain::ports::StoreCache for MemoryStore {
+    /// Nothing is cached: every read sees the state.
+    fn forget_cached(&self) {}
+}
+
+/// A stored listing and what the SQL row holds beside the domain's `Listing`.
+#[derive(Debug, Clone)]
+struct ListingRow {
+    listing: Listing,
+    billboard_cents: i64,
+    draft: Option<DraftId>,
+    badge: Option<BadgeCheck>,
+}
+
+#[derive(Debug, Clone)]
+struct UserRow {
+    user: User,
+    password_hash: Option<String>,
+    demo: bool,
+}
+
+#[derive(Debug, Clone)]
+struct OwnerRow {
+    listing: ListingId,
+    user: UserId,
+    created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+struct VoteRow {
+    listing: ListingId,
+    user: UserId,
+    at: DateTime<Utc>,
+    weight: f64,
+    address_key: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct JobRow {
+    id: i64,
+    kind: String,
+    payload: String,
+    run_at: DateTime<Utc>,
+    status: JobStatus,
+    attempts: i32,
+    locked_by: Option<String>,
+    locked_until: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+}
+
+#[derive(Debug, Clone)]
+struct IdempotencyRow {
+    fingerprint: String,
+    response: Option<String>,
+    started_at: DateTime<Utc>,
+    created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+struct SessionRow {
+    user: UserId,
+    csrf: String,
+    expires: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone)]
+struct RefreshRow {
+    grant: RefreshGrant,
+    created_at: DateTime<Utc>,
+    used_at: Option<DateTime<Utc>>,
+    revoked_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone)]
+struct InviteRow {
+    invite: domain::ports::Invite,
+    token_hash: String,
+}
+
+#[derive(Debug, Clone)]
+struct ClaimRow {
+    claim: ClaimRecord,
+    token_hash: String,
+}
+
+/// Everything stored, table by table, as the SQL schema has it.
+#[derive(Debug, Default)]
+struct State {
+    /// The last id handed out per table (ids start at 1, as SQL sequences do).
+    ids: HashMap<&'static str, i64>,
+    listings: BTreeMap<ListingId, ListingRow>,
+    categories: Vec<Category>,
+    founders: Vec<Founder>,
+    /// (listing, founder, title at the listing, position).
+    listing_founders: Vec<(ListingId, domain::ids::FounderId, String, usize)>,
+    blog: Vec<BlogPost>,
+    awards: Vec<Award>,
+    updates: Vec<(i64, ListingId, ListingUpdate)>,
+    milestones: Vec<(i64, ListingId, Milestone)>,
+    stories: HashMap<ListingId, Story>,
+    versions: Vec<ListingVersion>,
+    owners: Vec<OwnerRow>,
+    votes: Vec<VoteRow>,
+    /// Votes per (week's Monday, listing).
+    tallies: BTreeMap<(NaiveDate, ListingId), i64>,
+    follows: BTreeMap<(ListingId, UserId), DateTime<Utc>>,
+    view_marks: HashSet<(ListingId, NaiveDate, String)>,
+    interview: BTreeMap<(UserId, i64), String>,
+    /// Order lines whose billboard money was counted.
+    billboard_lines: BTreeSet<i64>,
+
+    users: Vec<UserRow>,
+    verifications: HashMap<String, (UserId, DateTime<Utc>)>,
+    api_keys: Vec<(ApiKey, String)>,
+    sessions: HashMap<String, SessionRow>,
+    throttles: HashMap<String, Counter>,
+    idempotency: HashMap<(String, String), IdempotencyRow>,
+    oauth_clients: HashMap<String, OAuthClient>,
+    oauth_codes: HashMap<String, (AuthCode, Option<DateTime<Utc>>)>,
+    oauth_refresh: HashMap<String, RefreshRow>,
+
+    drafts: HashMap<DraftId, Draft>,
+    invites: Vec<InviteRow>,
+    outbox: Vec<OutboxEmail>,
+    jobs: Vec<JobRow>,
+    orders: Vec<OrderRecord>,
+    payment_events: HashSet<(String, String)>,
+    claims: Vec<ClaimRow>,
+
+    products: Vec<Product>,
+    settings: BTreeMap<String, String>,
+    questions: Vec<InterviewQuestion>,
+    public_changes: i64,
+}
+
+impl State {
+    /// The next id of `table`.
+    fn next_id(&mut self, table: &'static str) -> i64 {
+        let id = self.ids.entry(table).or_insert(0);
+        *id += 1;
+        *id
+    }
+
+    fn listing(&self, id: ListingId) -> Option<&Listing> {
+        self.listings.get(&id).map(|r| &r.listing)
+    }
+
+    fn listing_mut(&mut self, id: ListingId) -> Option<&mut Listing> {
+        self.listings.get_mut(&id).map(|r| &mut r.listing)
+    }
+
+    fn summary(&self, id: ListingId) -> Option<ListingSummary> {
+        self.listing(id).map(ListingSummary::of)
+    }
+
+    fn user(&self, id: UserId) -> Option<&UserRow> {
+        self.users.iter().find(|u| u.user.id == id)
+    }
+
+    /// Adds `user` as a member of `listing` (owner, co-founder or claimant: no port reads the role)
+    /// unless they are one already.
+    fn add_owner(&mut self, listing: ListingId, user: UserId, now: DateTime<Utc>) {
+        if !self.owners.iter().any(|o| o.listing == listing && o.user == user) {
+            self.owners.push(OwnerRow { listing, user, created_at: now });
+        }
+    }
+
+    fn owns(&self, user: UserId, listing: ListingId) -> bool {
+        self.owners.iter().any(|o| o.listing == listing && o.user == user)
+    }
+}
+
+/// One page of `items` (already in order) with the total.
+fn page_of<T>(items: Vec<T>, page: PageRequest) -> Paged<T> {
+    let total = items.len() as u64;
+    let items = items.into_iter().skip(page.offset() as usize).take(page.per_page() as usize).collect();
+    Paged::new(items, page, total)
+}
+
+fn ok<T>(v: T) -> RepoResult<T> {
+    Ok(v)
+}
