@@ -3,7 +3,7 @@
 //! the robots.txt of its origin first. A page robots.txt disallows is never requested.
 //!
 //! Why not spider: its robots handling is off by default and mis-matches rules, and it fetches through
-//! its own client, out of reach of the per-hop address check (docs/ARCHITECTURE.md).
+//! its own client, out of reach of the per-hop address check (docs/INTERNALS.md).
 
 use crate::fetch::{FetchError, Hop, MAX_REDIRECTS, SafeFetcher};
 use crate::html;

@@ -1,5 +1,7 @@
-//! Workspace hygiene checked by tests: every source file says what it holds, and the domain crate
-//! stays pure (no I/O dependency), so a slip fails `cargo test` rather than waiting for review.
+//! Workspace hygiene checked by tests: every source file says what it holds, and each crate's
+//! invariant in docs/ARCHITECTURE.md that a machine can check is checked here (the domain stays pure,
+//! dependencies point inward, one crate per technology), so a slip fails `cargo test` rather than
+//! waiting for review. `crates/operations/tests/tidy.rs` checks the use cases' whole dependency graph.
 
 use std::path::{Path, PathBuf};
 
@@ -35,21 +37,49 @@ fn every_source_file_opens_with_a_module_doc() {
     assert!(missing.is_empty(), "these files lack a `//!` first line saying what lives there: {missing:?}");
 }
 
-#[test]
-fn the_domain_depends_on_no_io_crate() {
-    let manifest = std::fs::read_to_string(workspace().join("crates/domain/Cargo.toml")).expect("domain manifest");
-    let deps =
-        manifest.split("[dependencies]").nth(1).expect("a [dependencies] table").split("\n[").next().unwrap_or("");
-    let names: Vec<&str> = deps
-        .lines()
+/// The names in a crate's `[dependencies]` table (normal dependencies: what ships, not what tests use).
+fn dependencies_of(krate: &str) -> Vec<String> {
+    let dir = if krate == "migration" { workspace().join("migration") } else { workspace().join("crates").join(krate) };
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("a crate manifest");
+    let deps = manifest.split("\n[dependencies]").nth(1).unwrap_or("").split("\n[").next().unwrap_or("");
+    deps.lines()
         .filter_map(|l| l.split(['=', '.']).next())
         .map(str::trim)
         .filter(|n| !n.is_empty() && !n.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every crate of the workspace.
+fn crates() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(workspace().join("crates"))
+        .expect("the crates directory")
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
+    names.push("migration".into());
+    names.sort();
+    assert!(names.len() > 10, "found the crates: {names:?}");
+    names
+}
+
+/// The crates whose `[dependencies]` name `dependency` (a trailing `*` matches a prefix).
+fn dependents_of(dependency: &str) -> Vec<String> {
+    let matches = |d: &str| match dependency.strip_suffix('*') {
+        Some(p) => d.starts_with(p),
+        None => d == dependency,
+    };
+    crates().into_iter().filter(|c| dependencies_of(c).iter().any(|d| matches(d))).collect()
+}
+
+#[test]
+fn the_domain_depends_on_no_io_crate() {
+    let names = dependencies_of("domain");
     // Pure crates only: types, errors, dates, ids. Anything that talks to a network, a database or a
     // file system belongs in an adapter.
     let allowed = ["async-trait", "chrono", "thiserror", "uuid"];
-    let extra: Vec<&&str> = names.iter().filter(|n| !allowed.contains(n)).collect();
+    let extra: Vec<&String> = names.iter().filter(|n| !allowed.contains(&n.as_str())).collect();
     assert!(
         extra.is_empty(),
         "crates/domain gained dependencies {extra:?}; keep I/O in adapters (or extend the allow-list with a reason)"
@@ -79,4 +109,94 @@ fn the_api_crates_call_use_cases_not_repositories() {
         })
         .collect();
     assert!(offenders.is_empty(), "API code calls a repository directly:\n{}", offenders.join("\n"));
+}
+
+#[test]
+fn adapters_point_inward() {
+    // An adapter implements ports of the domain; it never reaches up to the use cases, the composition
+    // root or an API crate. (The drafter reads pages with the fetcher's HTML reader: one adapter on
+    // another, still inward.)
+    for adapter in crates().into_iter().filter(|c| c.starts_with("adapters-")) {
+        let deps = dependencies_of(&adapter);
+        assert!(deps.iter().any(|d| d == "domain"), "{adapter} implements domain ports: {deps:?}");
+        let upward: Vec<&String> = deps
+            .iter()
+            .filter(|d| ["operations", "bootstrap", "demo-data"].contains(&d.as_str()) || d.starts_with("api-"))
+            .collect();
+        assert!(upward.is_empty(), "{adapter} depends on {upward:?}");
+    }
+}
+
+#[test]
+fn only_bootstrap_chooses_adapters() {
+    let users: Vec<String> = dependents_of("adapters-*").into_iter().filter(|c| !c.starts_with("adapters-")).collect();
+    assert_eq!(users, ["bootstrap"], "crates other than bootstrap that name an adapter");
+}
+
+#[test]
+fn one_crate_per_technology() {
+    // SQL and the table layout: the sea-orm store and the migrations (test-support makes test databases).
+    assert_eq!(dependents_of("sea-orm*"), ["adapters-storage", "migration", "test-support"]);
+    // MCP: only api-mcp.
+    assert_eq!(dependents_of("rmcp*"), ["api-mcp"]);
+    // HTTP serving: the API crates only.
+    assert_eq!(dependents_of("actix-*"), ["api-http", "api-mcp", "api-rest"]);
+    // Outbound mail, DNS and Redis: their adapters.
+    assert_eq!(dependents_of("lettre"), ["adapters-mail"]);
+    assert_eq!(dependents_of("hickory-resolver"), ["adapters-dns"]);
+    assert_eq!(dependents_of("redis"), ["adapters-ratelimit"]);
+    // Key material and password hashing: adapters-auth.
+    assert_eq!(dependents_of("argon2"), ["adapters-auth"]);
+}
+
+#[test]
+fn demo_data_writes_only_through_ports() {
+    let deps = dependencies_of("demo-data");
+    let allowed = ["domain", "chrono", "serde", "serde_json", "thiserror"];
+    let extra: Vec<&String> = deps.iter().filter(|d| !allowed.contains(&d.as_str())).collect();
+    assert!(extra.is_empty(), "demo-data gained {extra:?}: it knows the ports, not a storage technology");
+}
+
+#[test]
+fn test_support_is_for_tests_only() {
+    assert!(dependents_of("test-support").is_empty(), "test-support is a dev-dependency, never shipped");
+}
+
+#[test]
+fn the_api_crates_do_not_choose_error_statuses_elsewhere() {
+    // Domain and use-case errors become HTTP statuses in one place: api-http's error module.
+    let root = workspace();
+    let mut files = Vec::new();
+    for krate in ["api-rest", "api-mcp", "operations", "bootstrap"] {
+        rust_files(&root.join("crates").join(krate).join("src"), &mut files);
+    }
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| std::fs::read_to_string(f).unwrap_or_default().contains("ResponseError for "))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(offenders.is_empty(), "error-to-status mapping outside api-http: {offenders:?}");
+}
+
+#[test]
+fn the_codemap_names_every_crate_and_only_paths_that_exist() {
+    let root = workspace();
+    let map = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).expect("docs/ARCHITECTURE.md");
+    for krate in crates() {
+        assert!(map.contains(&format!("| `{krate}` |")), "docs/ARCHITECTURE.md's code map has no row for {krate}");
+    }
+    for doc in ["docs/ARCHITECTURE.md", "docs/INTERNALS.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).expect("a doc");
+        let missing: Vec<&str> = text
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|p| {
+                (p.starts_with("crates/") || p.starts_with("fixtures/") || p.starts_with("migration/"))
+                    && !p.contains(['*', '<', ' ', '…'])
+            })
+            .filter(|p| !root.join(p.trim_end_matches('/')).exists())
+            .collect();
+        assert!(missing.is_empty(), "{doc} names paths that do not exist: {missing:?}");
+    }
 }

@@ -1,4 +1,4 @@
-//! sea-orm entity for the migrated schema (see docs/ARCHITECTURE.md to regenerate).
+//! sea-orm entity for the migrated schema (see docs/INTERNALS.md to regenerate).
 
 use sea_orm::entity::prelude::*;
 
