@@ -40,8 +40,11 @@ pub fn check_string_list(field: &str, items: &[String]) -> Result<(), Validation
 pub struct FoundedYear(i32);
 
 impl FoundedYear {
+    pub const MIN: i64 = 1800;
+    pub const MAX: i64 = 2100;
+
     pub fn parse(raw: i64) -> Result<Self, ValidationError> {
-        if (1800..=2100).contains(&raw) {
+        if (Self::MIN..=Self::MAX).contains(&raw) {
             Ok(Self(raw as i32))
         } else {
             Err(ValidationError::new("founded_year", "must be between 1800 and 2100"))
@@ -58,6 +61,10 @@ impl FoundedYear {
 pub struct CountryCode(String);
 
 impl CountryCode {
+    /// What [`CountryCode::parse`] accepts, as a regular expression (for the API's schema).
+    pub const PATTERN: &'static str = "^[A-Za-z]{2}$";
+    pub const LEN: usize = 2;
+
     /// Parses two ASCII letters (`^[A-Za-z]{2}$`, any case) and uppercases them. Grammar only: used for
     /// filters, where an unassigned code simply matches nothing.
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {

@@ -290,6 +290,12 @@ impl Order {
 /// How long a pending order waits to be paid before it expires (its gateway session expires with it).
 pub const PENDING_HOURS: i64 = 24;
 
+/// Items one order may hold.
+pub const MAX_ITEMS: usize = 20;
+
+/// The most money one billboard line may carry, in cents.
+pub const MAX_BILLBOARD_CENTS: i64 = 100_000_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,9 +9,13 @@ use crate::money::Cents;
 pub struct ProductCode(String);
 
 impl ProductCode {
+    pub const MAX: usize = 64;
+    /// What `parse` accepts, as a regular expression (for the API's schema).
+    pub const PATTERN: &'static str = "^[a-z0-9_-]{1,64}$";
+
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
         let ok = !raw.is_empty()
-            && raw.len() <= 64
+            && raw.len() <= Self::MAX
             && raw.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
         if ok {
             Ok(Self(raw.to_owned()))

@@ -19,6 +19,10 @@ pub struct Milestone {
 }
 
 impl Milestone {
+    pub const MAX_URL: usize = 500;
+    /// The date's shape: `YYYY-MM-DD`.
+    pub const DATE_LEN: usize = 10;
+
     pub fn parse(
         date: &str,
         title: String,
@@ -27,11 +31,11 @@ impl Milestone {
     ) -> Result<Self, ValidationError> {
         let date = NaiveDate::parse_from_str(date, "%Y-%m-%d")
             .ok()
-            .filter(|_| date.len() == 10)
+            .filter(|_| date.len() == Self::DATE_LEN)
             .ok_or_else(|| ValidationError::new("date", "must be a date YYYY-MM-DD"))?;
         // Absent is "no link"; a link given must be one (an empty string is not).
         if let Some(u) = &url {
-            check_max("url", u, 500)?;
+            check_max("url", u, Self::MAX_URL)?;
             if !u.starts_with("https://") {
                 return Err(ValidationError::new("url", "must be an https link; leave it out for none"));
             }

@@ -92,7 +92,20 @@ macro_rules! bounded_text {
                 f.write_str(&self.0)
             }
         }
+
+        impl $crate::text::Bounded for $name {
+            const MAX_CHARS: usize = $max;
+            const REQUIRED: bool = $non_empty;
+        }
     };
+}
+
+/// A text's bounds as [`bounded_text!`] declares them, for whoever describes the input (the API's
+/// schema takes them from here rather than restating the numbers).
+pub trait Bounded {
+    const MAX_CHARS: usize;
+    /// Blank text is refused.
+    const REQUIRED: bool;
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ pub struct Email(String);
 
 impl Email {
     pub const MAX: usize = 254;
+    /// The shortest address `parse` can accept: a local part, `@`, a domain.
+    pub const MIN: usize = 3;
 
     pub fn parse(raw: &str) -> Result<Self, ValidationError> {
         let raw = raw.trim();

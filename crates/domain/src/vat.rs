@@ -59,12 +59,16 @@ impl VatTable {
         self.member(country).is_some()
     }
 
+    /// A VAT number's length: a two-letter prefix and at least one character, at most 20 in all.
+    pub const NUMBER_MIN: usize = 3;
+    pub const NUMBER_MAX: usize = 20;
+
     /// Parses a VAT number offline: spaces, dots and hyphens dropped, case ignored, a member state's
     /// prefix and that state's format.
     pub fn parse_number(&self, raw: &str) -> Result<VatNumber, ValidationError> {
         let clean: String =
             raw.chars().filter(|c| !matches!(c, ' ' | '.' | '-')).collect::<String>().to_ascii_uppercase();
-        if clean.len() > 20 {
+        if clean.len() > Self::NUMBER_MAX {
             return Err(ValidationError::new("vat_number", "longer than 20 characters"));
         }
         let Some(state) = self.countries.iter().find(|c| clean.starts_with(&c.prefix)) else {

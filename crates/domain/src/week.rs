@@ -9,6 +9,9 @@ use std::fmt;
 pub struct LaunchWeek(NaiveDate);
 
 impl LaunchWeek {
+    /// What [`LaunchWeek::parse`] accepts, as a regular expression (for the API's schema).
+    pub const PARAM_PATTERN: &'static str = "^(this|next|last|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$";
+
     /// The longest week parameter the spec allows (`YYYY-MM-DD`).
     pub const MAX_PARAM_LEN: usize = 10;
 

@@ -276,13 +276,12 @@ impl From<MethodParam> for ClaimMethod {
 #[serde(deny_unknown_fields)]
 pub struct ClaimListingInput {
     /// The listing's slug.
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub slug: String,
     #[schema(inline)]
     pub method: MethodParam,
     /// For method email (required there, ignored by the other methods): admin@, administrator@,
     /// webmaster@, hostmaster@ or postmaster@ the listing's domain.
-    #[schema(format = Email, max_length = 254)]
+    #[schema(format = Email)]
     pub email: Option<String>,
 }
 
@@ -314,6 +313,7 @@ impl Operation for ClaimListing {
     type Output = ClaimOut;
 
     fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::set(schema, &["email"], "maxLength", domain::user::Email::MAX.into());
         schema["if"] = serde_json::json!({"properties": {"method": {"const": "email"}}, "required": ["method"]});
         schema["then"] = serde_json::json!({"required": ["email"], "properties": {"email": {"type": "string"}}});
     }

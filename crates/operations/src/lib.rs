@@ -239,6 +239,7 @@ impl Descriptor {
         let mut components = Vec::new();
         O::Output::schemas(&mut components);
         let mut input_schema = to_json(&O::Input::schema());
+        refine::common_bounds(&mut input_schema);
         O::refine_input_schema(&mut input_schema);
         let input_shape = Arc::new(input_schema.clone());
         Self {

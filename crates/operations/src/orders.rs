@@ -32,8 +32,7 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
     ]
 }
 
-/// Items one order may hold.
-pub const MAX_ITEMS: usize = 20;
+pub use domain::order::MAX_ITEMS;
 
 /// The checkout page of an order.
 pub fn checkout_url(public_url: &str, number: &OrderNumber) -> String {
@@ -52,41 +51,60 @@ pub struct CategoryName(pub String);
 pub struct OrderItemInput {
     /// A product id from list_products (launch, extra-category, featured, billboard, unlock-story,
     /// unlock-milestones, unlock-media).
-    #[schema(max_length = 64, pattern = "^[a-z0-9_-]{1,64}$")]
     pub product: String,
     /// One of the caller's listings (every product is bought for a listing).
     #[schema(minimum = 1)]
     pub listing_id: Option<i64>,
     /// launch only: a date in the launch week wanted (snapped to its Monday); omitted or this week = live at
     /// once.
-    #[schema(format = Date, max_length = 10)]
+    #[schema(format = Date)]
     pub week: Option<String>,
     /// extra-category only: 1 to 3 category names or slugs from list_categories (one unit each; a listing
     /// holds at most 3 extras).
-    #[schema(inline, max_items = 3, min_items = 1)]
+    #[schema(inline)]
     pub categories: Option<Vec<CategoryName>>,
     /// billboard only: the amount in USD cents, at least the billboard product's price.
-    #[schema(minimum = 1, maximum = 100_000_000)]
     pub amount_cents: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OrderInput {
-    #[schema(inline, min_items = 1, max_items = 20)]
+    #[schema(inline)]
     pub items: Vec<OrderItemInput>,
     /// ISO 3166-1 code of the billing address; decides VAT (the checkout page asks when omitted).
-    #[schema(max_length = 2, min_length = 2, pattern = "^[A-Za-z]{2}$")]
     pub billing_country: Option<String>,
     /// An EU VAT number (prefix and number); a valid one of another member state than the seller's gives
     /// reverse charge.
-    #[schema(max_length = 20, min_length = 3)]
     pub vat_number: Option<String>,
 }
 
 /// Items take one shape per kind of product on sale (filled in from the database); the billing
 /// country is an assigned ISO code.
 fn refine_order_input(schema: &mut serde_json::Value) {
+    use crate::refine::set;
+    use domain::listing::CountryCode;
+    use serde_json::json;
+    set(schema, &["items"], "minItems", json!(1));
+    set(schema, &["items"], "maxItems", json!(MAX_ITEMS));
+    let item = ["items", "[]"];
+    set(schema, &crate::refine::under(&item, &["product"]), "maxLength", json!(domain::product::ProductCode::MAX));
+    set(schema, &crate::refine::under(&item, &["product"]), "pattern", json!(domain::product::ProductCode::PATTERN));
+    set(schema, &crate::refine::under(&item, &["week"]), "maxLength", json!(domain::week::LaunchWeek::MAX_PARAM_LEN));
+    set(schema, &crate::refine::under(&item, &["categories"]), "minItems", json!(1));
+    set(
+        schema,
+        &crate::refine::under(&item, &["categories"]),
+        "maxItems",
+        json!(domain::category::ListingCategories::MAX_EXTRAS),
+    );
+    set(schema, &crate::refine::under(&item, &["amount_cents"]), "minimum", json!(1));
+    set(schema, &crate::refine::under(&item, &["amount_cents"]), "maximum", json!(domain::order::MAX_BILLBOARD_CENTS));
+    set(schema, &["billing_country"], "minLength", json!(CountryCode::LEN));
+    set(schema, &["billing_country"], "maxLength", json!(CountryCode::LEN));
+    set(schema, &["billing_country"], "pattern", json!(CountryCode::PATTERN));
+    set(schema, &["vat_number"], "minLength", json!(domain::vat::VatTable::NUMBER_MIN));
+    set(schema, &["vat_number"], "maxLength", json!(domain::vat::VatTable::NUMBER_MAX));
     crate::refine::mark(schema, &["items", "[]"], "order-item");
     crate::refine::mark(schema, &["items", "[]", "categories", "[]"], "category");
     crate::refine::set(schema, &["billing_country"], "pattern", crate::refine::country_pattern().into());
@@ -468,7 +486,7 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
                     ));
                     continue;
                 }
-                Some(a) if a > 100_000_000 => {
+                Some(a) if a > domain::order::MAX_BILLBOARD_CENTS => {
                     errs.push(ValidationError::new(f("amount_cents"), "must be at most 100000000"));
                     continue;
                 }

@@ -256,26 +256,30 @@ impl Operation for GetMyListing {
 // ---- update_my_listing ----
 
 macro_rules! own_fields {
-    ($( $name:ident : text $max:tt ),* ; $( $lname:ident : list ),*) => {
+    ($( $name:ident : text $max:path ),* ; $( $lname:ident : list ),*) => {
         /// The own-listing editable fields; null clears a field. No other keys are allowed.
         #[derive(Debug, Default, Deserialize, ToSchema)]
         #[serde(deny_unknown_fields)]
         pub struct OwnFieldsInput {
             $(
                 #[serde(default, deserialize_with = "nullable")]
-                #[schema(value_type = Option<String>, max_length = $max)]
+                #[schema(value_type = Option<String>)]
                 pub $name: Option<Option<String>>,
             )*
             $(
                 #[serde(default, deserialize_with = "nullable")]
-                #[schema(inline, value_type = Option<Vec<Item200>>, max_items = 20)]
+                #[schema(inline, value_type = Option<Vec<Item200>>)]
                 pub $lname: Option<Option<Vec<String>>>,
             )*
             /// 1800 to 2100, or null.
             #[serde(default, deserialize_with = "nullable")]
-            #[schema(value_type = Option<i64>, minimum = 1800, maximum = 2100)]
+            #[schema(value_type = Option<i64>)]
             pub founded_year: Option<Option<i64>>,
         }
+
+        /// Each text field's bound and the list fields, from the domain's table of own-listing limits.
+        const OWN_TEXT_BOUNDS: &[(&str, usize)] = &[$( (stringify!($name), $max) ),*];
+        const OWN_LISTS: &[&str] = &[$( stringify!($lname) ),*];
 
         impl OwnFieldsInput {
             fn into_edit(self, socials: Option<Vec<(String, String)>>, faqs: Option<Vec<(String, String)>>) -> OwnEdit {
@@ -286,19 +290,19 @@ macro_rules! own_fields {
 }
 
 own_fields! {
-    tagline: text 200,
-    short_description: text 300,
-    description: text 20000,
-    pricing_model: text 40,
-    pricing_summary: text 300,
-    country: text 2,
-    city: text 120,
-    demo_video_url: text 500,
-    contact_email: text 254,
-    headline: text 200,
-    summary: text 20000,
-    seo_title: text 200,
-    seo_description: text 320;
+    tagline: text limits::TAGLINE,
+    short_description: text limits::SHORT_DESCRIPTION,
+    description: text limits::DESCRIPTION,
+    pricing_model: text limits::PRICING_MODEL,
+    pricing_summary: text limits::PRICING_SUMMARY,
+    country: text limits::COUNTRY,
+    city: text limits::CITY,
+    demo_video_url: text limits::DEMO_VIDEO_URL,
+    contact_email: text limits::CONTACT_EMAIL,
+    headline: text limits::HEADLINE,
+    summary: text limits::SUMMARY,
+    seo_title: text limits::SEO_TITLE,
+    seo_description: text limits::SEO_DESCRIPTION;
     features: list,
     usps: list,
     keywords: list
@@ -316,7 +320,7 @@ pub struct UpdateMyListingInput {
     #[schema(inline, value_type = Option<BTreeMap<String, Link500>>)]
     pub socials: Option<BTreeMap<String, String>>,
     /// Replaces every FAQ.
-    #[schema(inline, max_items = 10)]
+    #[schema(inline)]
     pub faqs: Option<Vec<FaqInput>>,
 }
 
@@ -357,6 +361,16 @@ impl Operation for UpdateMyListing {
         use crate::refine::set;
         use serde_json::json;
         crate::refine::socials(schema, &["socials"]);
+        crate::refine::max_lengths(schema, &["fields"], OWN_TEXT_BOUNDS);
+        FaqInput::bounds(schema, &["faqs", "[]"]);
+        for list in OWN_LISTS {
+            set(schema, &["fields", list], "maxItems", json!(limits::LIST_ITEMS));
+            set(schema, &["fields", list, "[]"], "maxLength", json!(limits::LIST_ITEM));
+        }
+        let year = domain::listing::FoundedYear::MIN..=domain::listing::FoundedYear::MAX;
+        set(schema, &["fields", "founded_year"], "minimum", json!(year.start()));
+        set(schema, &["fields", "founded_year"], "maximum", json!(year.end()));
+        set(schema, &["faqs"], "maxItems", json!(domain::social::Faq::MAX_ITEMS));
         // Texts are trimmed; an empty one clears the field. These say what else each field takes.
         set(schema, &["fields", "demo_video_url"], "pattern", json!("^$|^https?://"));
         set(schema, &["fields", "country"], "pattern", json!("^(?:[A-Za-z]{2})?$"));
@@ -409,18 +423,8 @@ pub struct PostListingUpdateInput {
     #[schema(minimum = 1)]
     pub listing_id: i64,
     /// Not blank.
-    #[schema(
-        min_length = 1,
-        max_length = 200,
-        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-    )]
     pub title: String,
     /// Plain text, not blank.
-    #[schema(
-        min_length = 1,
-        max_length = 5000,
-        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-    )]
     pub body: String,
 }
 
@@ -450,6 +454,10 @@ impl Operation for PostListingUpdate {
     const DESCRIPTION: &'static str = "Posts an update (title up to 200, plain-text body up to 5000). It shows in \
         the listing's latest updates and the latest-updates feed, and every follower of the listing is told by \
         email. At most 3 a day per listing (429 with Retry-After past it). 404 when the listing is not the caller's.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::text::<domain::listing::UpdateTitle>(schema, &["title"]);
+        crate::refine::text::<domain::listing::UpdateBody>(schema, &["body"]);
+    }
     type Input = PostListingUpdateInput;
     type Output = ListingUpdateOut;
 
@@ -524,6 +532,9 @@ impl Operation for AddMilestone {
         2000; url an https link up to 500, left out for none). Milestones show publicly on paid listings or where the section is \
         unlocked; the owner always sees them in get_my_listing. At most 50 per listing (409 past it). 404 when \
         the listing is not the caller's.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        AddMilestoneInput::bounds(schema, &[]);
+    }
     type Input = AddMilestoneInput;
     type Output = MilestoneOut;
 
@@ -596,7 +607,7 @@ impl Operation for DeleteMilestone {
 story_input!(
     /// The listing and its story sections: title at most 200 characters, every other section at most 8000.
     SetFounderStoryInput,
-    200,
+    Story::MAX_LISTING_TITLE,
     #[schema(minimum = 1)]
     listing_id: i64
 );
@@ -625,6 +636,9 @@ impl Operation for SetFounderStory {
         why_started, problem, journey, challenges, achievements, lessons, whats_next up to 8000 each; a section \
         not sent is empty). Published with the listing where the story section is unlocked. 404 when the \
         listing is not the caller's.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        SetFounderStoryInput::bounds(schema, &[]);
+    }
     type Input = SetFounderStoryInput;
     type Output = StoryOut;
 
@@ -649,7 +663,6 @@ impl Operation for SetFounderStory {
 pub struct AnswerIn {
     #[schema(minimum = 1)]
     pub question_id: i64,
-    #[schema(max_length = 4000)]
     pub answer: String,
 }
 
@@ -657,7 +670,7 @@ pub struct AnswerIn {
 #[serde(deny_unknown_fields)]
 pub struct AnswerInterviewInput {
     /// One answer per question id from list_interview_questions.
-    #[schema(inline, max_items = 30)]
+    #[schema(inline)]
     pub answers: Vec<AnswerIn>,
 }
 
@@ -686,6 +699,8 @@ impl Operation for AnswerInterview {
 
     fn refine_input_schema(schema: &mut serde_json::Value) {
         crate::refine::mark(schema, &["answers", "[]", "question_id"], "interview-question");
+        crate::refine::set(schema, &["answers"], "maxItems", domain::interview::MAX_ANSWERS_PER_CALL.into());
+        crate::refine::text::<InterviewAnswerText>(schema, &["answers", "[]", "answer"]);
     }
     type Output = InterviewSavedOut;
 

@@ -9,6 +9,64 @@ use crate::OpResult;
 use domain::product::{Product, ProductKind};
 use serde_json::{Map, Value, json};
 
+/// Bounds of the top-level inputs that mean the same in every operation that takes them, from the
+/// domain's constants (one source: the schema cannot drift from what the parsers accept). Applied to
+/// every operation's input schema before its own refinements.
+pub fn common_bounds(schema: &mut Value) {
+    use domain::listing::{CountryCode, DomainFilter, PricingModel};
+    use domain::paging::PageRequest;
+    use domain::slug::Slug;
+    use domain::week::LaunchWeek;
+    let slug = json!({"maxLength": Slug::MAX, "pattern": Slug::PATTERN});
+    let bounds = [
+        ("page", json!({"minimum": 1, "maximum": PageRequest::MAX_PAGE})),
+        ("per_page", json!({"minimum": 1, "maximum": PageRequest::MAX_PER_PAGE})),
+        ("slug", slug.clone()),
+        ("category", slug.clone()),
+        ("stage", slug.clone()),
+        ("listing", slug.clone()),
+        ("a", slug.clone()),
+        ("b", slug),
+        (
+            "country",
+            json!({"minLength": CountryCode::LEN, "maxLength": CountryCode::LEN, "pattern": CountryCode::PATTERN}),
+        ),
+        ("domain", json!({"maxLength": DomainFilter::MAX})),
+        ("pricing_model", json!({"maxLength": PricingModel::MAX})),
+        ("week", json!({"maxLength": LaunchWeek::MAX_PARAM_LEN, "pattern": LaunchWeek::PARAM_PATTERN})),
+    ];
+    let Some(props) = schema.get_mut("properties").and_then(Value::as_object_mut) else { return };
+    for (name, keys) in bounds {
+        if let (Some(Value::Object(p)), Value::Object(keys)) = (props.get_mut(name), keys) {
+            p.extend(keys);
+        }
+    }
+}
+
+/// Sets `maxLength` on each text property under `path` from its bound (a table the domain keeps).
+pub fn max_lengths(schema: &mut Value, path: &[&str], bounds: &[(&str, usize)]) {
+    for (name, max) in bounds {
+        let mut at_field = path.to_vec();
+        at_field.push(name);
+        set(schema, &at_field, "maxLength", json!(max));
+    }
+}
+
+/// The bounds of a domain text type on the schema at `path`: its length and, when blank text is
+/// refused, at least one character that is not white space.
+pub fn text<T: domain::text::Bounded>(schema: &mut Value, path: &[&str]) {
+    set(schema, path, "maxLength", json!(T::MAX_CHARS));
+    if T::REQUIRED {
+        set(schema, path, "minLength", json!(1));
+        set(schema, path, "pattern", json!(domain::text::NOT_BLANK_PATTERN));
+    }
+}
+
+/// `path` followed by `more`.
+pub fn under<'a>(path: &[&'a str], more: &[&'a str]) -> Vec<&'a str> {
+    path.iter().chain(more).copied().collect()
+}
+
 /// The marker key: its value names the list (`category`, `interview-question`, `order-item`).
 pub const MARKER: &str = "x-reference";
 
@@ -53,6 +111,9 @@ pub fn mark(schema: &mut Value, path: &[&str], list: &str) {
 /// A socials object: keys from the platforms the domain knows, values http(s) links.
 pub fn socials(schema: &mut Value, path: &[&str]) {
     set(schema, path, "propertyNames", json!({"type": "string", "enum": domain::social::PLATFORMS}));
+    if let Some(Value::Object(link)) = at(schema, path).and_then(|m| m.get_mut("additionalProperties")) {
+        link.insert("maxLength".into(), json!(domain::social::Socials::MAX_LINK));
+    }
 }
 
 /// A list of draft field names (lock_fields, regenerate, restore).

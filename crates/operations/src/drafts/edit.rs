@@ -17,14 +17,14 @@ pub(crate) fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> 
     Option::<T>::deserialize(d).map(Some)
 }
 
+// The bound is set from the domain's table where the item is used (update_draft, update_my_listing).
 /// A list item of at most 200 characters.
 #[derive(ToSchema)]
-#[schema(max_length = 200)]
 #[allow(dead_code)] // a schema type only: the value arrives as a String
 pub struct Item200(String);
 
 macro_rules! draft_fields {
-    ($( $(#[$doc:meta])* $name:ident : text $max:tt ),* ; $( $(#[$ldoc:meta])* $lname:ident : list ),* ) => {
+    ($( $(#[$doc:meta])* $name:ident : text ),* ; $( $(#[$ldoc:meta])* $lname:ident : list ),* ) => {
         /// The draft's editable fields; null removes a field. No other keys are allowed.
         #[derive(Debug, Default, Deserialize, ToSchema)]
         #[serde(deny_unknown_fields)]
@@ -32,13 +32,13 @@ macro_rules! draft_fields {
             $(
                 $(#[$doc])*
                 #[serde(default, deserialize_with = "nullable")]
-                #[schema(value_type = Option<String>, max_length = $max)]
+                #[schema(value_type = Option<String>)]
                 pub $name: Option<Option<String>>,
             )*
             $(
                 $(#[$ldoc])*
                 #[serde(default, deserialize_with = "nullable")]
-                #[schema(inline, value_type = Option<Vec<Item200>>, max_items = 20)]
+                #[schema(inline, value_type = Option<Vec<Item200>>)]
                 pub $lname: Option<Option<Vec<String>>>,
             )*
         }
@@ -69,22 +69,22 @@ fn field(name: &str) -> DraftField {
 }
 
 draft_fields! {
-    name: text 500,
-    tagline: text 500,
-    short_description: text 500,
-    description: text 20000,
-    stage: text 500,
-    pricing_model: text 500,
-    pricing_summary: text 500,
+    name: text,
+    tagline: text,
+    short_description: text,
+    description: text,
+    stage: text,
+    pricing_model: text,
+    pricing_summary: text,
     /// An ISO 3166-1 country code (checked when the draft is saved as a listing).
-    country: text 500,
-    city: text 500,
+    country: text,
+    city: text,
     /// A year (checked when the draft is saved as a listing).
-    founded_year: text 500,
-    contact_email: text 500,
+    founded_year: text,
+    contact_email: text,
     /// A link to a video site.
-    demo_video_url: text 500,
-    logo_url: text 500;
+    demo_video_url: text,
+    logo_url: text;
     /// Names from list_categories; the first is the primary category.
     categories: list,
     tags: list,
@@ -96,34 +96,35 @@ draft_fields! {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FaqInput {
-    #[schema(
-        max_length = 300,
-        min_length = 1,
-        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-    )]
     pub question: String,
-    #[schema(
-        max_length = 1500,
-        min_length = 1,
-        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-    )]
     pub answer: String,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FounderInput {
-    #[schema(
-        max_length = 160,
-        min_length = 1,
-        pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]"
-    )]
     pub name: String,
     /// The role.
-    #[schema(max_length = 160)]
     pub title: Option<String>,
-    #[schema(max_length = 3000)]
     pub bio: Option<String>,
+}
+
+impl FaqInput {
+    /// The bounds of an FAQ at `path`, from the domain's types.
+    pub(crate) fn bounds(schema: &mut serde_json::Value, path: &[&str]) {
+        use crate::refine::{text, under};
+        text::<domain::social::FaqQuestion>(schema, &under(path, &["question"]));
+        text::<domain::social::FaqAnswer>(schema, &under(path, &["answer"]));
+    }
+}
+
+impl FounderInput {
+    pub(crate) fn bounds(schema: &mut serde_json::Value, path: &[&str]) {
+        use crate::refine::{text, under};
+        text::<domain::founder::FounderName>(schema, &under(path, &["name"]));
+        text::<domain::founder::FounderTitle>(schema, &under(path, &["title"]));
+        text::<domain::founder::FounderBio>(schema, &under(path, &["bio"]));
+    }
 }
 
 /// A milestone input type (date and title required), after any extra fields given (a path parameter).
@@ -135,18 +136,27 @@ macro_rules! milestone_input {
         pub struct $name {
             $( $(#[$fmeta])* pub $extra: $ety, )*
             /// YYYY-MM-DD.
-            #[schema(format = Date, max_length = 10)]
+            #[schema(format = Date)]
             pub date: String,
-            #[schema(max_length = 200, min_length = 1, pattern = "[^\\x09-\\x0D\\x20\\x85\\xA0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000]")]
             pub title: String,
-            #[schema(max_length = 2000)]
             pub description: Option<String>,
             /// An https link.
-            #[schema(max_length = 500, pattern = "^https://")]
+            #[schema(pattern = "^https://")]
             pub url: Option<String>,
         }
 
         impl $name {
+            /// The bounds of a milestone at `path`, from the domain's types.
+            #[allow(dead_code)] // each expansion has it; not every one is used
+            pub(crate) fn bounds(schema: &mut serde_json::Value, path: &[&str]) {
+                use crate::refine::{set, text, under};
+                use domain::sections::Milestone;
+                set(schema, &under(path, &["date"]), "maxLength", Milestone::DATE_LEN.into());
+                text::<domain::sections::MilestoneTitle>(schema, &under(path, &["title"]));
+                text::<domain::sections::MilestoneDescription>(schema, &under(path, &["description"]));
+                set(schema, &under(path, &["url"]), "maxLength", Milestone::MAX_URL.into());
+            }
+
             /// The milestone, its bounds checked.
             pub(crate) fn parse(self) -> Result<domain::sections::Milestone, domain::ValidationError> {
                 domain::sections::Milestone::parse(&self.date, self.title, self.description, self.url)
@@ -161,33 +171,35 @@ milestone_input!(MilestoneInput);
 /// A story input type: the nine sections, the title bounded by `$title_max`, every other section by
 /// 8000, after any extra fields given (a path parameter).
 macro_rules! story_input {
-    ($(#[$doc:meta])* $name:ident, $title_max:tt $(, $(#[$fmeta:meta])* $extra:ident : $ety:ty)*) => {
+    ($(#[$doc:meta])* $name:ident, $title_max:expr $(, $(#[$fmeta:meta])* $extra:ident : $ety:ty)*) => {
         $(#[$doc])*
         #[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
         #[serde(deny_unknown_fields)]
         pub struct $name {
             $( $(#[$fmeta])* pub $extra: $ety, )*
-            #[schema(max_length = $title_max)]
             pub title: Option<String>,
-            #[schema(max_length = 8000)]
             pub story: Option<String>,
-            #[schema(max_length = 8000)]
             pub why_started: Option<String>,
-            #[schema(max_length = 8000)]
             pub problem: Option<String>,
-            #[schema(max_length = 8000)]
             pub journey: Option<String>,
-            #[schema(max_length = 8000)]
             pub challenges: Option<String>,
-            #[schema(max_length = 8000)]
             pub achievements: Option<String>,
-            #[schema(max_length = 8000)]
             pub lessons: Option<String>,
-            #[schema(max_length = 8000)]
             pub whats_next: Option<String>,
         }
 
         impl $name {
+            /// The bounds of the sections at `path`: the title's for this input, every other section's
+            /// from the domain.
+            pub(crate) fn bounds(schema: &mut serde_json::Value, path: &[&str]) {
+                use crate::refine::{set, under};
+                use domain::sections::Story;
+                set(schema, &under(path, &["title"]), "maxLength", ($title_max).into());
+                for section in ["story", "why_started", "problem", "journey", "challenges", "achievements", "lessons", "whats_next"] {
+                    set(schema, &under(path, &[section]), "maxLength", Story::MAX_SECTION.into());
+                }
+            }
+
             /// The sections sent, by name.
             pub(crate) fn sections(self) -> Vec<(String, String)> {
                 [
@@ -213,15 +225,13 @@ pub(crate) use story_input;
 story_input!(
     /// Story sections, each at most 8000 characters.
     StoryInput,
-    8000
+    domain::sections::Story::MAX_SECTION
 );
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeoInput {
-    #[schema(max_length = 70)]
     pub title: Option<String>,
-    #[schema(max_length = 170)]
     pub meta: Option<String>,
 }
 
@@ -234,8 +244,8 @@ pub struct FieldName(String);
 /// Social links by platform (linkedin, x, facebook, instagram, tiktok, youtube, threads, pinterest,
 /// github, reddit, producthunt, medium, website, custom), each at most 500 characters.
 #[derive(ToSchema)]
-#[schema(max_length = 500, pattern = "^https?://")]
-#[allow(dead_code)] // a schema type only: the value arrives as a String
+#[schema(pattern = "^https?://")]
+#[allow(dead_code)] // a schema type only: the value arrives as a String; its bound is set with the map's
 pub struct Link500(String);
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -247,32 +257,31 @@ pub struct UpdateDraftInput {
     #[schema(inline)]
     pub fields: Option<DraftFieldsInput>,
     /// Fields to lock against redrafts (state override).
-    #[schema(inline, value_type = Option<Vec<FieldName>>, max_items = 20)]
+    #[schema(inline, value_type = Option<Vec<FieldName>>)]
     pub lock_fields: Option<Vec<String>>,
     /// Fields the service redrafts from the website (a few seconds; poll get_draft). Locked fields are
     /// refused.
-    #[schema(inline, value_type = Option<Vec<FieldName>>, max_items = 5)]
+    #[schema(inline, value_type = Option<Vec<FieldName>>)]
     pub regenerate: Option<Vec<String>>,
     /// Fields returned to the service's own value (unlocks them).
-    #[schema(inline, value_type = Option<Vec<FieldName>>, max_items = 20)]
+    #[schema(inline, value_type = Option<Vec<FieldName>>)]
     pub restore: Option<Vec<String>>,
     /// Replaces all FAQs.
-    #[schema(inline, max_items = 10)]
+    #[schema(inline)]
     pub faqs: Option<Vec<FaqInput>>,
     #[schema(inline, value_type = Option<BTreeMap<String, Link500>>)]
     pub company_socials: Option<BTreeMap<String, String>>,
     #[schema(inline, value_type = Option<BTreeMap<String, Link500>>)]
     pub founder_socials: Option<BTreeMap<String, String>>,
     /// Replaces the founders; the first is the primary founder.
-    #[schema(inline, max_items = 6)]
+    #[schema(inline)]
     pub founders: Option<Vec<FounderInput>>,
     #[schema(inline)]
     pub story: Option<StoryInput>,
     /// Replaces the milestones.
-    #[schema(inline, max_items = 50)]
+    #[schema(inline)]
     pub milestones: Option<Vec<MilestoneInput>>,
     /// A competitor's website: read the same safe way and compared; an empty string clears it.
-    #[schema(max_length = 2048)]
     pub competitor_url: Option<String>,
     #[schema(inline)]
     pub seo: Option<SeoInput>,

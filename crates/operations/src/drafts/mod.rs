@@ -75,7 +75,6 @@ async fn sync_listing(ctx: &Ctx, d: &Draft, create: bool) -> OpResult<Option<i64
 #[serde(deny_unknown_fields)]
 pub struct SubmitListingInput {
     /// The product's website (http or https; a bare domain is read as https).
-    #[schema(max_length = 2048, min_length = 1)]
     pub url: String,
 }
 
@@ -116,6 +115,8 @@ impl Operation for SubmitListing {
 
     fn refine_input_schema(schema: &mut serde_json::Value) {
         crate::refine::set(schema, &["url"], "pattern", domain::draft::SiteUrl::PATTERN.into());
+        crate::refine::set(schema, &["url"], "maxLength", domain::draft::SiteUrl::MAX.into());
+        crate::refine::set(schema, &["url"], "minLength", 1.into());
     }
 
     async fn run(ctx: &Ctx, input: SubmitListingInput) -> OpResult<DraftOut> {
@@ -147,9 +148,9 @@ impl Operation for SubmitListing {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PageInput {
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -234,7 +235,35 @@ impl Operation for UpdateDraft {
 
     fn refine_input_schema(schema: &mut serde_json::Value) {
         use crate::refine;
+        // Each field's bounds: the domain's "Draft editable fields" table.
+        for f in domain::draft::DraftField::ALL {
+            match f.shape() {
+                domain::draft::FieldShape::Text { max } => {
+                    refine::set(schema, &["fields", f.as_str()], "maxLength", max.into())
+                }
+                domain::draft::FieldShape::List { max_items, max_each } => {
+                    refine::set(schema, &["fields", f.as_str()], "maxItems", max_items.into());
+                    refine::set(schema, &["fields", f.as_str(), "[]"], "maxLength", max_each.into());
+                }
+            }
+        }
         refine::mark(schema, &["fields", "categories", "[]"], "category");
+        use domain::draft::limits;
+        for (list, max) in
+            [("lock_fields", limits::LOCK_FIELDS), ("regenerate", limits::REGENERATE), ("restore", limits::RESTORE)]
+        {
+            refine::set(schema, &[list], "maxItems", max.into());
+        }
+        refine::set(schema, &["faqs"], "maxItems", domain::social::Faq::MAX_ITEMS.into());
+        edit::FaqInput::bounds(schema, &["faqs", "[]"]);
+        refine::set(schema, &["founders"], "maxItems", limits::FOUNDERS.into());
+        edit::FounderInput::bounds(schema, &["founders", "[]"]);
+        edit::StoryInput::bounds(schema, &["story"]);
+        refine::set(schema, &["milestones"], "maxItems", limits::MILESTONES.into());
+        edit::MilestoneInput::bounds(schema, &["milestones", "[]"]);
+        refine::set(schema, &["competitor_url"], "maxLength", limits::COMPETITOR_URL.into());
+        refine::set(schema, &["seo", "title"], "maxLength", limits::SEO_TITLE.into());
+        refine::set(schema, &["seo", "meta"], "maxLength", limits::SEO_META.into());
         for list in ["lock_fields", "regenerate", "restore"] {
             refine::draft_field_names(schema, &[list]);
         }
@@ -300,7 +329,7 @@ pub struct InviteInput {
     #[schema(format = Uuid, max_length = 36)]
     pub id: String,
     /// The co-founder's email address.
-    #[schema(format = Email, max_length = 254, min_length = 3)]
+    #[schema(format = Email)]
     pub email: String,
 }
 
@@ -331,6 +360,10 @@ impl Operation for InviteCofounder {
         the site) adds that person as a co-founder member of the listing. Up to 10 invite emails per listing, \
         sending again to the same address included (it sends a fresh link); an address receives at most 3 \
         invites a day (429 with Retry-After past a cap).";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::set(schema, &["email"], "maxLength", domain::user::Email::MAX.into());
+        crate::refine::set(schema, &["email"], "minLength", domain::user::Email::MIN.into());
+    }
     type Input = InviteInput;
     type Output = InviteOut;
 

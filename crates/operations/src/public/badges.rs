@@ -37,7 +37,6 @@ pub enum SizeParam {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetBadgesInput {
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub slug: String,
     #[schema(inline, default = "standard")]
     pub shape: Option<ShapeParam>,

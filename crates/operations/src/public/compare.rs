@@ -63,9 +63,7 @@ impl Operation for GetAlternatives {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompareInput {
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub a: String,
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub b: String,
 }
 

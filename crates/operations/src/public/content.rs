@@ -17,11 +17,10 @@ use utoipa::ToSchema;
 #[serde(deny_unknown_fields)]
 pub struct ListBlogPostsInput {
     /// Words to find in titles, summaries and texts.
-    #[schema(max_length = 200)]
     pub q: Option<String>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -64,6 +63,9 @@ impl Operation for ListBlogPosts {
     const DESCRIPTION: &'static str = "Returns published blog posts newest first; with q, the posts whose title, \
         summary or text contains it (case-insensitive). Call get_blog_post with a slug for the Markdown text and \
         FAQs. Read-only.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::text::<domain::listing::SearchText>(schema, &["q"]);
+    }
     type Input = ListBlogPostsInput;
     type Output = BlogPostPage;
 
@@ -115,14 +117,12 @@ impl Operation for GetBlogPost {
 #[serde(deny_unknown_fields)]
 pub struct ListFoundersInput {
     /// Part of a founder's name.
-    #[schema(max_length = 120)]
     pub q: Option<String>,
     /// ISO 3166-1 alpha-2 country code, any case.
-    #[schema(min_length = 2, max_length = 2, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -161,6 +161,9 @@ impl Operation for ListFounders {
     const DESCRIPTION: &'static str = "Returns founders of at least one live listing, by name, optionally filtered by \
         part of the name (q) and country. Call get_founder with a slug for bio, socials, companies and stories. \
         Read-only.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::text::<domain::founder::FounderQuery>(schema, &["q"]);
+    }
     type Input = ListFoundersInput;
     type Output = FounderPage;
 
@@ -244,11 +247,10 @@ impl Operation for GetFounder {
 #[serde(deny_unknown_fields)]
 pub struct ListAwardsInput {
     /// Only this listing's awards.
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub listing: Option<String>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 

@@ -15,11 +15,10 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GetCategoryInput {
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub slug: String,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -92,9 +91,9 @@ pub struct ListLaunchesInput {
     /// Default this-week. trending means time-decayed votes.
     #[schema(inline, default = "this-week")]
     pub section: Option<Section>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -142,7 +141,6 @@ impl Operation for ListLaunches {
 #[serde(deny_unknown_fields)]
 pub struct WeekInput {
     /// this, next, last, or a date YYYY-MM-DD (snapped to its Monday).
-    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$")]
     pub week: String,
 }
 
@@ -249,11 +247,10 @@ pub struct LeaderboardInput {
     #[schema(schema_with = board_schema)]
     pub board: String,
     /// For community-weekly only: this (default), last, or a date YYYY-MM-DD.
-    #[schema(max_length = 10, pattern = "^(this|next|last|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$")]
     pub week: Option<String>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 

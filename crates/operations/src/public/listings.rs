@@ -45,21 +45,15 @@ impl From<SortParam> for SearchSort {
 #[serde(deny_unknown_fields)]
 pub struct SearchListingsInput {
     /// Words to find in names, taglines, descriptions, features, keywords and tags.
-    #[schema(max_length = 200)]
     pub q: Option<String>,
     /// A category slug; a top-level category includes its subcategories.
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub category: Option<String>,
     /// A stage slug (idea, mvp, beta, launched, growing, profitable).
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub stage: Option<String>,
     /// ISO 3166-1 alpha-2 country code, any case.
-    #[schema(min_length = 2, max_length = 2, pattern = "^[A-Za-z]{2}$")]
     pub country: Option<String>,
-    #[schema(max_length = 40)]
     pub pricing_model: Option<String>,
     /// The product's domain, e.g. acme.example (a leading www. is ignored).
-    #[schema(max_length = 253)]
     pub domain: Option<String>,
     /// live (default) or upcoming (scheduled launches).
     #[schema(inline, default = "live")]
@@ -67,9 +61,9 @@ pub struct SearchListingsInput {
     /// Default relevance (most voted first when there is no q).
     #[schema(inline, default = "relevance")]
     pub sort: Option<SortParam>,
-    #[schema(minimum = 1, maximum = 1000, default = 1)]
+    #[schema(default = 1)]
     pub page: Option<i64>,
-    #[schema(minimum = 1, maximum = 100, default = 20)]
+    #[schema(default = 20)]
     pub per_page: Option<i64>,
 }
 
@@ -129,6 +123,9 @@ impl Operation for SearchListings {
         pricing model and domain, sorted by relevance, newest, votes, trending (time-decayed votes), most viewed or \
         most followed. Returns paged summaries (name, url, votes, slug); call get_listing with a slug for the full \
         profile. Read-only; votes are never cast through the API.";
+    fn refine_input_schema(schema: &mut serde_json::Value) {
+        crate::refine::text::<domain::listing::SearchText>(schema, &["q"]);
+    }
     type Input = SearchListingsInput;
     type Output = ListingPage;
 
@@ -158,7 +155,6 @@ impl Operation for SearchListings {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SlugInput {
-    #[schema(max_length = 220, pattern = "^[a-z0-9][a-z0-9-]{0,219}$")]
     pub slug: String,
 }
 
