@@ -227,8 +227,8 @@ fn extras_to_json(x: &DraftExtras) -> String {
         seo_meta: x.seo.meta.clone(),
         competitor: x.competitor.as_ref().map(|c| CompetitorJson {
             url: c.url.clone(),
-            status: c.status.as_str().to_owned(),
-            reason: match &c.status {
+            status: c.status().as_str().to_owned(),
+            reason: match c.status() {
                 CompetitorStatus::Failed { reason } => Some(reason.clone()),
                 _ => None,
             },
@@ -285,14 +285,13 @@ fn extras_from_json(raw: &str) -> DraftExtras {
             })
             .collect(),
         seo: Seo { title: j.seo_title, meta: j.seo_meta },
-        competitor: j.competitor.map(|c| Competitor {
-            url: c.url,
-            status: match c.status.as_str() {
+        competitor: j.competitor.map(|c| {
+            let status = match c.status.as_str() {
                 "ready" => CompetitorStatus::Ready,
                 "failed" => CompetitorStatus::Failed { reason: c.reason.unwrap_or_default() },
                 _ => CompetitorStatus::Reading,
-            },
-            rows: c
+            };
+            let rows = c
                 .rows
                 .into_iter()
                 .filter_map(|r| {
@@ -303,7 +302,8 @@ fn extras_from_json(raw: &str) -> DraftExtras {
                         their_evidence: ev_in(r.their_evidence),
                     })
                 })
-                .collect(),
+                .collect();
+            Competitor::from_parts(c.url, status, rows)
         }),
         regenerating: j.regenerating.iter().filter_map(|f| DraftField::parse(f, "regenerating").ok()).collect(),
     }

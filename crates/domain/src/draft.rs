@@ -525,7 +525,9 @@ pub struct ComparisonRow {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Competitor {
     pub url: String,
-    pub status: CompetitorStatus,
+    /// Private: it moves only from reading to ready ([`Competitor::compared`]) or failed
+    /// ([`Competitor::failed`]).
+    status: CompetitorStatus,
     pub rows: Vec<ComparisonRow>,
 }
 
@@ -542,9 +544,31 @@ pub const COMPARED_FIELDS: [DraftField; 8] = [
 ];
 
 impl Competitor {
-    /// Builds the comparison from our profile and the competitor's (already held to the evidence rule).
-    pub fn compare(url: String, ours: &DraftProfile, theirs: &DraftProfile) -> Self {
-        let rows = COMPARED_FIELDS
+    /// A competitor just named: its site is still to be read.
+    pub fn reading(url: String) -> Self {
+        Self { url, status: CompetitorStatus::Reading, rows: Vec::new() }
+    }
+
+    /// A competitor as storage reads it back (storage holds only states the transitions produced).
+    pub fn from_parts(url: String, status: CompetitorStatus, rows: Vec<ComparisonRow>) -> Self {
+        Self { url, status, rows }
+    }
+
+    pub fn status(&self) -> &CompetitorStatus {
+        &self.status
+    }
+
+    fn refused(&self, action: &'static str) -> TransitionError {
+        TransitionError { machine: "competitor", action, current: self.status.as_str() }
+    }
+
+    /// The site was read: the comparison from our profile and the competitor's (already held to the
+    /// evidence rule). Only a competitor being read can become ready.
+    pub fn compared(&mut self, ours: &DraftProfile, theirs: &DraftProfile) -> Result<(), TransitionError> {
+        if self.status != CompetitorStatus::Reading {
+            return Err(self.refused("compare"));
+        }
+        self.rows = COMPARED_FIELDS
             .into_iter()
             .map(|f| ComparisonRow {
                 field: f,
@@ -553,7 +577,18 @@ impl Competitor {
                 their_evidence: theirs.field(f).evidence.clone(),
             })
             .collect();
-        Self { url, status: CompetitorStatus::Ready, rows }
+        self.status = CompetitorStatus::Ready;
+        Ok(())
+    }
+
+    /// Reading the site failed, for `reason` (said to the maker). Only a competitor being read fails.
+    pub fn failed(&mut self, reason: String) -> Result<(), TransitionError> {
+        if self.status != CompetitorStatus::Reading {
+            return Err(self.refused("fail"));
+        }
+        self.status = CompetitorStatus::Failed { reason };
+        self.rows.clear();
+        Ok(())
     }
 }
 
@@ -872,6 +907,22 @@ pub mod limits {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_competitor_settles_once_from_reading() {
+        let ours = DraftProfile::default();
+        let mut c = Competitor::reading("https://rival.example/".into());
+        c.compared(&ours, &ours).unwrap();
+        assert_eq!((c.status(), c.rows.len()), (&CompetitorStatus::Ready, COMPARED_FIELDS.len()));
+        let refused = c.failed("late failure".into()).unwrap_err();
+        assert_eq!((refused.action, refused.current), ("fail", "ready"));
+        assert_eq!(c.status(), &CompetitorStatus::Ready, "a refused move changes nothing");
+
+        let mut f = Competitor::reading("https://rival.example/".into());
+        f.failed("unreachable".into()).unwrap();
+        assert_eq!(f.compared(&ours, &ours).unwrap_err().current, "failed");
+        assert!(f.rows.is_empty());
+    }
 
     #[test]
     fn site_urls_are_bounded_as_given() {

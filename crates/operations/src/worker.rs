@@ -9,7 +9,7 @@ use crate::App;
 use crate::OpError;
 use crate::drafts::{save_listing, update_draft};
 use chrono::Duration;
-use domain::draft::{COMPARED_FIELDS, Competitor, CompetitorStatus, Draft, DraftField, DraftProfile, DraftStatus};
+use domain::draft::{COMPARED_FIELDS, Draft, DraftField, DraftProfile, DraftStatus};
 use domain::ids::{DraftId, ListingId};
 use domain::ports::{RepoError, RepoResult, Site};
 use serde_json::{Value, json};
@@ -199,8 +199,11 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
         JobSpec::Draft { draft, only: Some(_) } => change(app, draft, |d| d.extras.regenerating.clear()).await,
         JobSpec::Competitor { draft, .. } => {
             change(app, draft, |d| {
-                if let Some(c) = &mut d.extras.competitor {
-                    c.status = CompetitorStatus::Failed { reason: "reading the site failed on our side".into() };
+                if let Some(c) = &mut d.extras.competitor
+                    && let Err(refused) = c.failed("reading the site failed on our side".into())
+                {
+                    // Read meanwhile (a retry that got through): nothing is stuck, nothing to record.
+                    tracing::info!(%refused, "competitor already settled");
                 }
             })
             .await
@@ -368,14 +371,14 @@ async fn competitor_job(app: &App, id: DraftId, url: &str) -> Result<(), String>
         if c.url != url {
             return; // Replaced by a newer competitor_url meanwhile.
         }
-        *c = match &result {
-            Ok((theirs, _)) => Competitor::compare(url.to_owned(), &ours, theirs),
-            Err(reason) => Competitor {
-                url: url.to_owned(),
-                status: CompetitorStatus::Failed { reason: reason.clone() },
-                rows: vec![],
-            },
+        let moved = match &result {
+            Ok((theirs, _)) => c.compared(&ours, theirs),
+            Err(reason) => c.failed(reason.clone()),
         };
+        if let Err(refused) = moved {
+            // Settled by an earlier run of this job; the first result stands.
+            tracing::info!(%refused, "competitor already settled");
+        }
     })
     .await
     .map_err(err)?;

@@ -4,8 +4,7 @@
 use crate::on_every_store;
 use chrono::{NaiveDate, TimeZone, Utc};
 use domain::draft::{
-    Competitor, CompetitorStatus, Draft, DraftFaq, DraftField, DraftFounder, Evidence, FieldValue, Proposal, Seo,
-    SiteText, SiteUrl,
+    Competitor, Draft, DraftFaq, DraftField, DraftFounder, Evidence, FieldValue, Proposal, Seo, SiteText, SiteUrl,
 };
 use domain::founder::FounderEntry;
 use domain::ids::{DraftId, UserId};
@@ -65,11 +64,9 @@ fn rich_draft(owner: UserId) -> Draft {
     x.milestones =
         vec![Milestone::parse("2024-01-02", "Launch".into(), None, Some("https://acme.example/l".into())).unwrap()];
     x.seo = Seo::parse(Some("Acme".into()), Some("Rockets for cats".into())).unwrap();
-    x.competitor = Some(Competitor {
-        url: "https://rival.example/".into(),
-        status: CompetitorStatus::Failed { reason: "unreachable".into() },
-        rows: vec![],
-    });
+    let mut rival = Competitor::reading("https://rival.example/".into());
+    rival.failed("unreachable".into()).unwrap();
+    x.competitor = Some(rival);
     x.regenerating = vec![DraftField::Name];
     d.crawled().unwrap();
     d.drafted().unwrap();

@@ -2,9 +2,7 @@
 //! enforced by the domain), unknown keys refused, and how each key changes the draft.
 
 use domain::ValidationErrors;
-use domain::draft::{
-    Competitor, CompetitorStatus, Draft, DraftFaq, DraftField, DraftFounder, FieldValue, Seo, SiteUrl, limits,
-};
+use domain::draft::{Competitor, Draft, DraftFaq, DraftField, DraftFounder, FieldValue, Seo, SiteUrl, limits};
 use domain::founder::FounderEntry;
 use domain::sections::{Milestone, Story};
 use domain::social::{Faq, Socials};
@@ -456,10 +454,7 @@ impl DraftEdit {
             x.seo = seo.clone();
         }
         match &self.competitor {
-            Some(Some(url)) => {
-                x.competitor =
-                    Some(Competitor { url: url.as_str().to_owned(), status: CompetitorStatus::Reading, rows: vec![] })
-            }
+            Some(Some(url)) => x.competitor = Some(Competitor::reading(url.as_str().to_owned())),
             Some(None) => x.competitor = None,
             None => {}
         }

@@ -203,8 +203,8 @@ impl From<&Draft> for DraftOut {
             seo: SeoOut { title: x.seo.title.clone(), meta: x.seo.meta.clone() },
             competitor: x.competitor.as_ref().map(|c| CompetitorOut {
                 url: c.url.clone(),
-                status: c.status.as_str().to_owned(),
-                failure_reason: match &c.status {
+                status: c.status().as_str().to_owned(),
+                failure_reason: match c.status() {
                     CompetitorStatus::Failed { reason } => Some(reason.clone()),
                     _ => None,
                 },
