@@ -12,8 +12,8 @@ use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderRecord, OrderStatus, Quote, StoredLine};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{
-    ClaimRepository, DraftRepository, Invite, Job, JobQueue, OrderRepository, Outbox, OutboxEmail, RepoError,
-    RepoResult,
+    ClaimRepository, DraftRepository, Invite, Job, JobBacklog, JobQueue, OrderRepository, Outbox, OutboxEmail,
+    RepoError, RepoResult,
 };
 use domain::user::Email;
 use domain::week::LaunchWeek;
@@ -189,6 +189,12 @@ impl Outbox for MemoryStore {
         Ok(())
     }
 
+    async fn unsent_emails(&self) -> RepoResult<(u64, Option<DateTime<Utc>>)> {
+        let st = self.lock()?;
+        let unsent = st.outbox.iter().filter(|e| e.sent_at.is_none());
+        Ok((unsent.clone().count() as u64, unsent.map(|e| e.created_at).min()))
+    }
+
     async fn mark_email_failed(&self, id: i64, error: &str) -> RepoResult<()> {
         if let Some(e) = self.lock()?.outbox.iter_mut().find(|e| e.id == id) {
             e.attempts += 1;
@@ -200,6 +206,18 @@ impl Outbox for MemoryStore {
 
 #[async_trait]
 impl JobQueue for MemoryStore {
+    async fn job_backlog(&self, now: DateTime<Utc>) -> RepoResult<JobBacklog> {
+        let st = self.lock()?;
+        let queued: Vec<&JobRow> = st.jobs.iter().filter(|j| j.status == JobStatus::Queued).collect();
+        let due: Vec<&&JobRow> = queued.iter().filter(|j| j.run_at <= now).collect();
+        Ok(JobBacklog {
+            queued: queued.len() as u64,
+            due: due.len() as u64,
+            running: st.jobs.iter().filter(|j| j.status == JobStatus::Running).count() as u64,
+            oldest_due: due.iter().map(|j| j.run_at).min(),
+        })
+    }
+
     async fn enqueue_job(
         &self,
         kind: &str,

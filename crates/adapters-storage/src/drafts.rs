@@ -696,6 +696,19 @@ impl Outbox for SeaOrmStore {
         Ok(())
     }
 
+    async fn unsent_emails(&self) -> RepoResult<(u64, Option<DateTime<Utc>>)> {
+        use sea_orm::FromQueryResult;
+        #[derive(Debug, FromQueryResult)]
+        struct Row {
+            n: i64,
+            oldest: Option<DateTime<FixedOffset>>,
+        }
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM outbox WHERE sent_at IS NULL");
+        let row = Row::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map_or((0, None), |r| (u64::try_from(r.n).unwrap_or(0), r.oldest.map(|t| t.with_timezone(&Utc)))))
+    }
+
     async fn mark_email_failed(&self, id: i64, error: &str) -> RepoResult<()> {
         outbox::Entity::update_many()
             .col_expr(outbox::Column::Attempts, Expr::col(outbox::Column::Attempts).add(1))

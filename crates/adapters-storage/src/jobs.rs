@@ -7,7 +7,7 @@ use crate::sql::RawQuery;
 use crate::store::{SeaOrmStore, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, FixedOffset, Utc};
-use domain::ports::{Job, JobQueue, RepoResult};
+use domain::ports::{Job, JobBacklog, JobQueue, RepoResult};
 use sea_orm::sea_query::Expr;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter};
 
@@ -28,8 +28,46 @@ struct Claimed {
     attempts: i32,
 }
 
+#[derive(Debug, FromQueryResult)]
+struct BacklogRow {
+    queued: i64,
+    due: i64,
+    running: i64,
+    oldest_due: Option<DateTime<FixedOffset>>,
+}
+
 #[async_trait]
 impl JobQueue for SeaOrmStore {
+    async fn job_backlog(&self, now: DateTime<Utc>) -> RepoResult<JobBacklog> {
+        // One pass over the unfinished jobs (the status index), not one count per figure.
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT COUNT(CASE WHEN status = ")
+            .bind(QUEUED)
+            .sql(" THEN 1 END) AS queued, COUNT(CASE WHEN status = ")
+            .bind(QUEUED)
+            .sql(" AND run_at <= ")
+            .bind(ts(now))
+            .sql(" THEN 1 END) AS due, COUNT(CASE WHEN status = ")
+            .bind(RUNNING)
+            .sql(" THEN 1 END) AS running, MIN(CASE WHEN status = ")
+            .bind(QUEUED)
+            .sql(" AND run_at <= ")
+            .bind(ts(now))
+            .sql(" THEN run_at END) AS oldest_due FROM jobs WHERE status IN (")
+            .bind(QUEUED)
+            .sql(", ")
+            .bind(RUNNING)
+            .sql(")");
+        let row = BacklogRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        let n = |v: i64| v.max(0) as u64;
+        Ok(row.map_or_else(JobBacklog::default, |r| JobBacklog {
+            queued: n(r.queued),
+            due: n(r.due),
+            running: n(r.running),
+            oldest_due: r.oldest_due.map(|t| t.with_timezone(&Utc)),
+        }))
+    }
+
     async fn enqueue_job(
         &self,
         kind: &str,

@@ -24,4 +24,4 @@ mod sql;
 mod store;
 mod throttles;
 
-pub use store::SeaOrmStore;
+pub use store::{PoolStats, SeaOrmStore};

@@ -45,6 +45,27 @@ impl SeaOrmStore {
     pub fn backend(&self) -> DbBackend {
         self.db.get_database_backend()
     }
+
+    /// How the connection pool is used now, for the operator's metrics.
+    pub fn pool_stats(&self) -> PoolStats {
+        fn of<DB: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<DB>) -> PoolStats {
+            let open = pool.size();
+            let idle = u32::try_from(pool.num_idle()).unwrap_or(open).min(open);
+            PoolStats { open, idle, max: pool.options().get_max_connections() }
+        }
+        match self.backend() {
+            DbBackend::Postgres => of(self.db.get_postgres_connection_pool()),
+            _ => of(self.db.get_sqlite_connection_pool()),
+        }
+    }
+}
+
+/// Connections of the pool: open (idle or in use), idle, and the most it opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    pub open: u32,
+    pub idle: u32,
+    pub max: u32,
 }
 
 #[derive(Debug, FromQueryResult)]

@@ -14,6 +14,7 @@ mod invites;
 mod oauth;
 pub use api_http::{error, middleware};
 pub mod maker;
+pub mod metrics;
 pub mod probes;
 pub mod rest;
 pub mod server;

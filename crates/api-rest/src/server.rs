@@ -35,6 +35,8 @@ impl State {
 pub struct Application {
     port: u16,
     server: Server,
+    /// The metrics server, when `/metrics` has an address of its own.
+    metrics_server: Option<Server>,
     state: Arc<State>,
     demo_data: bool,
 }
@@ -136,6 +138,15 @@ impl Application {
         ));
         let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());
+        let metrics = web::Data::new(api_http::metrics::Metrics::new(&operations::registry()));
+        let access = web::Data::new(crate::metrics::Access {
+            allow: args.metrics_allow.clone(),
+            on_service_port: args.metrics_bind.is_none(),
+        });
+        let metrics_server = match args.metrics_bind {
+            Some(addr) => Some(crate::metrics::serve(addr, data.clone(), metrics.clone())?),
+            None => None,
+        };
         // Built once, outside the per-worker factory, and cloned into each worker; REST and MCP share
         // one read cache.
         let mcp = (!args.no_mcp)
@@ -145,13 +156,17 @@ impl Application {
             ActixApp::new()
                 .app_data(data.clone())
                 .app_data(limits.clone())
+                .app_data(metrics.clone())
+                .app_data(access.clone())
                 .wrap(from_fn(probes::until_ready))
                 .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))
                 .wrap(from_fn(mw::rate_limit))
+                .wrap(from_fn(api_http::metrics::record))
                 .wrap(from_fn(mw::log_requests))
                 .configure(extractors)
                 .configure(routes)
+                .configure(crate::metrics::routes)
                 .configure(crate::rest::routes)
                 .configure(crate::badges::routes)
                 .configure(crate::web::routes)
@@ -168,7 +183,7 @@ impl Application {
         .listen(listener)
         .context("listening")?
         .run();
-        Ok(Self { port, server, state, demo_data: args.demo_data })
+        Ok(Self { port, server, metrics_server, state, demo_data: args.demo_data })
     }
 
     pub fn port(&self) -> u16 {
@@ -216,8 +231,16 @@ impl Application {
             started_flag.ctx.reads.follow_changes(worker_app.ports(), operations::cache::POLL);
             operations::worker::run_forever(worker_app.ports(), std::time::Duration::from_secs(1)).await;
         });
+        let metrics = self.metrics_server.map(|m| {
+            let handle = m.handle();
+            (tokio::spawn(m), handle)
+        });
         let served = self.server.await.context("server");
         worker.abort();
+        if let Some((task, handle)) = metrics {
+            handle.stop(true).await;
+            let _ = task.await;
+        }
         served?;
         if !startup.is_finished() {
             startup.abort();

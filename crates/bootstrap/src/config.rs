@@ -130,6 +130,16 @@ pub struct ServeArgs {
     #[arg(long, env = "LAUNCHDIR_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_cidr)]
     pub trusted_proxies: Vec<ipnet::IpNet>,
 
+    /// Networks besides loopback that may read `/metrics` on the service's port (comma list of CIDRs
+    /// or single addresses). Ignored when `--metrics-bind` is set.
+    #[arg(long, env = "LAUNCHDIR_METRICS_ALLOW", value_delimiter = ',', value_parser = parse_cidr)]
+    pub metrics_allow: Vec<ipnet::IpNet>,
+
+    /// Serve `/metrics` on this address of its own (say `127.0.0.1:9464`), to whoever reaches it, and
+    /// not on the service's port.
+    #[arg(long, env = "LAUNCHDIR_METRICS_BIND")]
+    pub metrics_bind: Option<std::net::SocketAddr>,
+
     #[command(flatten)]
     pub outbound: OutboundArgs,
 

@@ -56,3 +56,25 @@ pub async fn set_setting(app: &App, key: &str, value: &str) -> OpResult<()> {
     crate::public_data_changed(app, &crate::ReadCache::disabled()).await;
     Ok(())
 }
+
+/// The background work waiting, as the operator's metrics show it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Backlog {
+    pub jobs: domain::ports::JobBacklog,
+    /// Seconds the oldest due job has waited (0 when none waits).
+    pub oldest_job_secs: f64,
+    pub emails_unsent: u64,
+    /// Seconds the oldest unsent email has waited (0 when none waits).
+    pub oldest_email_secs: f64,
+}
+
+/// The job queue and the outbox, as of now.
+pub async fn backlog(app: &App) -> OpResult<Backlog> {
+    let now = app.now();
+    let age = |t: Option<chrono::DateTime<chrono::Utc>>| {
+        t.map_or(0.0, |t| (now - t).num_milliseconds().max(0) as f64 / 1000.0)
+    };
+    let jobs = app.store.job_backlog(now).await?;
+    let (emails_unsent, oldest_email) = app.store.unsent_emails().await?;
+    Ok(Backlog { jobs, oldest_job_secs: age(jobs.oldest_due), emails_unsent, oldest_email_secs: age(oldest_email) })
+}

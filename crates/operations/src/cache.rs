@@ -51,6 +51,9 @@ struct Shared {
     generation: AtomicU64,
     /// The shared change counter as this instance last acted on it (-1: not read yet).
     seen: AtomicI64,
+    /// Reads answered from the cache, and reads that had to compute (for the operator's metrics).
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 #[derive(Clone, Default)]
@@ -76,8 +79,14 @@ impl ReadCache {
             .max_capacity(CAPACITY_BYTES)
             .time_to_live(ttl)
             .build();
-        let shared =
-            Shared { entries, refreshing: Mutex::default(), generation: AtomicU64::new(0), seen: AtomicI64::new(-1) };
+        let shared = Shared {
+            entries,
+            refreshing: Mutex::default(),
+            generation: AtomicU64::new(0),
+            seen: AtomicI64::new(-1),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        };
         Self { shared: Some(Arc::new(shared)), ttl }
     }
 
@@ -87,6 +96,11 @@ impl ReadCache {
 
     pub fn is_enabled(&self) -> bool {
         self.shared.is_some()
+    }
+
+    /// Reads answered from the cache and reads that computed, since start (both zero when disabled).
+    pub fn hits_and_misses(&self) -> (u64, u64) {
+        self.shared.as_ref().map_or((0, 0), |s| (s.hits.load(Ordering::Relaxed), s.misses.load(Ordering::Relaxed)))
     }
 
     /// The cached result for `key`, or the result of `compute` (stored when it succeeds), as a JSON value.
@@ -117,6 +131,7 @@ impl ReadCache {
         let Some(shared) = &self.shared else { return compute.await };
         let started = shared.generation.load(Ordering::SeqCst);
         if let Some(hit) = shared.entries.get(&key).await {
+            shared.hits.fetch_add(1, Ordering::Relaxed);
             if hit.born.elapsed() > self.ttl / 2 && shared.start_refresh(&key) {
                 let shared = shared.clone();
                 tokio::spawn(async move {
@@ -129,6 +144,7 @@ impl ReadCache {
             }
             return Ok(hit.json);
         }
+        shared.misses.fetch_add(1, Ordering::Relaxed);
         let out = shared
             .entries
             .try_get_with(

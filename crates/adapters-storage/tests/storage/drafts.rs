@@ -178,9 +178,11 @@ on_every_store!(invites_stop_at_ten_and_a_repeat_is_a_fresh_link, |store| {
 });
 
 on_every_store!(the_outbox_filters_and_records_delivery, |store| {
-    let now = Utc::now();
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    assert_eq!(store.unsent_emails().await.unwrap(), (0, None));
     let a = store.queue_email("Ann@Acme.example", "Hi", "Body one", now).await.unwrap();
-    store.queue_email("bob@acme.example", "Hi", "Body two", now).await.unwrap();
+    store.queue_email("bob@acme.example", "Hi", "Body two", now + chrono::Duration::seconds(5)).await.unwrap();
+    assert_eq!(store.unsent_emails().await.unwrap(), (2, Some(now)));
     let to_ann = store.outbox(Some("ann@acme.example"), 10).await.unwrap();
     assert_eq!(to_ann.len(), 1);
     assert_eq!(store.outbox(None, 10).await.unwrap().len(), 2);
@@ -190,4 +192,6 @@ on_every_store!(the_outbox_filters_and_records_delivery, |store| {
     store.mark_email_sent(a, now).await.unwrap();
     let e = store.get_email(a).await.unwrap().unwrap();
     assert!(e.sent_at.is_some() && e.last_error.is_none());
+    let later = now + chrono::Duration::seconds(5);
+    assert_eq!(store.unsent_emails().await.unwrap(), (1, Some(later)), "the sent one is no longer waiting");
 });

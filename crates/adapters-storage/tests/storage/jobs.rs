@@ -54,3 +54,18 @@ on_every_store!(a_dead_workers_job_comes_back_after_its_lease, |store| {
     assert!(store.fail_job(id, "w", "gave up", None, now).await.unwrap());
     assert!(store.claim_job("w", now + Duration::days(1), Duration::minutes(1)).await.unwrap().is_none());
 });
+
+on_every_store!(the_backlog_counts_waiting_due_and_running_jobs, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    assert_eq!(store.job_backlog(now).await.unwrap(), domain::ports::JobBacklog::default(), "an empty queue");
+    store.enqueue_job("crawl", "{}", now - Duration::minutes(10), now).await.unwrap();
+    store.enqueue_job("crawl", "{}", now - Duration::minutes(3), now).await.unwrap();
+    store.enqueue_job("crawl", "{}", now + Duration::hours(1), now).await.unwrap();
+    let claimed = store.claim_job("w1", now, Duration::minutes(5)).await.unwrap().unwrap();
+    let b = store.job_backlog(now).await.unwrap();
+    assert_eq!((b.queued, b.due, b.running), (2, 1, 1), "{b:?}");
+    assert_eq!(b.oldest_due, Some(now - Duration::minutes(3)), "the first was claimed; the next waits since its time");
+    assert!(store.complete_job(claimed.id, "w1", now).await.unwrap());
+    let b = store.job_backlog(now).await.unwrap();
+    assert_eq!((b.queued, b.due, b.running), (2, 1, 0), "a finished job is no longer counted");
+});

@@ -78,6 +78,8 @@ pub async fn spawn_app_configured(
         rate_limit: 600,
         redis_url: None,
         trusted_proxies: Vec::new(),
+        metrics_allow: Vec::new(),
+        metrics_bind: None,
         outbound: bootstrap::OutboundArgs::default(),
         // A SQLite test keeps its generated secret beside its database file; a PostgreSQL test has no
         // such folder of its own, so it is given one.

@@ -11,6 +11,7 @@ mod helpers;
 mod http;
 mod limits;
 mod mcp;
+mod metrics;
 mod oauth;
 mod orders;
 mod own;

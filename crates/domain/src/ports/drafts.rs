@@ -183,6 +183,9 @@ pub trait Outbox: Send + Sync {
     async fn mark_email_sent(&self, id: i64, now: DateTime<Utc>) -> RepoResult<()>;
 
     async fn mark_email_failed(&self, id: i64, error: &str) -> RepoResult<()>;
+
+    /// How many emails are not sent yet, and when the oldest of them was queued.
+    async fn unsent_emails(&self) -> RepoResult<(u64, Option<DateTime<Utc>>)>;
 }
 
 /// Delivers an email (SMTP). Only configured deployments have one; without it emails stay queued.

@@ -16,8 +16,24 @@ pub struct Job {
     pub attempts: i32,
 }
 
+/// How the queue stands, for the operator's metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct JobBacklog {
+    /// Jobs waiting (due or not).
+    pub queued: u64,
+    /// Waiting jobs whose time has come.
+    pub due: u64,
+    /// Jobs a worker holds now.
+    pub running: u64,
+    /// When the longest-waiting due job became due.
+    pub oldest_due: Option<DateTime<Utc>>,
+}
+
 #[async_trait]
 pub trait JobQueue: Send + Sync {
+    /// How many jobs wait, are due and run at `now`, and since when the oldest due one waits.
+    async fn job_backlog(&self, now: DateTime<Utc>) -> RepoResult<JobBacklog>;
+
     /// Queues a job to run at `run_at` or later; returns its id.
     async fn enqueue_job(
         &self,

@@ -29,7 +29,7 @@ pub use drafts::{
     DraftRepository, Drafter, DrafterError, FetchedPage, Homepage, Invite, MailSender, Outbox, OutboxEmail, Site,
     SiteError, SiteReader,
 };
-pub use jobs::{Job, JobQueue};
+pub use jobs::{Job, JobBacklog, JobQueue};
 pub use oauth::OAuthStore;
 pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};
