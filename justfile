@@ -19,9 +19,14 @@ purity:
 test:
     cargo test --workspace
 
+# The release binaries (target/release/launchdir-api, launchdir-mcp): the same build the README's
+# command and the benchmarks use (`.ci/one-build` checks that they share it).
+build:
+    cargo build --release --bin launchdir-api --bin launchdir-mcp
+
 # The service on SQLite with demo data.
 run:
-    cargo run --release -p api-rest --bin launchdir-api -- serve --demo-data
+    cargo run --release --bin launchdir-api -- serve --demo-data
 
 # Benchmarks that print their figures: storage reads on SQLite and PostgreSQL
 # (LAUNCHDIR_BENCH_LISTINGS, default 20000), then the HTTP API at 100 000 listings with wrk.

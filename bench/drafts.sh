@@ -12,7 +12,7 @@ PORT="${BENCH_PORT:-18556}"
 SITE_PORT="${BENCH_SITE_PORT:-18557}"
 OUT="bench/out"
 mkdir -p "$OUT"
-cargo build --release -q -p api-rest --bin launchdir-api
+cargo build --release -q --bin launchdir-api
 BIN=target/release/launchdir-api
 DB="$OUT/drafts-bench.db"
 rm -f "$DB" "$DB-wal" "$DB-shm"

@@ -21,7 +21,7 @@ if ! command -v wrk >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
 fi
 
-cargo build --release -q -p api-rest --bin launchdir-api
+cargo build --release -q --bin launchdir-api
 BIN=target/release/launchdir-api
 DB="$OUT/bench-$N.db"
 if [ ! -f "$DB" ]; then
