@@ -232,6 +232,21 @@ impl ListingRepository for MemoryStore {
         ok(self.lock()?.live().count() as u64)
     }
 
+    async fn max_listing_id(&self) -> RepoResult<i64> {
+        ok(self.lock()?.listings.keys().next_back().map_or(0, |id| id.get()))
+    }
+
+    async fn live_slugs_in(&self, after: i64, up_to: i64) -> RepoResult<Vec<(Slug, DateTime<Utc>)>> {
+        let st = self.lock()?;
+        ok(st
+            .listings
+            .range(ListingId::from_db(after.saturating_add(1))..=ListingId::from_db(up_to))
+            .map(|(_, r)| &r.listing)
+            .filter(|l| l.lifecycle.status() == ListingStatus::Live)
+            .map(|l| (l.slug.clone(), l.updated_at))
+            .collect())
+    }
+
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
         let st = self.lock()?;
         let mut founders: Vec<_> = st.listing_founders.iter().filter(|(l, ..)| *l == id).collect();

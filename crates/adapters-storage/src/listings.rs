@@ -634,6 +634,34 @@ impl ListingRepository for SeaOrmStore {
         Ok(Paged::new(items, page, total))
     }
 
+    async fn max_listing_id(&self) -> RepoResult<i64> {
+        #[derive(Debug, FromQueryResult)]
+        struct Max {
+            m: Option<i64>,
+        }
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT MAX(id) AS m FROM listings");
+        let row = Max::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.and_then(|r| r.m).unwrap_or(0))
+    }
+
+    async fn live_slugs_in(&self, after: i64, up_to: i64) -> RepoResult<Vec<(Slug, DateTime<Utc>)>> {
+        #[derive(Debug, FromQueryResult)]
+        struct Row {
+            slug: String,
+            updated_at: chrono::DateTime<chrono::FixedOffset>,
+        }
+        // A range of the primary key: the cost is the range's rows, however many listings there are.
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT slug, updated_at FROM listings WHERE id > ")
+            .bind(after)
+            .sql(" AND id <= ")
+            .bind(up_to)
+            .sql(" AND status = 'live' ORDER BY id");
+        let rows = Row::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows.into_iter().map(|r| (Slug::from_db(r.slug), r.updated_at.with_timezone(&Utc))).collect())
+    }
+
     async fn count_live_listings(&self) -> RepoResult<u64> {
         let n = listings::Entity::find()
             .filter(listings::Column::Status.eq(ListingStatus::Live.as_str()))

@@ -17,6 +17,7 @@ pub mod maker;
 pub mod metrics;
 pub mod probes;
 pub mod rest;
+pub mod seo;
 pub mod server;
 pub mod site;
 pub mod web;

@@ -171,6 +171,7 @@ impl Application {
                 .configure(crate::badges::routes)
                 .configure(crate::web::routes)
                 .configure(crate::site::routes)
+                .configure(crate::seo::routes)
                 .configure(crate::maker::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {

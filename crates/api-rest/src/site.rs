@@ -8,7 +8,7 @@
 //! listing, never for one's own listing, and the vote may be taken back).
 
 use crate::server::State;
-use crate::web::{html, oops, page, see_other, signed_in};
+use crate::web::{html, oops, page, page_with, see_other, signed_in};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
@@ -35,6 +35,76 @@ async fn read(state: &State, id: &str, input: Value) -> Result<Value, OpError> {
 
 pub(crate) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
     v[key].as_str().unwrap_or_default()
+}
+
+/// Ends the tags a page describes itself with, at the start of a rendered page's body (see
+/// [`with_head`]): escaped content cannot contain it, so only the renderer puts it there.
+const HEAD_END: &str = "<!--/head-->";
+
+/// What a page says about itself to search engines and link previews.
+struct Meta<'a> {
+    title: &'a str,
+    description: &'a str,
+    /// The page's path on the public URL: its canonical address.
+    path: &'a str,
+    /// Open Graph type: `website`, `article`, `profile`.
+    kind: &'a str,
+    /// Structured data (schema.org JSON-LD).
+    json_ld: Vec<Value>,
+}
+
+/// JSON inside `<script>`: `<`, `>` and `&` escaped, so no text of a listing can close the element.
+fn script_json(v: &Value) -> String {
+    v.to_string().replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
+/// A description as search engines show one: whitespace folded, at most 300 characters, never empty.
+fn describe(text: &str, fallback: &str) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = if folded.is_empty() { fallback.to_owned() } else { folded };
+    match text.char_indices().nth(297) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The tags of `m`: description, canonical URL, Open Graph and Twitter card, JSON-LD.
+fn head_html(base: &str, m: &Meta) -> String {
+    let url = format!("{base}{}", m.path);
+    let (title, description, url_html) = (escape(m.title), escape(m.description), escape(&url));
+    let mut h = format!(
+        r#"<meta name="description" content="{description}"><link rel="canonical" href="{url_html}"><meta property="og:site_name" content="launchdir"><meta property="og:type" content="{kind}"><meta property="og:title" content="{title}"><meta property="og:description" content="{description}"><meta property="og:url" content="{url_html}"><meta name="twitter:card" content="summary"><meta name="twitter:title" content="{title}"><meta name="twitter:description" content="{description}">"#,
+        kind = escape(m.kind),
+    );
+    for ld in &m.json_ld {
+        h.push_str(&format!(r#"<script type="application/ld+json">{}</script>"#, script_json(ld)));
+    }
+    h
+}
+
+/// A rendered body carrying the page's own head tags.
+fn with_head(base: &str, m: &Meta, body: String) -> String {
+    format!("{}{HEAD_END}{body}", head_html(base, m))
+}
+
+/// The head tags a rendered body carries, and the body.
+fn split_head(body: &str) -> (Option<&str>, &str) {
+    match body.split_once(HEAD_END) {
+        Some((head, rest)) => (Some(head), rest),
+        None => (None, body),
+    }
+}
+
+/// schema.org's trail of links from the home page to this one.
+fn breadcrumbs(base: &str, trail: &[(&str, String)]) -> Value {
+    let items: Vec<Value> = trail
+        .iter()
+        .enumerate()
+        .map(|(i, (name, path))| {
+            json!({"@type": "ListItem", "position": i + 1, "name": name, "item": format!("{base}{path}")})
+        })
+        .collect();
+    json!({"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": items})
 }
 
 fn not_found(state: &State, who: Option<&Principal>, what: &str) -> HttpResponse {
@@ -82,7 +152,20 @@ async fn home_page(state: web::Data<State>) -> OpResult<(String, String)> {
         list(base, today["items"].as_array().unwrap_or(&empty), "Nothing went live today yet."),
         list(base, week["items"].as_array().unwrap_or(&empty), "No launches this week yet."),
     );
-    Ok(("Launches".to_owned(), body))
+    let site = json!({
+        "@context": "https://schema.org",
+        "@type": "WebSite",
+        "name": "launchdir",
+        "url": format!("{base}/"),
+        "potentialAction": {
+            "@type": "SearchAction",
+            "target": format!("{base}/search?q={{query}}"),
+            "query-input": "required name=query",
+        },
+    });
+    let description = "Product launches, ranked by people: today's and this week's launches, the boards, the calendar.";
+    let meta = Meta { title: "Launches", description, path: "/", kind: "website", json_ld: vec![site] };
+    Ok(("Launches".to_owned(), with_head(base, &meta, body)))
 }
 
 /// Where the listing page's vote and follow forms go: they depend on the visitor, the rest does not.
@@ -131,7 +214,8 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         }
         None => format!(r#"<a class="button" href="{base}/signin">Sign in to vote</a>"#),
     };
-    html(StatusCode::OK, page(&state, &title, who, &body.replacen(ACTIONS, &actions, 1)))
+    let (head, body) = split_head(&body);
+    html(StatusCode::OK, page_with(&state, &title, who, &body.replacen(ACTIONS, &actions, 1), head))
 }
 
 /// The listing page but for the visitor's own buttons (at [`ACTIONS`]): the same for everyone.
@@ -271,7 +355,49 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
             format!("<h2>Alternatives</h2><ul>{alternatives}</ul>")
         },
     );
-    Ok((s(&l, "name").to_owned(), body))
+    let name = s(&l, "name");
+    let description = describe(
+        if s(&l, "short_description").is_empty() { s(&l, "tagline") } else { s(&l, "short_description") },
+        &format!("{name} on launchdir"),
+    );
+    let path = format!("/listings/{}", s(&l, "slug"));
+    let mut app = json!({
+        "@context": "https://schema.org",
+        "@type": "SoftwareApplication",
+        "name": name,
+        "url": s(&l, "url"),
+        "description": description,
+        "mainEntityOfPage": format!("{base}{path}"),
+    });
+    if category.is_object() {
+        app["applicationCategory"] = json!(s(category, "name"));
+    }
+    // Offers only as the site states them: free when the pricing says so, else the summary in words.
+    let pricing = s(&l, "pricing_summary");
+    let model = s(&l, "pricing_model").to_ascii_lowercase();
+    if model == "free" || model == "open source" {
+        app["offers"] = json!({"@type": "Offer", "price": "0", "priceCurrency": "USD", "description": pricing});
+    } else if !pricing.is_empty() {
+        app["offers"] = json!({"@type": "Offer", "description": pricing});
+    }
+    if let Some(r) = l["community_rating"].as_object()
+        && r.get("count").and_then(Value::as_u64).is_some_and(|n| n > 0)
+    {
+        app["aggregateRating"] = json!({"@type": "AggregateRating", "ratingValue": r["average"], "ratingCount": r["count"], "bestRating": 5});
+    }
+    let mut trail = vec![("Launches", "/".to_owned())];
+    if category.is_object() {
+        trail.push((s(category, "name"), format!("/categories/{}", s(category, "slug"))));
+    }
+    trail.push((name, path.clone()));
+    let meta = Meta {
+        title: name,
+        description: &description,
+        path: &path,
+        kind: "website",
+        json_ld: vec![app, breadcrumbs(base, &trail)],
+    };
+    Ok((name.to_owned(), with_head(base, &meta, body)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -449,7 +575,10 @@ async fn leaderboard_page(state: web::Data<State>, board: String, n: i64) -> OpR
         escape(s(&b, "description")),
         title = escape(title),
     );
-    Ok(((*title).to_owned(), body))
+    let path = if n > 1 { format!("/leaderboards/{board}?page={n}") } else { format!("/leaderboards/{board}") };
+    let description = describe(s(&b, "description"), title);
+    let meta = Meta { title, description: &description, path: &path, kind: "website", json_ld: vec![] };
+    Ok(((*title).to_owned(), with_head(base, &meta, body)))
 }
 
 // ---- categories, the launch calendar, founders, the blog, awards ------------------------------------
@@ -556,7 +685,10 @@ where
 {
     let who = signed_in(state, req).await.map(|(p, _)| p);
     match cached_page(state, inputs, render).await {
-        Ok((title, body)) => html(StatusCode::OK, page(state, &title, who.as_ref(), &body)),
+        Ok((title, body)) => {
+            let (head, body) = split_head(&body);
+            html(StatusCode::OK, page_with(state, &title, who.as_ref(), body, head))
+        }
         Err(e) => page_error(state, who.as_ref(), e, what),
     }
 }
@@ -582,7 +714,14 @@ async fn categories_page(state: web::Data<State>) -> OpResult<(String, String)> 
     }
     let items: String = tree["items"].as_array().map(|a| a.iter().map(|n| node(base, n)).collect()).unwrap_or_default();
     let body = format!(r#"<section class="card"><h1>Categories</h1><ul class="tree">{items}</ul></section>"#);
-    Ok(("Categories".to_owned(), body))
+    let meta = Meta {
+        title: "Categories",
+        description: "Every category of the directory with how many live launches each holds.",
+        path: "/categories",
+        kind: "website",
+        json_ld: vec![],
+    };
+    Ok(("Categories".to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn category(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -614,7 +753,22 @@ async fn category_page(state: web::Data<State>, input: Value) -> OpResult<(Strin
         list(base, c["listings"]["items"].as_array().unwrap_or(&empty), "No live listings here yet."),
         faqs_html(&c["faqs"]),
     );
-    Ok((s(&c, "name").to_owned(), body))
+    let name = s(&c, "name");
+    let path = format!("/categories/{}", s(&c, "slug"));
+    let description = describe(s(&c, "description"), &format!("{name}: launches in this category on launchdir"));
+    let mut trail = vec![("Launches", "/".to_owned()), ("Categories", "/categories".to_owned())];
+    if c["parent"].is_object() {
+        trail.push((s(&c["parent"], "name"), format!("/categories/{}", s(&c["parent"], "slug"))));
+    }
+    trail.push((name, path.clone()));
+    let meta = Meta {
+        title: name,
+        description: &description,
+        path: &path,
+        kind: "website",
+        json_ld: vec![breadcrumbs(base, &trail)],
+    };
+    Ok((name.to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn this_week(state: web::Data<State>) -> HttpResponse {
@@ -667,7 +821,11 @@ async fn launch_week_page(state: web::Data<State>, input: Value) -> OpResult<(St
             format!(r#"<ol class="items">{scheduled}</ol>"#)
         },
     );
-    Ok(("Launch calendar".to_owned(), body))
+    let path = format!("/launches/{}", s(&w, "week"));
+    let description = format!("The launches of the week of {}: live and scheduled, ranked by votes.", s(&w, "week"));
+    let meta =
+        Meta { title: "Launch calendar", description: &description, path: &path, kind: "website", json_ld: vec![] };
+    Ok(("Launch calendar".to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn founder(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -688,7 +846,29 @@ async fn founder_page(state: web::Data<State>, input: Value) -> OpResult<(String
         escape(s(&f, "bio")),
         list(base, f["companies"].as_array().unwrap_or(&empty), "No live listings."),
     );
-    Ok((s(&f, "name").to_owned(), body))
+    let name = s(&f, "name");
+    let path = format!("/founders/{}", s(&f, "slug"));
+    let description = describe(s(&f, "headline"), &format!("{name}, a maker on launchdir"));
+    let same_as: Vec<&str> =
+        f["socials"].as_object().map(|m| m.values().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let person = json!({
+        "@context": "https://schema.org",
+        "@type": "Person",
+        "name": name,
+        "description": s(&f, "bio"),
+        "jobTitle": s(&f, "headline"),
+        "url": format!("{base}{path}"),
+        "sameAs": same_as,
+    });
+    let trail = [("Launches", "/".to_owned()), (name, path.clone())];
+    let meta = Meta {
+        title: name,
+        description: &description,
+        path: &path,
+        kind: "profile",
+        json_ld: vec![person, breadcrumbs(base, &trail)],
+    };
+    Ok((name.to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn blog(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -715,7 +895,14 @@ async fn blog_page(state: web::Data<State>) -> OpResult<(String, String)> {
         })
         .unwrap_or_default();
     let body = format!(r#"<section class="card"><h1>Blog</h1><ul class="posts">{items}</ul></section>"#);
-    Ok(("Blog".to_owned(), body))
+    let meta = Meta {
+        title: "Blog",
+        description: "Notes from launchdir on launching products and how the directory works.",
+        path: "/blog",
+        kind: "website",
+        json_ld: vec![],
+    };
+    Ok(("Blog".to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -725,6 +912,7 @@ pub async fn blog_post(state: web::Data<State>, req: HttpRequest, slug: web::Pat
 
 /// The `blog_post` page for every visitor: its title and body.
 async fn blog_post_page(state: web::Data<State>, input: Value) -> OpResult<(String, String)> {
+    let base = &state.public_url;
     let post = read(&state, "get_blog_post", input).await?;
     let body = format!(
         r#"<article class="card post"><h1>{}</h1><p class="muted">{}</p>{}{}</article>"#,
@@ -733,7 +921,28 @@ async fn blog_post_page(state: web::Data<State>, input: Value) -> OpResult<(Stri
         markdown_html(s(&post, "body_markdown")),
         faqs_html(&post["faqs"]),
     );
-    Ok((s(&post, "title").to_owned(), body))
+    let title = s(&post, "title");
+    let path = format!("/blog/{}", s(&post, "slug"));
+    let description = describe(s(&post, "summary"), title);
+    let article = json!({
+        "@context": "https://schema.org",
+        "@type": "BlogPosting",
+        "headline": title,
+        "description": description,
+        "author": {"@type": "Person", "name": s(&post, "author")},
+        "datePublished": post["published_at"],
+        "mainEntityOfPage": format!("{base}{path}"),
+        "publisher": {"@type": "Organization", "name": "launchdir", "url": base},
+    });
+    let trail = [("Launches", "/".to_owned()), ("Blog", "/blog".to_owned()), (title, path.clone())];
+    let meta = Meta {
+        title,
+        description: &description,
+        path: &path,
+        kind: "article",
+        json_ld: vec![article, breadcrumbs(base, &trail)],
+    };
+    Ok((title.to_owned(), with_head(base, &meta, body)))
 }
 
 pub async fn awards(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -765,7 +974,14 @@ async fn awards_page(state: web::Data<State>) -> OpResult<(String, String)> {
     let body = format!(
         r#"<section class="card"><h1>Launch of the Week</h1><p class="muted">Decided by community votes only, each week when it ends.</p><ol class="items">{rows}</ol></section>"#
     );
-    Ok(("Awards".to_owned(), body))
+    let meta = Meta {
+        title: "Awards",
+        description: "Launch of the Week: the three launches with the most community votes, each week.",
+        path: "/awards",
+        kind: "website",
+        json_ld: vec![],
+    };
+    Ok(("Awards".to_owned(), with_head(base, &meta, body)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -820,7 +1036,167 @@ async fn compare_page(state: web::Data<State>, input: Value) -> OpResult<(String
         head(&c["a"]),
         head(&c["b"]),
     );
-    Ok(("Compare".to_owned(), body))
+    let title = format!("{} vs {}", s(&c["a"], "name"), s(&c["b"], "name"));
+    let path = format!("/compare?a={}&b={}", s(&c["a"], "slug"), s(&c["b"], "slug"));
+    let description = describe(&format!("{title}: side by side on what their own websites state."), &title);
+    let meta = Meta { title: &title, description: &description, path: &path, kind: "website", json_ld: vec![] };
+    Ok(("Compare".to_owned(), with_head(base, &meta, body)))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SearchQuery {
+    #[serde(default)]
+    q: String,
+    #[serde(default)]
+    category: String,
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
+    page: String,
+}
+
+/// Results per search page.
+const SEARCH_PAGE: i64 = 20;
+
+/// The site's search: words, a category and an order over `search_listings` (the same bounds: a
+/// refused input is a 400 page naming the field), paged, with a clear empty state. Not kept as a page
+/// in the cache (anyone can type anything); the search itself goes through the read cache as in the API.
+pub async fn search(state: web::Data<State>, req: HttpRequest, q: web::Query<SearchQuery>) -> HttpResponse {
+    let who = signed_in(&state, &req).await.map(|(p, _)| p);
+    let base = &state.public_url;
+    let q = q.into_inner();
+    let mut input = json!({"per_page": SEARCH_PAGE});
+    let mut refused: Vec<(String, String)> = Vec::new();
+    for (key, value) in [("q", &q.q), ("category", &q.category), ("sort", &q.sort)] {
+        if !value.trim().is_empty() {
+            input[key] = json!(value.trim());
+        }
+    }
+    let categories = read(&state, "list_categories", json!({})).await.unwrap_or_default();
+    fn holds(n: &Value, slug: &str) -> bool {
+        s(n, "slug") == slug || n["subcategories"].as_array().into_iter().flatten().any(|c| holds(c, slug))
+    }
+    let chosen = q.category.trim();
+    if !chosen.is_empty() && !categories["items"].as_array().into_iter().flatten().any(|n| holds(n, chosen)) {
+        refused.push(("category".into(), "is no category of the directory".into()));
+    }
+    let page_n = if q.page.is_empty() { Ok(1) } else { q.page.trim().parse::<i64>() };
+    match page_n {
+        Ok(n) => input["page"] = json!(n),
+        Err(_) => refused.push(("page".into(), "must be a whole number".into())),
+    }
+    let results = if refused.is_empty() {
+        match read(&state, "search_listings", input.clone()).await {
+            Ok(r) => Some(r),
+            Err(OpError::Invalid(errors)) => {
+                refused.extend(errors.0.into_iter().map(|e| (e.field, e.problem)));
+                None
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "search page");
+                return oops(&state, who.as_ref());
+            }
+        }
+    } else {
+        None
+    };
+    let mut options = String::from(r#"<option value="">Every category</option>"#);
+    fn add(options: &mut String, n: &Value, depth: usize, chosen: &str) {
+        let slug = s(n, "slug");
+        let selected = if slug == chosen { " selected" } else { "" };
+        options.push_str(&format!(
+            r#"<option value="{}"{selected}>{}{}</option>"#,
+            escape(slug),
+            "— ".repeat(depth),
+            escape(s(n, "name"))
+        ));
+        for c in n["subcategories"].as_array().into_iter().flatten() {
+            add(options, c, depth + 1, chosen);
+        }
+    }
+    for n in categories["items"].as_array().into_iter().flatten() {
+        add(&mut options, n, 0, q.category.trim());
+    }
+    let sorts: String = domain::listing::SearchSort::NAMES
+        .iter()
+        .map(|name| {
+            let selected = if *name == q.sort.trim() { " selected" } else { "" };
+            format!(r#"<option value="{name}"{selected}>{}</option>"#, name.replace('_', " "))
+        })
+        .collect();
+    let form = format!(
+        r#"<form class="filters" method="get" action="{base}/search" role="search"><label>Words<input type="search" name="q" value="{}" maxlength="{}"></label><label>Category<select name="category">{options}</select></label><label>Order<select name="sort">{sorts}</select></label><button>Search</button></form>"#,
+        escape(q.q.trim()),
+        domain::listing::SearchText::MAX,
+    );
+    let (status, content) = match &results {
+        None => {
+            let items: String = refused
+                .iter()
+                .map(|(field, problem)| format!("<li><strong>{}</strong> {}</li>", escape(field), escape(problem)))
+                .collect();
+            (
+                StatusCode::BAD_REQUEST,
+                format!(r#"<div class="error" role="alert"><p>This search cannot be run:</p><ul>{items}</ul></div>"#),
+            )
+        }
+        Some(r) => {
+            let total = r["pagination"]["total"].as_u64().unwrap_or(0);
+            let items = r["items"].as_array().cloned().unwrap_or_default();
+            let words = q.q.trim();
+            let heading = if words.is_empty() {
+                format!("{total} live launches")
+            } else {
+                format!("{total} live launches match “{}”", escape(words))
+            };
+            let body = if items.is_empty() {
+                format!(
+                    r#"<p class="empty">No live launch matches this search. Try fewer or other words, another category, or <a href="{base}/categories">browse the categories</a>.</p>"#
+                )
+            } else {
+                list(base, &items, "")
+            };
+            let n = r["pagination"]["page"].as_i64().unwrap_or(1);
+            let pages = r["pagination"]["total_pages"].as_i64().unwrap_or(1);
+            let link = |to: i64, label: &str| {
+                let mut params = vec![];
+                for (k, v) in [("q", q.q.trim()), ("category", q.category.trim()), ("sort", q.sort.trim())] {
+                    if !v.is_empty() {
+                        params.push(format!("{k}={}", percent(v)));
+                    }
+                }
+                params.push(format!("page={to}"));
+                format!(r#"<a href="{base}/search?{}">{label}</a>"#, escape(&params.join("&")))
+            };
+            let mut nav = Vec::new();
+            if n > 1 {
+                nav.push(link(n - 1, "← Previous"));
+            }
+            if n < pages {
+                nav.push(link(n + 1, "Next →"));
+            }
+            let nav = if nav.is_empty() { String::new() } else { format!(r#"<p class="pager">{}</p>"#, nav.join(" ")) };
+            (StatusCode::OK, format!(r#"<h2 id="results">{heading}</h2>{body}{nav}"#))
+        }
+    };
+    let body = format!(r#"<section class="card"><h1>Search</h1>{form}{content}</section>"#);
+    // Result pages are not for search engines' indexes (endless combinations); the search page itself is.
+    let head = format!(
+        r#"<meta name="description" content="Search the live launches of launchdir by words, category and order."><meta name="robots" content="noindex"><link rel="canonical" href="{}">"#,
+        escape(&format!("{base}/search"))
+    );
+    html(status, page_with(&state, "Search", who.as_ref(), &body, Some(&head)))
+}
+
+/// `text` for a URL's query string.
+fn percent(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b' ' => "+".to_owned(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
@@ -838,7 +1214,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/blog").route(web::get().to(blog)).default_service(na()))
         .service(web::resource("/blog/{slug}").route(web::get().to(blog_post)).default_service(na()))
         .service(web::resource("/awards").route(web::get().to(awards)).default_service(na()))
-        .service(web::resource("/compare").route(web::get().to(compare)).default_service(na()));
+        .service(web::resource("/compare").route(web::get().to(compare)).default_service(na()))
+        .service(web::resource("/search").route(web::get().to(search)).default_service(na()));
 }
 
 #[cfg(test)]

@@ -56,9 +56,31 @@ pub(crate) fn cookie(
         .finish()
 }
 
+/// What a page says about itself when none of its own is given: every page has a description.
+const DEFAULT_DESCRIPTION: &str =
+    "Product launches, ranked by people: makers list and launch products each week; people browse, compare and vote.";
+
 /// A page: the header (links from the public URL), `body`, the footer.
 pub(crate) fn page(state: &State, title: &str, signed_in: Option<&Principal>, body: &str) -> String {
+    page_with(state, title, signed_in, body, None)
+}
+
+/// A page with `head`, the tags it describes itself with (description, canonical URL, Open Graph,
+/// structured data; already escaped), or the site's description when it has none.
+pub(crate) fn page_with(
+    state: &State,
+    title: &str,
+    signed_in: Option<&Principal>,
+    body: &str,
+    head: Option<&str>,
+) -> String {
     let b = &state.public_url;
+    let default_head = format!(r#"<meta name="description" content="{}">"#, escape(DEFAULT_DESCRIPTION));
+    let head = head.unwrap_or(&default_head);
+    let search = format!(
+        r#"<form class="search" role="search" method="get" action="{b}/search"><input type="search" name="q" maxlength="{}" placeholder="Search launches" aria-label="Search launches"></form>"#,
+        domain::listing::SearchText::MAX
+    );
     let nav = match signed_in {
         Some(p) => format!(
             r#"<span class="who">{}</span><a href="{b}/me/drafts">My launches</a><a href="{b}/account/api-keys">API keys</a><a href="{b}/signout">Sign out</a>"#,
@@ -67,7 +89,7 @@ pub(crate) fn page(state: &State, title: &str, signed_in: Option<&Principal>, bo
         None => format!(r#"<a href="{b}/signin">Sign in</a><a class="button" href="{b}/signup">Sign up</a>"#),
     };
     format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title><link rel="stylesheet" href="{b}/static/site.css"></head><body><header><a class="brand" href="{b}/">launchdir</a><nav><a href="{b}/launches">Calendar</a><a href="{b}/leaderboards/community-weekly">Boards</a><a href="{b}/categories">Categories</a><a href="{b}/blog">Blog</a><a href="{b}/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
+        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title>{head}<link rel="stylesheet" href="{b}/static/site.css"></head><body><header><a class="brand" href="{b}/">launchdir</a>{search}<nav><a href="{b}/launches">Calendar</a><a href="{b}/leaderboards/community-weekly">Boards</a><a href="{b}/categories">Categories</a><a href="{b}/blog">Blog</a><a href="{b}/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
         escape(title)
     )
 }

@@ -28,6 +28,7 @@ mod public;
 mod quotas;
 pub mod reference;
 pub mod refine;
+pub mod sitemap;
 pub mod worker;
 
 pub use app::{App, KeySource, Ports};

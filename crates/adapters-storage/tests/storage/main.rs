@@ -596,3 +596,28 @@ on_both!(vote_tally_backfill_matches_the_votes, |store| {
     assert_eq!(before(week).await, this_week);
     assert_eq!(before(week.plus_weeks(-1)).await, last_week);
 });
+
+on_every_store!(sitemap_ranges_hold_each_live_listing_once, |store| {
+    assert_eq!(store.max_listing_id().await.unwrap(), 0, "an empty directory");
+    let mut live = Vec::new();
+    for (i, status) in
+        [ListingStatus::Live, ListingStatus::Draft, ListingStatus::Live, ListingStatus::Live].iter().enumerate()
+    {
+        let l = store.create_listing(listing(&format!("Range {i}"), *status, None)).await.unwrap();
+        if *status == ListingStatus::Live {
+            live.push((l.id.get(), l.slug.to_string()));
+        }
+    }
+    let max = store.max_listing_id().await.unwrap();
+    assert_eq!(max, live.last().unwrap().0, "the highest id stored");
+    let slugs =
+        |rows: Vec<(Slug, chrono::DateTime<Utc>)>| rows.into_iter().map(|(s, _)| s.to_string()).collect::<Vec<_>>();
+    let all = slugs(store.live_slugs_in(0, max).await.unwrap());
+    assert_eq!(all, live.iter().map(|(_, s)| s.clone()).collect::<Vec<_>>(), "live ones only, by id");
+    // Ranges are (after, up_to]: split anywhere, the parts hold each listing once.
+    let cut = live[0].0;
+    let mut parts = slugs(store.live_slugs_in(0, cut).await.unwrap());
+    parts.extend(slugs(store.live_slugs_in(cut, max).await.unwrap()));
+    assert_eq!(parts, all);
+    assert!(store.live_slugs_in(max, max + 100).await.unwrap().is_empty());
+});

@@ -17,4 +17,5 @@ mod orders;
 mod own;
 mod pages;
 mod public;
+mod seo;
 mod site;

@@ -36,6 +36,13 @@ pub trait ListingRepository: Send + Sync {
 
     async fn count_live_listings(&self) -> RepoResult<u64>;
 
+    /// The highest id of a stored listing (0 when there is none): with [`ListingRepository::live_slugs_in`], how a
+    /// sitemap walks every live listing in fixed id ranges without counting or skipping rows.
+    async fn max_listing_id(&self) -> RepoResult<i64>;
+
+    /// The live listings whose id is in `after < id <= up_to`, by id: slug and last change.
+    async fn live_slugs_in(&self, after: i64, up_to: i64) -> RepoResult<Vec<(Slug, DateTime<Utc>)>>;
+
     /// Founders, updates and awards of a listing, and with `paid_sections` its milestones and story
     /// (empty parts when it has none, or when not asked for).
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails>;

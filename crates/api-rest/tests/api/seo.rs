@@ -1,0 +1,195 @@
+//! The site as people and search engines find it: the search box and `/search` (words, category,
+//! order, paging, the API's bounds as a 400 naming the field, a clear empty state), pages that describe
+//! themselves (description, canonical address, Open Graph, JSON-LD that parses), `robots.txt` and the
+//! sitemaps, which hold every live listing.
+
+use crate::helpers::{TestApp, spawn_app};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+async fn text(app: &TestApp, path: &str) -> (u16, String) {
+    let r = app.get(path).await;
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+/// Every live listing's slug, read through the API.
+async fn live_slugs(app: &TestApp) -> BTreeSet<String> {
+    let mut slugs = BTreeSet::new();
+    for page in 1.. {
+        let r: Value = app.get(&format!("/api/v1/listings?per_page=100&page={page}")).await.json().await.unwrap();
+        let items = r["items"].as_array().unwrap();
+        slugs.extend(items.iter().map(|l| l["slug"].as_str().unwrap().to_owned()));
+        if page >= r["pagination"]["total_pages"].as_i64().unwrap() {
+            break;
+        }
+    }
+    slugs
+}
+
+/// The `content` of `<meta name|property="{key}" content="…">`, unescaped enough for these checks.
+fn meta(html: &str, key: &str) -> Option<String> {
+    let at = html.find(&format!(r#"="{key}" content=""#))?;
+    let rest = &html[at + key.len() + 13..];
+    Some(rest[..rest.find('"')?].replace("&amp;", "&").replace("&quot;", "\"").replace("&#39;", "'"))
+}
+
+fn canonical(html: &str) -> Option<String> {
+    let at = html.find(r#"<link rel="canonical" href=""#)?;
+    let rest = &html[at + 28..];
+    Some(rest[..rest.find('"')?].replace("&amp;", "&"))
+}
+
+/// Every JSON-LD block of a page, parsed (a block that does not parse fails the test).
+fn json_ld(html: &str) -> Vec<Value> {
+    html.split(r#"<script type="application/ld+json">"#)
+        .skip(1)
+        .map(|rest| {
+            let block = &rest[..rest.find("</script>").expect("a closed script")];
+            serde_json::from_str(block).unwrap_or_else(|e| panic!("JSON-LD that does not parse ({e}): {block}"))
+        })
+        .collect()
+}
+
+fn of_type<'a>(blocks: &'a [Value], kind: &str) -> &'a Value {
+    blocks.iter().find(|b| b["@type"] == kind).unwrap_or_else(|| panic!("no {kind} in {blocks:?}"))
+}
+
+#[tokio::test]
+async fn a_person_searches_and_finds_a_listing() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    let (_, home) = text(&app, "/").await;
+    assert!(home.contains(&format!(r#"action="{}/search""#, app.base)), "a search box in the header");
+
+    let first: Value = app.get("/api/v1/listings?per_page=1").await.json().await.unwrap();
+    let (name, slug) = (first["items"][0]["name"].as_str().unwrap(), first["items"][0]["slug"].as_str().unwrap());
+    let (status, page) = text(&app, &format!("/search?q={}", name.replace(' ', "+"))).await;
+    assert_eq!(status, 200);
+    assert!(page.contains(&format!(r#"href="{}/listings/{slug}""#, app.base)), "the listing is found: {page}");
+    assert!(page.contains(r#"<meta name="robots" content="noindex">"#), "result pages stay out of indexes");
+
+    // A category and an order narrow and sort; paging walks on with the same words.
+    let (status, all) = text(&app, "/search?sort=most_viewed").await;
+    assert_eq!(status, 200);
+    assert!(all.contains("live launches") && all.contains("page=2"), "many results are paged: {all}");
+    let cats: Value = app.get("/api/v1/categories").await.json().await.unwrap();
+    let cat = cats["items"][0]["slug"].as_str().unwrap();
+    let (status, narrowed) = text(&app, &format!("/search?category={cat}&sort=newest")).await;
+    assert_eq!(status, 200);
+    assert!(narrowed.contains(&format!(r#"<option value="{cat}" selected>"#)), "the choice is kept");
+
+    // Nothing found: said plainly, with a way on.
+    let (status, none) = text(&app, "/search?q=zzqxjv+wwqqzz").await;
+    assert_eq!(status, 200);
+    assert!(none.contains("No live launch matches this search"), "{none}");
+
+    // The API's bounds, as a 400 page naming the field.
+    for (query, field) in [
+        (format!("q={}", "a".repeat(201)), "q"),
+        ("sort=loudest".to_owned(), "sort"),
+        ("page=0".to_owned(), "page"),
+        ("page=two".to_owned(), "page"),
+        ("category=no-such-category".to_owned(), "category"),
+    ] {
+        let (status, refused) = text(&app, &format!("/search?{query}")).await;
+        assert_eq!(status, 400, "{query}");
+        assert!(refused.contains(&format!("<strong>{field}</strong>")), "{query} names {field}: {refused}");
+    }
+}
+
+#[tokio::test]
+async fn pages_describe_themselves_to_search_engines_and_link_previews() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    let first: Value = app.get("/api/v1/listings?per_page=1").await.json().await.unwrap();
+    let slug = first["items"][0]["slug"].as_str().unwrap();
+    let l: Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+
+    let (status, page) = text(&app, &format!("/listings/{slug}")).await;
+    assert_eq!(status, 200);
+    let url = format!("{}/listings/{slug}", app.base);
+    assert_eq!(canonical(&page).as_deref(), Some(url.as_str()), "an absolute canonical address");
+    assert!(url.starts_with("http://") || url.starts_with("https://"));
+    assert_eq!(meta(&page, "og:url").as_deref(), Some(url.as_str()));
+    assert_eq!(meta(&page, "og:title").as_deref(), l["name"].as_str());
+    assert_eq!(meta(&page, "twitter:card").as_deref(), Some("summary"));
+    assert!(meta(&page, "description").is_some_and(|d| !d.is_empty() && d.chars().count() <= 300));
+    let blocks = json_ld(&page);
+    let app_ld = of_type(&blocks, "SoftwareApplication");
+    assert_eq!(app_ld["name"], l["name"]);
+    assert_eq!(app_ld["url"], l["url"], "the product's own address");
+    if !l["pricing_summary"].as_str().unwrap_or_default().is_empty() {
+        assert_eq!(app_ld["offers"]["@type"], "Offer", "its pricing as an offer: {app_ld}");
+    }
+    let trail = of_type(&blocks, "BreadcrumbList");
+    let last = trail["itemListElement"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["item"], url.as_str(), "the trail ends at the page");
+
+    // A founder, a category and a blog post describe themselves too.
+    let founder_slug = l["founders"][0]["slug"].as_str().map(str::to_owned);
+    if let Some(f) = founder_slug {
+        let (_, fp) = text(&app, &format!("/founders/{f}")).await;
+        let person = json_ld(&fp);
+        assert_eq!(of_type(&person, "Person")["url"], format!("{}/founders/{f}", app.base));
+        assert_eq!(meta(&fp, "og:type").as_deref(), Some("profile"));
+    }
+    let cat = l["categories"]["primary"]["slug"].as_str().unwrap();
+    let (_, cp) = text(&app, &format!("/categories/{cat}")).await;
+    assert_eq!(canonical(&cp), Some(format!("{}/categories/{cat}", app.base)));
+    of_type(&json_ld(&cp), "BreadcrumbList");
+    let posts: Value = app.get("/api/v1/blog?per_page=1").await.json().await.unwrap();
+    let post = posts["items"][0]["slug"].as_str().unwrap();
+    let (_, bp) = text(&app, &format!("/blog/{post}")).await;
+    let article = json_ld(&bp);
+    assert_eq!(of_type(&article, "BlogPosting")["headline"], posts["items"][0]["title"]);
+    assert_eq!(meta(&bp, "og:type").as_deref(), Some("article"));
+
+    // Every public page has a title and a description.
+    for path in ["/", "/categories", "/leaderboards/community-weekly", "/launches/this", "/blog", "/awards", "/search"]
+    {
+        let (status, p) = text(&app, path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(p.contains("<title>") && meta(&p, "description").is_some_and(|d| !d.is_empty()), "{path}");
+    }
+    let (_, home) = text(&app, "/").await;
+    assert_eq!(of_type(&json_ld(&home), "WebSite")["potentialAction"]["@type"], "SearchAction");
+}
+
+#[tokio::test]
+async fn robots_names_the_sitemap_and_the_sitemaps_hold_every_live_listing() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    let (status, robots) = text(&app, "/robots.txt").await;
+    assert_eq!(status, 200);
+    assert!(robots.contains(&format!("Sitemap: {}/sitemap.xml", app.base)), "{robots}");
+    assert!(robots.contains("Disallow: /me/"), "private pages are not crawled");
+
+    let (status, index) = text(&app, "/sitemap.xml").await;
+    assert_eq!(status, 200);
+    assert!(index.starts_with(r#"<?xml version="1.0" encoding="UTF-8"?>"#) && index.contains("<sitemapindex"));
+    let files: Vec<String> = index.split("<loc>").skip(1).map(|r| r[..r.find("</loc>").unwrap()].to_owned()).collect();
+    for kind in ["listings-1.xml", "founders.xml", "categories.xml", "weeks.xml", "blog.xml"] {
+        assert!(files.iter().any(|f| f.ends_with(&format!("/sitemaps/{kind}"))), "{kind} in {files:?}");
+    }
+    let mut listed = BTreeSet::new();
+    let mut founders = 0;
+    for file in &files {
+        let path = file.strip_prefix(&app.base).expect("absolute, on the public URL");
+        let (status, body) = text(&app, path).await;
+        assert_eq!(status, 200, "{path}");
+        assert!(body.contains(r#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">"#), "{path}");
+        let locs: Vec<&str> = body.split("<loc>").skip(1).map(|r| &r[..r.find("</loc>").unwrap()]).collect();
+        assert!(locs.len() <= 50_000, "{path} holds at most 50 000 addresses");
+        assert!(locs.iter().all(|l| l.starts_with(&app.base)), "{path}: every address is absolute");
+        for loc in locs {
+            if let Some(slug) = loc.strip_prefix(&format!("{}/listings/", app.base)) {
+                assert!(listed.insert(slug.to_owned()), "{slug} is listed once");
+            }
+            founders += usize::from(loc.contains("/founders/"));
+        }
+    }
+    assert_eq!(listed, live_slugs(&app).await, "the sitemaps hold every live listing and nothing else");
+    assert!(founders > 0, "the founders are listed");
+    assert_eq!(app.get("/sitemaps/listings-99.xml").await.status(), 404, "no file past the last");
+    assert_eq!(app.get("/sitemaps/other.xml").await.status(), 404);
+}
