@@ -13,6 +13,7 @@ mod headers;
 mod invites;
 mod oauth;
 pub use api_http::{error, middleware};
+pub mod feeds;
 pub mod maker;
 pub mod metrics;
 pub mod probes;

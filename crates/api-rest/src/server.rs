@@ -172,6 +172,7 @@ impl Application {
                 .configure(crate::web::routes)
                 .configure(crate::site::routes)
                 .configure(crate::seo::routes)
+                .configure(crate::feeds::routes)
                 .configure(crate::maker::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {

@@ -51,6 +51,8 @@ struct Meta<'a> {
     kind: &'a str,
     /// Structured data (schema.org JSON-LD).
     json_ld: Vec<Value>,
+    /// The Atom feed that follows this page: its title and path.
+    feed: Option<(String, String)>,
 }
 
 /// JSON inside `<script>`: `<`, `>` and `&` escaped, so no text of a listing can close the element.
@@ -76,6 +78,13 @@ fn head_html(base: &str, m: &Meta) -> String {
         r#"<meta name="description" content="{description}"><link rel="canonical" href="{url_html}"><meta property="og:site_name" content="launchdir"><meta property="og:type" content="{kind}"><meta property="og:title" content="{title}"><meta property="og:description" content="{description}"><meta property="og:url" content="{url_html}"><meta name="twitter:card" content="summary"><meta name="twitter:title" content="{title}"><meta name="twitter:description" content="{description}">"#,
         kind = escape(m.kind),
     );
+    if let Some((title, path)) = &m.feed {
+        h.push_str(&format!(
+            r#"<link rel="alternate" type="application/atom+xml" title="{}" href="{}">"#,
+            escape(title),
+            escape(&format!("{base}{path}"))
+        ));
+    }
     for ld in &m.json_ld {
         h.push_str(&format!(r#"<script type="application/ld+json">{}</script>"#, script_json(ld)));
     }
@@ -164,7 +173,8 @@ async fn home_page(state: web::Data<State>) -> OpResult<(String, String)> {
         },
     });
     let description = "Product launches, ranked by people: today's and this week's launches, the boards, the calendar.";
-    let meta = Meta { title: "Launches", description, path: "/", kind: "website", json_ld: vec![site] };
+    let feed = Some(("This week's launches".to_owned(), "/feeds/launches.atom".to_owned()));
+    let meta = Meta { title: "Launches", description, path: "/", kind: "website", json_ld: vec![site], feed };
     Ok(("Launches".to_owned(), with_head(base, &meta, body)))
 }
 
@@ -396,6 +406,7 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
         path: &path,
         kind: "website",
         json_ld: vec![app, breadcrumbs(base, &trail)],
+        feed: Some((format!("{name}: updates"), format!("{path}/updates.atom"))),
     };
     Ok((name.to_owned(), with_head(base, &meta, body)))
 }
@@ -577,7 +588,7 @@ async fn leaderboard_page(state: web::Data<State>, board: String, n: i64) -> OpR
     );
     let path = if n > 1 { format!("/leaderboards/{board}?page={n}") } else { format!("/leaderboards/{board}") };
     let description = describe(s(&b, "description"), title);
-    let meta = Meta { title, description: &description, path: &path, kind: "website", json_ld: vec![] };
+    let meta = Meta { title, description: &description, path: &path, kind: "website", json_ld: vec![], feed: None };
     Ok(((*title).to_owned(), with_head(base, &meta, body)))
 }
 
@@ -720,6 +731,7 @@ async fn categories_page(state: web::Data<State>) -> OpResult<(String, String)> 
         path: "/categories",
         kind: "website",
         json_ld: vec![],
+        feed: None,
     };
     Ok(("Categories".to_owned(), with_head(base, &meta, body)))
 }
@@ -767,6 +779,7 @@ async fn category_page(state: web::Data<State>, input: Value) -> OpResult<(Strin
         path: &path,
         kind: "website",
         json_ld: vec![breadcrumbs(base, &trail)],
+        feed: Some((format!("New in {name}"), format!("/feeds/categories/{}.atom", s(&c, "slug")))),
     };
     Ok((name.to_owned(), with_head(base, &meta, body)))
 }
@@ -823,8 +836,14 @@ async fn launch_week_page(state: web::Data<State>, input: Value) -> OpResult<(St
     );
     let path = format!("/launches/{}", s(&w, "week"));
     let description = format!("The launches of the week of {}: live and scheduled, ranked by votes.", s(&w, "week"));
-    let meta =
-        Meta { title: "Launch calendar", description: &description, path: &path, kind: "website", json_ld: vec![] };
+    let meta = Meta {
+        title: "Launch calendar",
+        description: &description,
+        path: &path,
+        kind: "website",
+        json_ld: vec![],
+        feed: None,
+    };
     Ok(("Launch calendar".to_owned(), with_head(base, &meta, body)))
 }
 
@@ -867,6 +886,7 @@ async fn founder_page(state: web::Data<State>, input: Value) -> OpResult<(String
         path: &path,
         kind: "profile",
         json_ld: vec![person, breadcrumbs(base, &trail)],
+        feed: None,
     };
     Ok((name.to_owned(), with_head(base, &meta, body)))
 }
@@ -901,6 +921,7 @@ async fn blog_page(state: web::Data<State>) -> OpResult<(String, String)> {
         path: "/blog",
         kind: "website",
         json_ld: vec![],
+        feed: None,
     };
     Ok(("Blog".to_owned(), with_head(base, &meta, body)))
 }
@@ -941,6 +962,7 @@ async fn blog_post_page(state: web::Data<State>, input: Value) -> OpResult<(Stri
         path: &path,
         kind: "article",
         json_ld: vec![article, breadcrumbs(base, &trail)],
+        feed: None,
     };
     Ok((title.to_owned(), with_head(base, &meta, body)))
 }
@@ -980,6 +1002,7 @@ async fn awards_page(state: web::Data<State>) -> OpResult<(String, String)> {
         path: "/awards",
         kind: "website",
         json_ld: vec![],
+        feed: None,
     };
     Ok(("Awards".to_owned(), with_head(base, &meta, body)))
 }
@@ -1039,7 +1062,8 @@ async fn compare_page(state: web::Data<State>, input: Value) -> OpResult<(String
     let title = format!("{} vs {}", s(&c["a"], "name"), s(&c["b"], "name"));
     let path = format!("/compare?a={}&b={}", s(&c["a"], "slug"), s(&c["b"], "slug"));
     let description = describe(&format!("{title}: side by side on what their own websites state."), &title);
-    let meta = Meta { title: &title, description: &description, path: &path, kind: "website", json_ld: vec![] };
+    let meta =
+        Meta { title: &title, description: &description, path: &path, kind: "website", json_ld: vec![], feed: None };
     Ok(("Compare".to_owned(), with_head(base, &meta, body)))
 }
 

@@ -193,3 +193,92 @@ async fn robots_names_the_sitemap_and_the_sitemaps_hold_every_live_listing() {
     assert_eq!(app.get("/sitemaps/listings-99.xml").await.status(), 404, "no file past the last");
     assert_eq!(app.get("/sitemaps/other.xml").await.status(), 404);
 }
+
+/// The Atom feed a page links to with `<link rel="alternate">`.
+fn feed_link(html: &str) -> Option<String> {
+    let at = html.find(r#"<link rel="alternate" type="application/atom+xml""#)?;
+    let rest = &html[at..];
+    let href = rest.find(r#"href=""#)? + 6;
+    Some(rest[href..href + rest[href..].find('"')?].replace("&amp;", "&"))
+}
+
+/// Checks `xml` against RFC 4287's required structure; returns the entries' titles.
+fn valid_atom(xml: &str, self_url: &str) -> Vec<String> {
+    const ATOM: &str = "http://www.w3.org/2005/Atom";
+    let doc = roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("not XML ({e}): {xml}"));
+    let feed = doc.root_element();
+    assert_eq!((feed.tag_name().namespace(), feed.tag_name().name()), (Some(ATOM), "feed"));
+    fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> Option<roxmltree::Node<'a, 'i>> {
+        n.children().find(|c| c.tag_name().name() == name && c.tag_name().namespace() == Some(ATOM))
+    }
+    let text = |n: roxmltree::Node<'_, '_>, name: &str| child(n, name).and_then(|c| c.text()).map(str::to_owned);
+    let rfc3339 = |t: Option<String>| {
+        let t = t.expect("an updated element");
+        chrono::DateTime::parse_from_rfc3339(&t).unwrap_or_else(|e| panic!("updated {t:?} is not RFC 3339: {e}"));
+    };
+    assert!(text(feed, "id").is_some_and(|i| i.starts_with("http")), "a feed id");
+    assert!(text(feed, "title").is_some_and(|t| !t.is_empty()), "a feed title");
+    rfc3339(text(feed, "updated"));
+    let self_link = feed.children().find(|c| c.tag_name().name() == "link" && c.attribute("rel") == Some("self"));
+    assert_eq!(self_link.and_then(|l| l.attribute("href")), Some(self_url), "rel=self is the feed's own address");
+    let author = child(feed, "author").expect("a feed author (entries have none of their own)");
+    assert!(text(author, "name").is_some_and(|n| !n.is_empty()));
+    let mut ids = BTreeSet::new();
+    let mut titles = Vec::new();
+    for entry in feed.children().filter(|c| c.tag_name().name() == "entry") {
+        let id = text(entry, "id").expect("an entry id");
+        assert!(ids.insert(id.clone()), "entry ids are unique: {id}");
+        titles.push(text(entry, "title").expect("an entry title"));
+        rfc3339(text(entry, "updated"));
+        let link = entry.children().find(|c| c.tag_name().name() == "link").and_then(|l| l.attribute("href"));
+        assert!(link.is_some_and(|l| l.starts_with("http")), "an absolute entry link");
+    }
+    titles
+}
+
+#[tokio::test]
+async fn pages_link_their_feeds_and_the_feeds_validate_as_atom() {
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    // This week's launches, from the home page.
+    let (_, home) = text(&app, "/").await;
+    let url = feed_link(&home).expect("the home page links this week's feed");
+    let r = app.get(url.strip_prefix(&app.base).unwrap()).await;
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("application/atom+xml"));
+    let week = valid_atom(&r.text().await.unwrap(), &url);
+    let api: Value = app.get("/api/v1/launches/weeks/this").await.json().await.unwrap();
+    assert_eq!(week.len(), api["launches"].as_array().unwrap().len(), "one entry per live launch of the week");
+
+    // A category's newest launches, from its page.
+    let first: Value = app.get("/api/v1/listings?per_page=1").await.json().await.unwrap();
+    let slug = first["items"][0]["slug"].as_str().unwrap();
+    let l: Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+    let cat = l["categories"]["primary"]["slug"].as_str().unwrap();
+    let (_, cp) = text(&app, &format!("/categories/{cat}")).await;
+    let url = feed_link(&cp).expect("a category page links its feed");
+    let entries = valid_atom(&app.get(url.strip_prefix(&app.base).unwrap()).await.text().await.unwrap(), &url);
+    assert!(entries.iter().any(|t| l["name"].as_str() == Some(t.as_str())), "{entries:?} holds {}", l["name"]);
+
+    // A listing's updates, from its page: one entry per update the API shows.
+    let mut checked = false;
+    let page: Value = app.get("/api/v1/listings?per_page=40").await.json().await.unwrap();
+    for item in page["items"].as_array().unwrap() {
+        let slug = item["slug"].as_str().unwrap();
+        let l: Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+        let updates = l["latest_updates"].as_array().unwrap();
+        if updates.is_empty() {
+            continue;
+        }
+        let (_, lp) = text(&app, &format!("/listings/{slug}")).await;
+        let url = feed_link(&lp).expect("a listing page links its updates");
+        let titles = valid_atom(&app.get(url.strip_prefix(&app.base).unwrap()).await.text().await.unwrap(), &url);
+        let want: Vec<String> = updates.iter().map(|u| u["title"].as_str().unwrap().to_owned()).collect();
+        assert_eq!(titles, want);
+        checked = true;
+        break;
+    }
+    assert!(checked, "the demo data has a listing with updates");
+    assert_eq!(app.get("/feeds/categories/no-such-category.atom").await.status(), 404);
+    assert_eq!(app.get("/listings/no-such-listing/updates.atom").await.status(), 404);
+}
