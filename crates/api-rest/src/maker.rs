@@ -67,6 +67,23 @@ async fn listing_page(
 }
 
 pub async fn drafts(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
+    drafts_page(&state, &req, "", StatusCode::OK, "").await
+}
+
+/// The maker's drafts under a form to submit a website, with `notice` (a refusal) above them.
+async fn drafts_page(state: &State, req: &HttpRequest, notice: &str, status: StatusCode, url: &str) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
+    let base = &state.public_url;
+    let form = format!(
+        r#"{notice}<section class="card"><h1>Submit your website</h1><p class="muted">We read your site (its robots.txt first) and draft your listing from what it states, each value with the quote it came from; what the site does not say stays blank.</p><form method="post" action="{base}/me/drafts" class="inline"><input type="hidden" name="csrf" value="{csrf}"><input name="url" id="submit-url" value="{url}" placeholder="https://your-product.example" aria-label="Website address" maxlength="{max}" required><button id="submit-site">Draft my listing</button></form></section>"#,
+        csrf = escape(&csrf),
+        url = escape(url),
+        max = domain::draft::SiteUrl::MAX,
+    );
+    let v = match run(state, &p, "list_my_drafts", json!({"per_page": 100})).await {
+        Ok(v) => v,
+        Err(e) => return failed(state, &p, &e),
+    };
     let row = |base: &str, d: &Value| {
         format!(
             r#"<tr><td><a href="{base}/me/drafts/{id}">{name}</a></td><td>{url}</td><td>{status}</td><td>{c} %</td></tr>"#,
@@ -77,19 +94,60 @@ pub async fn drafts(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
             c = d["completeness"].as_u64().unwrap_or(0),
         )
     };
-    let empty = "No drafts yet. Submit your website through the API (submit_listing) or your assistant.";
-    listing_page(&state, &req, "Your drafts", "list_my_drafts", &["Draft", "Website", "Status", "Complete"], row, empty)
-        .await
+    let rows: Vec<String> = v["items"].as_array().map(|a| a.iter().map(|i| row(base, i)).collect()).unwrap_or_default();
+    let list = table(&["Draft", "Website", "Status", "Complete"], rows, "No drafts yet: submit your website above.");
+    let body = format!(r#"{form}<section class="card"><h1>Your drafts</h1>{}{list}</section>"#, tabs(base));
+    html(status, page(state, "Your drafts", Some(&p), &body))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SubmitForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    url: String,
+}
+
+/// Submits a website (submit_listing) and opens its draft, which fills in while the site is read.
+pub async fn submit_site(state: web::Data<State>, req: HttpRequest, form: web::Form<SubmitForm>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    let f = form.into_inner();
+    if !same(&state, &f.csrf, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return drafts_page(&state, &req, notice, StatusCode::FORBIDDEN, &f.url).await;
+    }
+    match run(&state, &p, "submit_listing", json!({"url": f.url.trim()})).await {
+        Ok(d) => see_other(&format!("{}/me/drafts/{}", state.public_url, s(&d, "id"))),
+        Err(e) => {
+            let (msg, status) = refusal(&e);
+            let Some(status) = status else { return failed(&state, &p, &e) };
+            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
+            drafts_page(&state, &req, &notice, status, &f.url).await
+        }
+    }
+}
+
+/// What a refused operation says, and its status; `None` for a failure on our side.
+fn refusal(e: &OpError) -> (String, Option<StatusCode>) {
+    match e {
+        OpError::Invalid(errs) => (
+            errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; "),
+            Some(StatusCode::BAD_REQUEST),
+        ),
+        OpError::Conflict { message, .. } => (message.clone(), Some(StatusCode::CONFLICT)),
+        OpError::TooMany { message, .. } => (message.clone(), Some(StatusCode::TOO_MANY_REQUESTS)),
+        OpError::NotFound(what) => (format!("no such {what}"), Some(StatusCode::NOT_FOUND)),
+        _ => (String::new(), None),
+    }
 }
 
 pub async fn listings(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let row = |base: &str, l: &Value| {
-        let name = escape(s(l, "name"));
-        let name = if s(l, "status") == "live" {
-            format!(r#"<a href="{base}/listings/{}">{name}</a>"#, escape(s(l, "slug")))
-        } else {
-            name
-        };
+        let name = format!(
+            r#"<a href="{base}/me/listings/{}">{}</a>"#,
+            l["listing_id"].as_i64().unwrap_or(0),
+            escape(s(l, "name"))
+        );
         format!(
             "<tr><td>{name}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(s(l, "status")),
@@ -181,6 +239,16 @@ async fn draft_page(
                 .collect()
         })
         .unwrap_or_default();
+    let reading = matches!(s(&d, "status"), "crawling" | "drafting");
+    let progress = match s(&d, "status") {
+        "crawling" => r#"<p class="notice" id="draft-progress" role="status">Reading your website… this page refreshes by itself until the draft is ready.</p>"#.to_owned(),
+        "drafting" => r#"<p class="notice" id="draft-progress" role="status">Drafting your listing from what your site states… this page refreshes by itself.</p>"#.to_owned(),
+        "failed" => format!(
+            r#"<p class="error" id="draft-progress" role="alert">We could not draft this listing: {}. Fix what it says, then submit the address again.</p>"#,
+            escape(d["failure_reason"].as_str().unwrap_or("the site could not be read"))
+        ),
+        _ => String::new(),
+    };
     let submit = if s(&d, "status") == "ready" {
         format!(
             r#"<form method="post" action="{base}/me/drafts/{}/submit"><input type="hidden" name="csrf" value="{}"><button id="submit-draft">Save as my listing</button></form>"#,
@@ -192,13 +260,18 @@ async fn draft_page(
     };
     let missing = d["not_found_on_website"].as_array().map_or(0, Vec::len);
     let body = format!(
-        r#"{notice}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{index}{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>{parts}"#,
+        r#"{notice}{progress}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{index}{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>{parts}"#,
         parts = sections::render(base, id, csrf, &d),
         index = sections::index(),
         url = escape(s(&d, "url")),
         tabs = tabs(base),
         c = d["completeness"].as_u64().unwrap_or(0),
     );
+    if reading {
+        // No JavaScript: the page asks to be loaded again in two seconds while the site is read.
+        let head = r#"<meta http-equiv="refresh" content="2"><meta name="robots" content="noindex">"#;
+        return html(status, crate::web::page_with(state, "Draft", Some(p), &body, Some(head)));
+    }
     html(status, page(state, "Draft", Some(p), &body))
 }
 
@@ -321,18 +394,194 @@ pub async fn submit(
     }
 }
 
+// ---- one listing of the maker's: launch it, place the badge, edit it, post updates ----
+
+/// The texts a maker edits here (update_my_listing takes more; the API and assistants reach them all).
+const OWN_TEXTS: [(&str, &str); 3] =
+    [("tagline", "Tagline"), ("short_description", "Short description"), ("description", "Description")];
+
+async fn my_listing_page(
+    state: &State,
+    p: &Principal,
+    csrf: &str,
+    id: i64,
+    notice: &str,
+    status: StatusCode,
+) -> HttpResponse {
+    let base = &state.public_url;
+    let l = match run(state, p, "get_my_listing", json!({"listing_id": id})).await {
+        Ok(l) => l,
+        Err(e) => return failed(state, p, &e),
+    };
+    let csrf = escape(csrf);
+    let action = |path: &str| format!("{base}/me/listings/{id}{path}");
+    let hidden = format!(r#"<input type="hidden" name="csrf" value="{csrf}">"#);
+    let name = s(&l["profile"], "name");
+    let week = l["launch_week"].as_str().map(|w| format!(" · launch week of {}", escape(w))).unwrap_or_default();
+    let mut parts = vec![format!(
+        r#"<section class="card"><h1>{}</h1>{}<p><span class="chip" id="listing-status">{}</span> <span class="muted">{} plan{week}</span></p><p id="next-step">{}</p></section>"#,
+        escape(name),
+        tabs(base),
+        escape(s(&l, "status")),
+        escape(s(&l, "plan")),
+        escape(s(&l, "next_step")),
+    )];
+    if s(&l, "status") == "draft" {
+        parts.push(format!(
+            r#"<section class="card" id="launch"><h2>Launch it</h2><form method="post" action="{free}" class="inline">{hidden}<button id="choose-free">Launch for free</button></form> <span class="muted">in the week 6–8 weeks out with the fewest free launches, once our badge is on your homepage.</span><form method="post" action="{buy}" class="inline">{hidden}<button id="buy-launch" class="secondary">Buy a launch</button></form> <span class="muted">at once or in the week you choose, no badge needed (checkout with VAT).</span></section>"#,
+            free = action("/free"),
+            buy = action("/buy"),
+        ));
+    }
+    if let Some(badge) = l["badge"].as_object() {
+        let last = match badge.get("last_check").filter(|c| c.is_object()) {
+            Some(c) => format!(
+                "Last look {}: {}",
+                escape(
+                    &chrono::DateTime::parse_from_rfc3339(s(c, "checked_at"))
+                        .map_or_else(|_| s(c, "checked_at").to_owned(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+                ),
+                escape(c["found"].as_str().unwrap_or(s(c, "detail")))
+            ),
+            None => "We have not looked yet; the first look is queued.".to_owned(),
+        };
+        parts.push(format!(
+            r#"<section class="card" id="badge"><h2>Place our badge</h2><p>Paste this on <a href="{home}" rel="nofollow noopener">{home}</a>, your homepage; we look a few times a day and schedule the launch once it is there.</p><textarea id="badge-code" readonly rows="4" aria-label="Badge code">{code}</textarea><p><img src="{img}" alt="The badge"></p><p class="muted" id="badge-check">{last}</p></section>"#,
+            home = escape(badge.get("homepage").and_then(Value::as_str).unwrap_or_default()),
+            code = escape(badge.get("embed_html").and_then(Value::as_str).unwrap_or_default()),
+            img = escape(badge.get("image_url").and_then(Value::as_str).unwrap_or_default()),
+        ));
+    }
+    if s(&l, "status") != "removed" {
+        let fields: String = OWN_TEXTS
+            .iter()
+            .map(|(key, label)| {
+                let value = s(&l["profile"], key);
+                let input = if *key == "description" {
+                    format!(r#"<textarea name="{key}" rows="6">{}</textarea>"#, escape(value))
+                } else {
+                    format!(r#"<input name="{key}" value="{}">"#, escape(value))
+                };
+                format!("<label>{label}{input}</label>")
+            })
+            .collect();
+        parts.push(format!(
+            r#"<section class="card" id="edit"><h2>Edit the listing</h2><form method="post" action="{edit}" class="stack">{hidden}{fields}<button id="save-listing">Save</button></form></section>
+<section class="card" id="updates"><h2>Post an update</h2><p class="muted">Followers are emailed.</p><form method="post" action="{post}" class="stack">{hidden}<label>Title<input name="title" required></label><label>What's new<textarea name="body" rows="4" required></textarea></label><button id="post-update">Post</button></form></section>"#,
+            edit = action(""),
+            post = action("/updates"),
+        ));
+    }
+    let body = format!("{notice}{}", parts.concat());
+    html(status, page(state, name, Some(p), &body))
+}
+
+pub async fn my_listing(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    my_listing_page(&state, &p, &csrf, *id, "", StatusCode::OK).await
+}
+
+/// Runs `op` for one of the maker's listings from a form, then shows the listing again (or where the
+/// operation says to go), or the page with the refusal.
+async fn listing_action(
+    state: &State,
+    req: &HttpRequest,
+    id: i64,
+    form: &[(String, String)],
+    op: &str,
+    input: Value,
+) -> HttpResponse {
+    let Some((p, csrf)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
+    let sent = form.iter().find(|(k, _)| k == "csrf").map_or("", |(_, v)| v.as_str());
+    if !same(state, sent, &csrf) {
+        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
+        return my_listing_page(state, &p, &csrf, id, notice, StatusCode::FORBIDDEN).await;
+    }
+    match run(state, &p, op, input).await {
+        Ok(v) => match v["checkout_url"].as_str() {
+            Some(to) => see_other(to),
+            None => see_other(&format!("{}/me/listings/{id}", state.public_url)),
+        },
+        Err(e) => {
+            let (msg, status) = refusal(&e);
+            let Some(status) = status else { return failed(state, &p, &e) };
+            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
+            my_listing_page(state, &p, &csrf, id, &notice, status).await
+        }
+    }
+}
+
+fn field<'a>(form: &'a [(String, String)], name: &str) -> &'a str {
+    form.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+}
+
+pub async fn choose_free(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    form: web::Form<Vec<(String, String)>>,
+) -> HttpResponse {
+    listing_action(&state, &req, *id, &form, "choose_free_listing", json!({"listing_id": *id})).await
+}
+
+pub async fn buy_launch(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    form: web::Form<Vec<(String, String)>>,
+) -> HttpResponse {
+    let input = json!({"items": [{"product": "launch", "listing_id": *id}]});
+    listing_action(&state, &req, *id, &form, "create_checkout", input).await
+}
+
+pub async fn edit_listing(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    form: web::Form<Vec<(String, String)>>,
+) -> HttpResponse {
+    let fields: serde_json::Map<String, Value> =
+        OWN_TEXTS.iter().map(|(key, _)| ((*key).to_owned(), json!(field(&form, key).trim()))).collect();
+    let input = json!({"listing_id": *id, "fields": fields});
+    listing_action(&state, &req, *id, &form, "update_my_listing", input).await
+}
+
+pub async fn post_update(
+    state: web::Data<State>,
+    req: HttpRequest,
+    id: web::Path<i64>,
+    form: web::Form<Vec<(String, String)>>,
+) -> HttpResponse {
+    let input = json!({"listing_id": *id, "title": field(&form, "title"), "body": field(&form, "body")});
+    listing_action(&state, &req, *id, &form, "post_listing_update", input).await
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
-    cfg.service(web::resource("/me/drafts").route(web::get().to(drafts)).default_service(na()))
-        .service(
-            web::resource("/me/drafts/{id}")
-                .route(web::get().to(draft))
-                .route(web::post().to(edit_field))
-                .default_service(na()),
-        )
-        .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
-        .service(web::resource("/me/drafts/{id}/{section}").route(web::post().to(edit_section)).default_service(na()))
-        .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
-        .service(web::resource("/me/claims").route(web::get().to(claims)).default_service(na()))
-        .service(web::resource("/me/orders").route(web::get().to(orders)).default_service(na()));
+    cfg.service(
+        web::resource("/me/drafts")
+            .route(web::get().to(drafts))
+            .route(web::post().to(submit_site))
+            .default_service(na()),
+    )
+    .service(
+        web::resource("/me/drafts/{id}")
+            .route(web::get().to(draft))
+            .route(web::post().to(edit_field))
+            .default_service(na()),
+    )
+    .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
+    .service(web::resource("/me/drafts/{id}/{section}").route(web::post().to(edit_section)).default_service(na()))
+    .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
+    .service(
+        web::resource("/me/listings/{id}")
+            .route(web::get().to(my_listing))
+            .route(web::post().to(edit_listing))
+            .default_service(na()),
+    )
+    .service(web::resource("/me/listings/{id}/free").route(web::post().to(choose_free)).default_service(na()))
+    .service(web::resource("/me/listings/{id}/buy").route(web::post().to(buy_launch)).default_service(na()))
+    .service(web::resource("/me/listings/{id}/updates").route(web::post().to(post_update)).default_service(na()))
+    .service(web::resource("/me/claims").route(web::get().to(claims)).default_service(na()))
+    .service(web::resource("/me/orders").route(web::get().to(orders)).default_service(na()));
 }

@@ -1168,10 +1168,11 @@ pub async fn search(state: web::Data<State>, req: HttpRequest, q: web::Query<Sea
             let total = r["pagination"]["total"].as_u64().unwrap_or(0);
             let items = r["items"].as_array().cloned().unwrap_or_default();
             let words = q.q.trim();
-            let heading = if words.is_empty() {
-                format!("{total} live launches")
-            } else {
-                format!("{total} live launches match “{}”", escape(words))
+            let launches = if total == 1 { "1 live launch".to_owned() } else { format!("{total} live launches") };
+            let heading = match (words.is_empty(), total == 1) {
+                (true, _) => launches,
+                (false, true) => format!("{launches} matches “{}”", escape(words)),
+                (false, false) => format!("{launches} match “{}”", escape(words)),
             };
             let body = if items.is_empty() {
                 format!(

@@ -402,3 +402,51 @@ async fn a_maker_edits_a_draft_in_chromium() {
     );
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }
+
+/// A person types in the header's search box, finds a listing among the results and opens it.
+#[tokio::test]
+async fn a_person_searches_and_finds_a_listing_in_chromium() {
+    let Some(d) = Driver::start().await else { return };
+    let app = crate::helpers::spawn_app(true).await;
+    app.wait_ready().await;
+    let first: Value = app.get("/api/v1/listings?per_page=1").await.json().await.unwrap();
+    let (name, slug) = (first["items"][0]["name"].as_str().unwrap(), first["items"][0]["slug"].as_str().unwrap());
+    d.go(&format!("{}/", app.base)).await;
+    // The Enter key submits the search form.
+    d.type_into("form.search input[name=q]", &format!("{name}\u{E007}")).await;
+    let heading = d.wait_text("#results", |t| t.contains("match")).await;
+    assert!(heading.contains(name) && heading.contains("match"), "{heading}");
+    d.screenshot("search.png").await;
+    d.click(&format!("ol.items a[href$='/listings/{slug}']")).await;
+    let title = d.wait_text("article.listing h1", |t| !t.is_empty()).await;
+    assert_eq!(title, name);
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
+
+/// A maker signs up, submits their website on the site, watches the draft become ready (the page
+/// refreshes itself), saves it, chooses the free launch and sees the badge code to paste.
+#[tokio::test]
+async fn a_maker_submits_a_site_and_launches_it_for_free_in_chromium() {
+    let Some(d) = Driver::start().await else { return };
+    let (site, app) = crate::site::app_reading_acme().await;
+    d.sign_up(&app, "maker@acme.example").await;
+    d.go(&format!("{}/me/drafts", app.base)).await;
+    d.type_into("#submit-url", &site.url()).await;
+    d.click("#submit-site").await;
+    // The draft page reloads itself while the site is read; the save button appears once it is ready.
+    d.find("#submit-draft").await;
+    assert!(d.text("h1").await.starts_with("Draft:"));
+    d.screenshot("journey-draft-ready.png").await;
+    d.click("#submit-draft").await;
+    d.wait_text("main h1", |t| t == "Your listings").await;
+    d.click("table a[href*='/me/listings/']").await;
+    d.find("#choose-free").await;
+    d.screenshot("journey-listing-saved.png").await;
+    d.click("#choose-free").await;
+    let status = d.wait_text("#listing-status", |t| t == "awaiting_badge").await;
+    assert_eq!(status, "awaiting_badge");
+    d.find("#badge-code").await;
+    assert!(d.text("#next-step").await.to_lowercase().contains("badge"), "the next step is the badge");
+    d.screenshot("journey-free-launch-badge.png").await;
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
