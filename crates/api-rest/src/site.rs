@@ -332,7 +332,7 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
     };
     let body = format!(
         r#"<article class="card listing"><h1>{name}</h1><p class="tagline">{tagline}</p>
-<p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a href="{url}" rel="nofollow noopener">{url}</a>{category}</p>
+<p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a id="product-link" href="{url}" rel="{rel}">{url}</a>{category}</p>
 <div class="actions">{ACTIONS}</div>
 <p class="chips">{chips}</p>
 {paragraphs}
@@ -344,6 +344,7 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
         votes = votes(l["votes"].as_i64().unwrap_or(0)),
         follows = l["follows"].as_i64().unwrap_or(0),
         url = escape(s(&l, "url")),
+        rel = if l["link_followed"].as_bool() == Some(true) { "noopener" } else { "nofollow noopener" },
         category = if category.is_object() {
             format!(
                 r#" · <a href="{base}/categories/{}">{}</a>"#,

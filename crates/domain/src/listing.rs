@@ -506,6 +506,15 @@ pub struct Listing {
     pub updated_at: DateTime<Utc>,
 }
 
+impl Listing {
+    /// Whether the link to the product should pass search engines' credit (no `nofollow`): when the
+    /// maker proved control of the domain (verified), carried our badge to launch (the free plan asks
+    /// for it) or paid. Anything else is an unproven link a stranger could have submitted.
+    pub fn link_followed(&self) -> bool {
+        self.verified || matches!(self.lifecycle.plan(), Plan::Free | Plan::Paid)
+    }
+}
+
 /// A listing to be stored; storage assigns the id and de-duplicates the slug.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewListing {
@@ -659,6 +668,44 @@ pub struct ListingDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_listings_link_is_followed_when_proven_carried_our_badge_or_paid() {
+        let at = chrono::Utc::now();
+        let listing = |plan: Plan, verified: bool| {
+            let new = NewListing::plain(
+                crate::slug::Slug::parse("acme".to_owned()).unwrap(),
+                ListingProfile::named("Acme", "https://acme.example/", "acme.example"),
+                Lifecycle::from_parts(ListingStatus::Live, plan, None, Some(at)),
+                at,
+            );
+            let mut l = Listing {
+                id: crate::ids::ListingId::from_db(1),
+                slug: new.slug,
+                profile: new.profile,
+                lifecycle: new.lifecycle,
+                categories: None,
+                unlocked: UnlockedSections::default(),
+                featured: false,
+                verified: false,
+                votes: 0,
+                follows: 0,
+                views: 0,
+                trending_score: 0.0,
+                community_rating: None,
+                domain_rating: None,
+                revenue: None,
+                created_at: at,
+                updated_at: at,
+            };
+            l.verified = verified;
+            l
+        };
+        assert!(!listing(Plan::None, false).link_followed(), "an unproven link gets nofollow");
+        assert!(listing(Plan::None, true).link_followed(), "verified");
+        assert!(listing(Plan::Free, false).link_followed(), "launched with our badge");
+        assert!(listing(Plan::Paid, false).link_followed(), "paid");
+    }
     use chrono::TimeZone;
 
     fn now() -> DateTime<Utc> {

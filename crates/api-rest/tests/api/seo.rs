@@ -107,6 +107,10 @@ async fn pages_describe_themselves_to_search_engines_and_link_previews() {
 
     let (status, page) = text(&app, &format!("/listings/{slug}")).await;
     assert_eq!(status, 200);
+    let link = &page[page.find(r#"id="product-link""#).expect("the link to the product")..];
+    let link = &link[..link.find('>').unwrap()];
+    let rel = if l["link_followed"] == true { r#"rel="noopener""# } else { r#"rel="nofollow noopener""# };
+    assert!(link.contains(rel), "{link} as link_followed = {} says", l["link_followed"]);
     let url = format!("{}/listings/{slug}", app.base);
     assert_eq!(canonical(&page).as_deref(), Some(url.as_str()), "an absolute canonical address");
     assert!(url.starts_with("http://") || url.starts_with("https://"));

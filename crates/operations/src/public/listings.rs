@@ -290,6 +290,9 @@ pub struct ListingProfileOut {
     pub awards: Vec<AwardRef>,
     pub featured: bool,
     pub verified: bool,
+    /// Whether the site's link to the product passes search engines' credit (no `nofollow`): the
+    /// maker verified the domain, launched with our badge (free plan) or paid.
+    pub link_followed: bool,
     pub launch_week: Option<String>,
     pub launched_at: Option<String>,
     /// Facts the company's own website did not state, left blank on purpose.
@@ -349,6 +352,7 @@ pub(crate) async fn profile_out(
     unlocked: domain::listing::UnlockedSections,
 ) -> OpResult<ListingProfileOut> {
     let store = ctx.app.store.as_ref();
+    let link_followed = l.link_followed();
     {
         let details = store.listing_details(l.id, unlocked.story || unlocked.milestones).await?;
         let cats = store.all_categories().await?;
@@ -423,6 +427,7 @@ pub(crate) async fn profile_out(
             awards: details.awards.iter().map(|a| AwardRef { week: a.week.to_string(), rank: a.rank.get() }).collect(),
             featured: l.featured,
             verified: l.verified,
+            link_followed,
             launch_week: l.lifecycle.launch_week().map(|w| w.to_string()),
             launched_at: l.lifecycle.launched_at().map(|t| t.to_rfc3339()),
             not_found_on_website: p.not_found_on_website,
