@@ -490,6 +490,23 @@ impl OrderRepository for MemoryStore {
         Ok(counts.into_iter().collect())
     }
 
+    async fn launches_ahead(&self, plan: Plan, week: LaunchWeek, before: ListingId) -> RepoResult<i64> {
+        let st = self.lock()?;
+        ok(st
+            .listings
+            .range(..before)
+            .map(|(_, r)| &r.listing.lifecycle)
+            .filter(|lc| {
+                lc.plan() == plan
+                    && lc.launch_week() == Some(week)
+                    && matches!(
+                        lc.status(),
+                        ListingStatus::AwaitingBadge | ListingStatus::Scheduled | ListingStatus::Live
+                    )
+            })
+            .count() as i64)
+    }
+
     async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize> {
         let mut st = self.lock()?;
         let Some(l) = st.listing_mut(listing) else { return Ok(0) };

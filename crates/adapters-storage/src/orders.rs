@@ -373,6 +373,22 @@ impl OrderRepository for SeaOrmStore {
         Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
     }
 
+    async fn launches_ahead(&self, plan: Plan, week: LaunchWeek, before: ListingId) -> RepoResult<i64> {
+        #[derive(Debug, FromQueryResult)]
+        struct Count {
+            n: i64,
+        }
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT COUNT(*) AS n FROM listings WHERE plan = ")
+            .bind(plan.as_str())
+            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week = ")
+            .bind(week.monday())
+            .sql(" AND id < ")
+            .bind(before.get());
+        let row = Count::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map_or(0, |r| r.n))
+    }
+
     async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize> {
         let txn = self.begin_write().await?;
         let current = listing_categories::Entity::find()

@@ -418,6 +418,14 @@ async fn my_listing_page(
     let hidden = format!(r#"<input type="hidden" name="csrf" value="{csrf}">"#);
     let name = s(&l["profile"], "name");
     let week = l["launch_week"].as_str().map(|w| format!(" · launch week of {}", escape(w))).unwrap_or_default();
+    let free_launch = l["free_launch"].as_object().map(|f| {
+        format!(
+            r#"<p id="free-launch">Free launch: the week of <strong>{}</strong>, number <strong>{}</strong> in that week's queue (a week holds at most {}).</p>"#,
+            escape(f.get("week").and_then(Value::as_str).unwrap_or_default()),
+            f.get("position").and_then(Value::as_i64).unwrap_or(0),
+            f.get("capacity").and_then(Value::as_i64).unwrap_or(0),
+        )
+    });
     let mut parts = vec![format!(
         r#"<section class="card"><h1>{}</h1>{}<p><span class="chip" id="listing-status">{}</span> <span class="muted">{} plan{week}</span></p><p id="next-step">{}</p></section>"#,
         escape(name),
@@ -428,9 +436,12 @@ async fn my_listing_page(
     )];
     if s(&l, "status") == "draft" {
         parts.push(format!(
-            r#"<section class="card" id="launch"><h2>Launch it</h2><form method="post" action="{free}" class="inline">{hidden}<button id="choose-free">Launch for free</button></form> <span class="muted">in the week 6–8 weeks out with the fewest free launches, once our badge is on your homepage.</span><form method="post" action="{buy}" class="inline">{hidden}<button id="buy-launch" class="secondary">Buy a launch</button></form> <span class="muted">at once or in the week you choose, no badge needed (checkout with VAT).</span></section>"#,
+            r#"<section class="card" id="launch"><h2>Launch it</h2>{free_launch}<form method="post" action="{free}" class="inline">{hidden}<button id="choose-free">Launch for free</button></form> <span class="muted">in the week 6–8 weeks out with the fewest free launches, once our badge is on your homepage.</span><form method="post" action="{buy}" class="inline">{hidden}<button id="buy-launch" class="secondary">Buy a launch</button></form> <span class="muted">at once or in the week you choose, no badge needed (checkout with VAT).</span></section>"#,
             free = action("/free"),
             buy = action("/buy"),
+            free_launch = free_launch.clone().unwrap_or_else(|| {
+                r#"<p class="muted" id="free-launch">Every free week 6–8 weeks out is full now; try again next week or buy a launch.</p>"#.to_owned()
+            }),
         ));
     }
     if let Some(badge) = l["badge"].as_object() {
@@ -446,10 +457,11 @@ async fn my_listing_page(
             None => "We have not looked yet; the first look is queued.".to_owned(),
         };
         parts.push(format!(
-            r#"<section class="card" id="badge"><h2>Place our badge</h2><p>Paste this on <a href="{home}" rel="nofollow noopener">{home}</a>, your homepage; we look a few times a day and schedule the launch once it is there.</p><textarea id="badge-code" readonly rows="4" aria-label="Badge code">{code}</textarea><p><img src="{img}" alt="The badge"></p><p class="muted" id="badge-check">{last}</p></section>"#,
+            r#"<section class="card" id="badge"><h2>Place our badge</h2>{free_launch}<p>Paste this on <a href="{home}" rel="nofollow noopener">{home}</a>, your homepage; we look a few times a day and schedule the launch once it is there.</p><textarea id="badge-code" readonly rows="4" aria-label="Badge code">{code}</textarea><p><img src="{img}" alt="The badge"></p><p class="muted" id="badge-check">{last}</p></section>"#,
             home = escape(badge.get("homepage").and_then(Value::as_str).unwrap_or_default()),
             code = escape(badge.get("embed_html").and_then(Value::as_str).unwrap_or_default()),
             img = escape(badge.get("image_url").and_then(Value::as_str).unwrap_or_default()),
+            free_launch = free_launch.clone().unwrap_or_default(),
         ));
     }
     if s(&l, "status") != "removed" {

@@ -66,6 +66,18 @@ pub struct BadgeCheckOut {
     pub detail: String,
 }
 
+/// A free launch's week and place in it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FreeLaunchOut {
+    /// Monday of the launch week.
+    pub week: String,
+    /// Its place in the week's free launches, ordered by when each listing was listed (1 is first);
+    /// the same before choosing the free launch and after.
+    pub position: i64,
+    /// The most free launches a week holds.
+    pub capacity: i64,
+}
+
 /// What the free plan asks of the maker: our badge on their homepage.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct BadgeRequirementOut {
@@ -98,6 +110,10 @@ pub struct MyListingOut {
     pub next_step: String,
     /// On the free plan until the launch: the badge to place and the last check.
     pub badge: Option<BadgeRequirementOut>,
+    /// The free launch: for a saved listing, where choose_free_listing would put it now; on the free
+    /// plan before it goes live, where it is. Null otherwise (and for a saved listing when every week of
+    /// the window is full).
+    pub free_launch: Option<FreeLaunchOut>,
     /// This site's headline, summary and SEO texts (edited with update_my_listing).
     pub headline: String,
     pub summary: String,
@@ -162,8 +178,10 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
     } else {
         None
     };
+    let free_launch = free_launch_of(ctx, &l).await?;
     let everything = UnlockedSections { story: true, milestones: true, media: true };
     Ok(MyListingOut {
+        free_launch,
         listing_id: l.id.get(),
         slug: l.slug.to_string(),
         status: l.lifecycle.status().as_str().into(),
@@ -775,6 +793,21 @@ impl Operation for ChooseFreeListing {
         let l = own_listing(ctx, i.listing_id).await?;
         my_listing_out(ctx, l).await
     }
+}
+
+/// Where the free plan puts (or has put) `l`: see [`FreeLaunchOut`].
+async fn free_launch_of(ctx: &Ctx, l: &Listing) -> OpResult<Option<FreeLaunchOut>> {
+    use domain::listing::Plan;
+    let lc = &l.lifecycle;
+    let week = match (lc.status(), lc.plan(), lc.launch_week()) {
+        (ListingStatus::Draft, _, _) => free_week_for(&ctx.app, ctx.app.now()).await?,
+        (ListingStatus::AwaitingBadge | ListingStatus::Scheduled, Plan::Free, Some(w)) => Some(w),
+        _ => None,
+    };
+    let Some(week) = week else { return Ok(None) };
+    let ahead = ctx.app.store.launches_ahead(Plan::Free, week, l.id).await?;
+    let capacity = site_settings(&ctx.app).await?.free_plan_weekly_capacity;
+    Ok(Some(FreeLaunchOut { week: week.monday().to_string(), position: ahead + 1, capacity }))
 }
 
 /// The free week for a listing queued now (see [`domain::own::free_launch_week`]); 409 when full.

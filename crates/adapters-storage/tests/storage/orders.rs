@@ -121,3 +121,25 @@ on_every_store!(orders_are_priced_paid_and_fulfilled_once, |store| {
 async fn demo_free_products(store: &std::sync::Arc<dyn domain::ports::Store>) {
     store.ensure_products(&demo_data::reference::products().unwrap()).await.unwrap();
 }
+
+on_every_store!(a_weeks_queue_is_ordered_by_when_each_listing_was_listed, |store| {
+    use domain::listing::{Lifecycle, Plan};
+    let week = LaunchWeek::of(now()).plus_weeks(7);
+    let mut ids = Vec::new();
+    for (i, plan) in [Plan::Free, Plan::Free, Plan::Paid, Plan::Free].into_iter().enumerate() {
+        let mut l = listing(&format!("Queued {i}"), ListingStatus::Draft, None);
+        let mut lc = Lifecycle::saved();
+        match plan {
+            Plan::Free => lc.choose_free(week).unwrap(),
+            _ => lc.paid_launch(Some(week), now()).unwrap(),
+        }
+        l.lifecycle = lc;
+        ids.push(store.create_listing(l).await.unwrap().id);
+    }
+    let ahead = |i: usize| store.launches_ahead(Plan::Free, week, ids[i]);
+    assert_eq!(ahead(0).await.unwrap(), 0);
+    assert_eq!(ahead(1).await.unwrap(), 1);
+    assert_eq!(ahead(3).await.unwrap(), 2, "the paid launch is in another queue");
+    assert_eq!(store.launches_ahead(Plan::Paid, week, ids[3]).await.unwrap(), 1);
+    assert_eq!(store.launches_ahead(Plan::Free, week.plus_weeks(1), ids[3]).await.unwrap(), 0, "another week");
+});

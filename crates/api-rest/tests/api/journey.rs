@@ -24,6 +24,12 @@ async fn until_settled(b: &mut Browser<'_>, draft: &str) -> (String, bool) {
     panic!("the draft at {draft} never settled");
 }
 
+/// The text between `start` and the next `end` after it.
+fn between(html: &str, start: &str, end: &str) -> String {
+    let from = html.find(start).unwrap_or_else(|| panic!("no {start} in {html}")) + start.len();
+    html[from..from + html[from..].find(end).unwrap()].to_owned()
+}
+
 #[tokio::test]
 async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     let site = FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
@@ -83,6 +89,10 @@ async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     let (_, mine, _) = b.get(&path).await;
     assert!(mine.contains(r#"value="Rockets for cats""#));
 
+    // Before choosing, the exact week and place in its queue; after, the same figures.
+    let before = between(&mine, r#"<p id="free-launch">"#, "</p>");
+    assert!(before.contains("number <strong>1</strong>"), "the first free launch of its week: {before}");
+
     // The free launch: a week and the badge to place, with what the last look found.
     let (status, _, to) = b.post(&format!("{path}/free"), &[("csrf", &csrf)]).await;
     assert_eq!((status, to.as_deref()), (303, Some(path.as_str())));
@@ -91,6 +101,7 @@ async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     assert!(queued.contains("launch week of"), "the week it launches in");
     assert!(queued.contains(r#"id="badge-code""#) && queued.contains("&lt;a href="), "the embed code to paste");
     assert!(queued.contains(r#"id="badge-check""#));
+    assert_eq!(between(&queued, r#"<p id="free-launch">"#, "</p>"), before, "the week and place promised");
     let (status, again, _) = b.post(&format!("{path}/free"), &[("csrf", &csrf)]).await;
     assert_eq!(status, 409, "chosen once: {again}");
 

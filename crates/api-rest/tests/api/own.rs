@@ -127,6 +127,13 @@ async fn a_free_listing_goes_live_through_the_badge_and_the_weeks_and_wins_by_vo
     assert_eq!((free["status"].as_str(), free["plan"].as_str()), (Some("awaiting_badge"), Some("free")));
     let week = monday(&free["launch_week"]);
     assert_eq!(week.format("%a").to_string(), "Mon");
+    // The week and place promised before choosing are the ones the choice gives, and stay so.
+    let promised = &mine["free_launch"];
+    assert_eq!(free["free_launch"], *promised, "before: {promised}, after: {}", free["free_launch"]);
+    assert_eq!(promised["week"], free["launch_week"]);
+    assert!(promised["position"].as_i64().is_some_and(|p| p >= 1) && promised["capacity"].as_i64() > Some(0));
+    let (_, later) = call(&s.app, "GET", &format!("/me/listings/{id}"), &s.key, None).await;
+    assert_eq!(later["free_launch"], *promised);
     let days = (week.and_hms_opt(0, 0, 0).unwrap().and_utc() - chosen_at).num_days();
     assert!((41..=56).contains(&days), "{week} is {days} days out");
     let badge = &free["badge"];

@@ -67,6 +67,10 @@ pub trait OrderRepository: Send + Sync {
     /// How many listings on `plan` (waiting, scheduled or live) each week holds.
     async fn launches_in(&self, plan: Plan, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>>;
 
+    /// How many listings on `plan` (waiting, scheduled or live) launch in `week` ahead of listing
+    /// `before`: those listed earlier (a smaller id). Its place in the week's queue is one more.
+    async fn launches_ahead(&self, plan: Plan, week: LaunchWeek, before: ListingId) -> RepoResult<i64>;
+
     /// Adds extra categories to a listing, keeping at most three extras; returns how many it holds now.
     async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize>;
 
