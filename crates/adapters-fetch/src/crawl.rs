@@ -229,6 +229,20 @@ impl SiteReader for SiteCrawler {
         Err(SiteError::TooManyRedirects)
     }
 
+    async fn read_image(&self, url: &str) -> Result<Vec<u8>, SiteError> {
+        let mut at =
+            Url::parse(url.trim()).map_err(|_| SiteError::Unreachable("the address is not a valid URL".into()))?;
+        for _ in 0..=MAX_REDIRECTS {
+            // Every hop's address is checked by the fetcher (public addresses only).
+            match self.fetcher.get_hop(&at).await.map_err(site_error)? {
+                Hop::Redirect(next) => at = next,
+                Hop::Done(f) if (200..300).contains(&f.status) => return Ok(f.body.to_vec()),
+                Hop::Done(f) => return Err(SiteError::Status(f.status)),
+            }
+        }
+        Err(SiteError::TooManyRedirects)
+    }
+
     async fn read_site(&self, url: &str) -> Result<Site, SiteError> {
         let mut robots = HashMap::new();
         let (start, home) = self.homepage(url, &mut robots, false).await?;

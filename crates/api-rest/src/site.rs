@@ -331,7 +331,7 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
         }
     };
     let body = format!(
-        r#"<article class="card listing"><h1>{name}</h1><p class="tagline">{tagline}</p>
+        r#"<article class="card listing">{logo}<h1>{name}</h1><p class="tagline">{tagline}</p>
 <p class="stats"><span id="votes">{votes}</span> · {follows} followers · <a id="product-link" href="{url}" rel="{rel}">{url}</a>{category}</p>
 <div class="actions">{ACTIONS}</div>
 <p class="chips">{chips}</p>
@@ -340,6 +340,12 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
 <p class="muted">{not_stated} facts its own website does not state are left blank on purpose.</p>
 <p><a href="{base}/api/v1/listings/{slug_html}">This listing in the API</a> · <a href="{base}/leaderboards/community-weekly">This week's board</a></p></article>"#,
         name = escape(s(&l, "name")),
+        logo = if s(&l, "logo_url").is_empty() {
+            String::new()
+        } else {
+            // Through the service: the product's server never sees our visitors.
+            format!(r#"<img class="logo" src="{base}/logos/{slug_html}" alt="" width="64" height="64">"#)
+        },
         tagline = escape(s(&l, "tagline")),
         votes = votes(l["votes"].as_i64().unwrap_or(0)),
         follows = l["follows"].as_i64().unwrap_or(0),
@@ -1225,6 +1231,23 @@ fn percent(text: &str) -> String {
         .collect()
 }
 
+/// A live listing's logo, through the service (never hot-linked): PNG, JPEG or WebP only, with its own
+/// type and no sniffing; 404 when it has none or it is not one we serve.
+pub async fn logo(state: web::Data<State>, slug: web::Path<String>) -> HttpResponse {
+    match operations::logos::logo(&state.app, &state.ctx.reads, &slug).await {
+        Ok(Some(l)) => HttpResponse::Ok()
+            .content_type(l.content_type)
+            .insert_header((actix_web::http::header::CACHE_CONTROL, "public, max-age=3600"))
+            .insert_header(("Content-Security-Policy", "default-src 'none'"))
+            .body(l.bytes),
+        Ok(None) => actix_web::ResponseError::error_response(&crate::error::ApiError::not_found("logo")),
+        Err(e) => {
+            tracing::error!(error = %e, "logo");
+            actix_web::ResponseError::error_response(&crate::error::ApiError::from(e))
+        }
+    }
+}
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
     cfg.service(web::resource("/").route(web::get().to(home)).default_service(na()))
@@ -1241,7 +1264,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/blog/{slug}").route(web::get().to(blog_post)).default_service(na()))
         .service(web::resource("/awards").route(web::get().to(awards)).default_service(na()))
         .service(web::resource("/compare").route(web::get().to(compare)).default_service(na()))
-        .service(web::resource("/search").route(web::get().to(search)).default_service(na()));
+        .service(web::resource("/search").route(web::get().to(search)).default_service(na()))
+        .service(web::resource("/logos/{slug}").route(web::get().to(logo)).default_service(na()));
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod engagement;
 pub mod error;
 pub mod founder;
 pub mod ids;
+pub mod image;
 pub mod interview;
 pub mod listing;
 pub mod money;

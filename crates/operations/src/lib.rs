@@ -20,6 +20,7 @@ mod input;
 pub mod invites;
 pub mod keys;
 pub mod lifecycle;
+pub mod logos;
 pub mod oauth;
 pub mod openapi;
 pub mod orders;

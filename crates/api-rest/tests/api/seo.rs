@@ -286,3 +286,67 @@ async fn pages_link_their_feeds_and_the_feeds_validate_as_atom() {
     assert_eq!(app.get("/feeds/categories/no-such-category.atom").await.status(), 404);
     assert_eq!(app.get("/listings/no-such-listing/updates.atom").await.status(), 404);
 }
+
+/// A live listing named `name` whose logo is at `logo_url`, stored directly.
+async fn listing_with_logo(app: &TestApp, name: &str, logo_url: &str) -> String {
+    use domain::listing::{Lifecycle, ListingProfile, ListingStatus, NewListing, Plan};
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let slug = domain::slug::Slug::slugify(name).unwrap();
+    let mut profile = ListingProfile::named(name, "https://logo.example/", "logo.example");
+    profile.logo_url = logo_url.to_owned();
+    let now = chrono::Utc::now();
+    let lifecycle = Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(now));
+    let l = store.store.create_listing(NewListing::plain(slug, profile, lifecycle, now)).await.unwrap();
+    l.slug.to_string()
+}
+
+#[tokio::test]
+async fn a_logo_is_served_by_the_service_only_as_png_jpeg_or_webp_never_hot_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89".to_vec();
+    std::fs::write(dir.path().join("logo.png"), &png).unwrap();
+    std::fs::write(
+        dir.path().join("logo.svg"),
+        "<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("fake.png"), "<html><script>alert(1)</script></html>").unwrap();
+    let mut big = png.clone();
+    big.resize(domain::image::MAX_LOGO_BYTES + 1, 0);
+    std::fs::write(dir.path().join("big.png"), &big).unwrap();
+    let canary = test_support::Canary::start().await;
+    let site = test_support::FixtureSite::serve_dir(dir.path().to_owned(), &canary.url()).await;
+    let allowed = vec![site.host_port()];
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), false, |a| {
+        a.outbound.crawler_allowed_hosts = allowed;
+    })
+    .await;
+    app.wait_ready().await;
+
+    let good = listing_with_logo(&app, "Logo Good", &format!("{}/logo.png", site.url().trim_end_matches('/'))).await;
+    let r = app.get(&format!("/logos/{good}")).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "image/png");
+    assert_eq!(r.bytes().await.unwrap().to_vec(), png, "the image as fetched");
+    let (_, page) = text(&app, &format!("/listings/{good}")).await;
+    assert!(page.contains(&format!(r#"src="{}/logos/{good}""#, app.base)), "the page shows it through us");
+    assert!(!page.contains(&site.host_port()), "the product's server is never linked for the image");
+    let fetched = site.requests().len();
+    assert_eq!(app.get(&format!("/logos/{good}")).await.status(), 200);
+    assert_eq!(site.requests().len(), fetched, "kept: not fetched again");
+
+    for (name, file) in
+        [("Logo Svg", "logo.svg"), ("Logo Fake", "fake.png"), ("Logo Big", "big.png"), ("Logo Gone", "missing.png")]
+    {
+        let slug = listing_with_logo(&app, name, &format!("{}/{file}", site.url().trim_end_matches('/'))).await;
+        let r = app.get(&format!("/logos/{slug}")).await;
+        assert_eq!(r.status(), 404, "{file} is not served");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "not_found");
+    }
+    // A logo at a private address is never fetched.
+    let inside = listing_with_logo(&app, "Logo Inside", &format!("{}/logo.png", canary.url())).await;
+    assert_eq!(app.get(&format!("/logos/{inside}")).await.status(), 404);
+    assert_eq!(canary.connections(), 0, "nothing reached the private address");
+    assert_eq!(app.get("/logos/no-such-listing").await.status(), 404);
+}

@@ -132,6 +132,10 @@ pub trait SiteReader: Send + Sync + std::fmt::Debug {
     /// Reads the small text file at `url` (a claim's verification file), following redirects within
     /// the same site. robots.txt is not asked: the site's owner put the file there for us to read.
     async fn read_file(&self, url: &str) -> Result<String, SiteError>;
+
+    /// The bytes at `url` (a listing's logo), following redirects to any public address (logos live on
+    /// CDNs), capped like every fetch. What they are is the caller's check (`crate::image`).
+    async fn read_image(&self, url: &str) -> Result<Vec<u8>, SiteError>;
 }
 
 /// Why a drafter produced nothing.
