@@ -126,6 +126,11 @@ pass() {
   run site_board_weekly 64 /leaderboards/community-weekly
   run site_board_all_time 64 /leaderboards/community-all-time
   run site_calendar 64 /launches/this
+  # What people and search engines find the site by (issue 23): search, sitemaps, feeds.
+  run site_search 8 "/search?q=workflow"
+  run sitemap_index 8 /sitemap.xml
+  run sitemap_listings 2 /sitemaps/listings-1.xml
+  run feed_launches 64 /feeds/launches.atom
   run trivial_healthz_again 64 /healthz
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 

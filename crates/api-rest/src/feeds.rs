@@ -23,7 +23,7 @@ struct Entry {
 }
 
 /// The Atom document: `self_path` is the feed's own path, `page_path` the page it follows.
-fn atom(base: &str, self_path: &str, page_path: &str, title: &str, updated: &str, entries: &[Entry]) -> HttpResponse {
+fn atom(base: &str, self_path: &str, page_path: &str, title: &str, updated: &str, entries: &[Entry]) -> String {
     let mut out = format!(
         r#"<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom">
@@ -51,10 +51,25 @@ fn atom(base: &str, self_path: &str, page_path: &str, title: &str, updated: &str
         ));
     }
     out.push_str("</feed>\n");
-    HttpResponse::Ok()
-        .content_type("application/atom+xml; charset=utf-8")
-        .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
-        .body(out)
+    out
+}
+
+/// A feed rendered by `render` once and kept in the read cache beside the reads it comes from
+/// (emptied with them on any public change), under its path and the UTC date.
+async fn cached<F, Fut>(state: &web::Data<State>, path: &str, render: F) -> HttpResponse
+where
+    F: FnOnce(web::Data<State>) -> Fut,
+    Fut: std::future::Future<Output = Result<String, operations::OpError>> + Send + 'static,
+{
+    let key = format!("{}\u{0}feed\u{0}{path}", state.app.clock.now().date_naive());
+    let rendered = render(state.clone());
+    match state.ctx.reads.get_or_bytes(key, async move { Ok(web::Bytes::from(rendered.await?)) }).await {
+        Ok(body) => HttpResponse::Ok()
+            .content_type("application/atom+xml; charset=utf-8")
+            .insert_header((header::CACHE_CONTROL, "public, max-age=300"))
+            .body(body),
+        Err(e) => failed(e),
+    }
 }
 
 /// An RFC 3339 instant from the API's (which may carry an offset or be a bare date).
@@ -82,11 +97,12 @@ fn listing_entry(base: &str, l: &Value, updated: String) -> Entry {
 
 /// This week's live launches, most voted first.
 pub async fn launches(state: web::Data<State>) -> HttpResponse {
+    cached(&state, "/feeds/launches.atom", launches_feed).await
+}
+
+async fn launches_feed(state: web::Data<State>) -> Result<String, operations::OpError> {
     let base = &state.public_url;
-    let w = match op("get_launch_week").call(state.ctx.clone(), json!({"week": "this"})).await {
-        Ok(w) => w,
-        Err(e) => return failed(e),
-    };
+    let w = op("get_launch_week").call(state.ctx.clone(), json!({"week": "this"})).await?;
     let starts = instant(s(&w, "starts_at"), &format!("{}T00:00:00Z", s(&w, "week")));
     let entries: Vec<Entry> = w["launches"]
         .as_array()
@@ -95,25 +111,24 @@ pub async fn launches(state: web::Data<State>) -> HttpResponse {
         .map(|r| listing_entry(base, &r["listing"], starts.clone()))
         .collect();
     let title = format!("Launches of the week of {}", s(&w, "week"));
-    atom(base, "/feeds/launches.atom", &format!("/launches/{}", s(&w, "week")), &title, &starts, &entries)
+    Ok(atom(base, "/feeds/launches.atom", &format!("/launches/{}", s(&w, "week")), &title, &starts, &entries))
 }
 
 /// A category's newest live launches.
 pub async fn category(state: web::Data<State>, slug: web::Path<String>) -> HttpResponse {
-    let base = &state.public_url;
     let slug = slug.into_inner();
     let Some(slug) = slug.strip_suffix(".atom").map(str::to_owned) else {
         return failed(operations::OpError::NotFound("feed"));
     };
-    let c = match op("get_category").call(state.ctx.clone(), json!({"slug": slug, "per_page": 1})).await {
-        Ok(c) => c,
-        Err(e) => return failed(e),
-    };
+    let path = format!("/feeds/categories/{slug}.atom");
+    cached(&state, &path, move |state| category_feed(state, slug)).await
+}
+
+async fn category_feed(state: web::Data<State>, slug: String) -> Result<String, operations::OpError> {
+    let base = &state.public_url;
+    let c = op("get_category").call(state.ctx.clone(), json!({"slug": slug, "per_page": 1})).await?;
     let input = json!({"category": slug, "sort": "newest", "per_page": CATEGORY_ENTRIES});
-    let found = match op("search_listings").call(state.ctx.clone(), input).await {
-        Ok(r) => r,
-        Err(e) => return failed(e),
-    };
+    let found = op("search_listings").call(state.ctx.clone(), input).await?;
     let now = state.app.now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
     let entries: Vec<Entry> = found["items"]
         .as_array()
@@ -123,17 +138,26 @@ pub async fn category(state: web::Data<State>, slug: web::Path<String>) -> HttpR
         .collect();
     let updated = entries.iter().map(|e| e.updated.clone()).max().unwrap_or(now);
     let title = format!("New in {}", s(&c, "name"));
-    atom(base, &format!("/feeds/categories/{slug}.atom"), &format!("/categories/{slug}"), &title, &updated, &entries)
+    Ok(atom(
+        base,
+        &format!("/feeds/categories/{slug}.atom"),
+        &format!("/categories/{slug}"),
+        &title,
+        &updated,
+        &entries,
+    ))
 }
 
 /// One listing's "what's new" updates.
 pub async fn updates(state: web::Data<State>, slug: web::Path<String>) -> HttpResponse {
-    let base = &state.public_url;
     let slug = slug.into_inner();
-    let l = match op("get_listing").call(state.ctx.clone(), json!({"slug": slug})).await {
-        Ok(l) => l,
-        Err(e) => return failed(e),
-    };
+    let path = format!("/listings/{slug}/updates.atom");
+    cached(&state, &path, move |state| updates_feed(state, slug)).await
+}
+
+async fn updates_feed(state: web::Data<State>, slug: String) -> Result<String, operations::OpError> {
+    let base = &state.public_url;
+    let l = op("get_listing").call(state.ctx.clone(), json!({"slug": slug})).await?;
     let page = format!("/listings/{slug}");
     let fallback = instant(s(&l, "launched_at"), &state.app.now().format("%Y-%m-%dT%H:%M:%SZ").to_string());
     let entries: Vec<Entry> = l["latest_updates"]
@@ -153,7 +177,7 @@ pub async fn updates(state: web::Data<State>, slug: web::Path<String>) -> HttpRe
         .collect();
     let updated = entries.iter().map(|e| e.updated.clone()).max().unwrap_or(fallback);
     let title = format!("{}: updates", s(&l, "name"));
-    atom(base, &format!("/listings/{slug}/updates.atom"), &page, &title, &updated, &entries)
+    Ok(atom(base, &format!("/listings/{slug}/updates.atom"), &page, &title, &updated, &entries))
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {
