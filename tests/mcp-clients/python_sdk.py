@@ -86,6 +86,11 @@ def forms(html):
     return p.forms
 
 
+def form_to(html, path):
+    """The form that posts to `path` (every page also has the header's search form)."""
+    return next(f for f in forms(html) if f["action"].endswith(path))
+
+
 class Person:
     """A person at a browser, without a browser: follows our redirects with a cookie jar, signs up
     and presses Allow. Hands the code that comes back to the SDK."""
@@ -114,13 +119,13 @@ class Person:
             check(r.status_code == 200 and "/signin" in str(r.url),
                   "oauth: not signed in, the authorization request leads to our sign-in page")
             page = await self.browser.get("/signup")
-            form = forms(page.text)[0]
+            form = form_to(page.text, "/signup")
             form["fields"].update(email=self.email, password="correct horse battery staple")
             r = await self.browser.post(form["action"] or "/signup", data=form["fields"])
             check(r.status_code == 303 and "/signup/sent" in r.headers.get("location", ""),
                   "oauth: signing up says to check the email (the same for any address)")
             page = await self.browser.get("/signin")
-            form = forms(page.text)[0]
+            form = form_to(page.text, "/signin")
             form["fields"].update(email=self.email, password="correct horse battery staple")
             r = await self.browser.post(form["action"] or "/signin", data=form["fields"])
             check(r.status_code == 303 and "/oauth/resume/" in r.headers.get("location", ""),
