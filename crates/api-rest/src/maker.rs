@@ -119,7 +119,7 @@ pub async fn submit_site(state: web::Data<State>, req: HttpRequest, form: web::F
     match run(&state, &p, "submit_listing", json!({"url": f.url.trim()})).await {
         Ok(d) => see_other(&format!("{}/me/drafts/{}", state.public_url, s(&d, "id"))),
         Err(e) => {
-            let (msg, status) = refusal(&e);
+            let (msg, status) = refusal(&e, str::to_owned);
             let Some(status) = status else { return failed(&state, &p, &e) };
             let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
             drafts_page(&state, &req, &notice, status, &f.url).await
@@ -127,11 +127,12 @@ pub async fn submit_site(state: web::Data<State>, req: HttpRequest, form: web::F
     }
 }
 
-/// What a refused operation says, and its status; `None` for a failure on our side.
-fn refusal(e: &OpError) -> (String, Option<StatusCode>) {
+/// What a refused operation says (each invalid field named as `field` renders it), and its status;
+/// `None` for a failure on our side.
+fn refusal(e: &OpError, field: impl Fn(&str) -> String) -> (String, Option<StatusCode>) {
     match e {
         OpError::Invalid(errs) => (
-            errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; "),
+            errs.0.iter().map(|e| format!("{}: {}", field(&e.field), e.problem)).collect::<Vec<_>>().join("; "),
             Some(StatusCode::BAD_REQUEST),
         ),
         OpError::Conflict { message, .. } => (message.clone(), Some(StatusCode::CONFLICT)),
@@ -291,14 +292,8 @@ async fn refused(
     rows: Option<(&str, &[usize])>,
 ) -> HttpResponse {
     let field = |f: &str| rows.map_or(f.to_owned(), |(section, rows)| sections::renumber(f, section, rows));
-    let (msg, status) = match e {
-        OpError::Invalid(errs) => (
-            errs.0.iter().map(|e| format!("{}: {}", field(&e.field), e.problem)).collect::<Vec<_>>().join("; "),
-            StatusCode::BAD_REQUEST,
-        ),
-        OpError::Conflict { message, .. } => (message, StatusCode::CONFLICT),
-        e => return failed(state, p, &e),
-    };
+    let (msg, status) = refusal(&e, field);
+    let Some(status) = status else { return failed(state, p, &e) };
     let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
     draft_page(state, p, csrf, id, &notice, status).await
 }
@@ -515,7 +510,7 @@ async fn listing_action(
             None => see_other(&format!("{}/me/listings/{id}", state.public_url)),
         },
         Err(e) => {
-            let (msg, status) = refusal(&e);
+            let (msg, status) = refusal(&e, str::to_owned);
             let Some(status) = status else { return failed(state, &p, &e) };
             let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
             my_listing_page(state, &p, &csrf, id, &notice, status).await

@@ -21,17 +21,21 @@ const KINDS: [ImageKind; 3] = [ImageKind::Png, ImageKind::Jpeg, ImageKind::Webp]
 /// read or is not an image we serve.
 pub async fn logo(app: &App, reads: &ReadCache, slug: &str) -> OpResult<Option<Logo>> {
     let Ok(slug) = Slug::parse(slug.to_owned()) else { return Ok(None) };
-    let Some(id) = app.store.live_listing_id(&slug).await? else { return Ok(None) };
-    let Some(listing) = app.store.get_listing(id).await? else { return Ok(None) };
-    let url = listing.profile.logo_url.trim().to_owned();
-    if url.is_empty() {
-        return Ok(None);
-    }
-    let reader = app.reader.clone();
-    let key = format!("logo\u{0}{slug}\u{0}{url}");
-    // One byte of kind (0 = refused), then the image.
+    // Keyed by the listing alone: a changed logo address is a public change, which empties the cache,
+    // so a cached logo costs no database read at all.
+    let key = format!("logo\u{0}{slug}");
+    let (store, reader) = (app.store.clone(), app.reader.clone());
+    // One byte of kind (0 = none or refused), then the image.
     let packed = reads
         .get_or_bytes(key, async move {
+            // An address that is no live listing is not kept (errors never are): nobody fills the cache
+            // with made-up slugs.
+            let listing = store.get_listing_by_slug(&slug).await?;
+            let live = listing.filter(|l| l.lifecycle.status() == domain::listing::ListingStatus::Live);
+            let url = live.ok_or(crate::OpError::NotFound("listing"))?.profile.logo_url.trim().to_owned();
+            if url.is_empty() {
+                return Ok(bytes::Bytes::from_static(&[0]));
+            }
             let fetched = reader.read_image(&url).await;
             let kept = fetched.ok().and_then(|b| check_logo(&b).ok().map(|k| (k, b)));
             Ok(match kept {
@@ -45,7 +49,11 @@ pub async fn logo(app: &App, reads: &ReadCache, slug: &str) -> OpResult<Option<L
                 None => bytes::Bytes::from_static(&[0]),
             })
         })
-        .await?;
+        .await;
+    let packed = match packed {
+        Err(crate::OpError::NotFound(_)) => return Ok(None),
+        other => other?,
+    };
     let kind = packed.first().and_then(|t| KINDS.get(usize::from(*t).checked_sub(1)?));
     Ok(kind.map(|k| Logo { bytes: packed.slice(1..), content_type: k.content_type() }))
 }
