@@ -78,6 +78,15 @@ impl std::fmt::Debug for Metrics {
     }
 }
 
+/// `metric`, registered in `r` under `name` (each metric is built and registered in one place).
+fn registered<M>(r: &mut Registry, name: &str, help: &str, metric: M) -> M
+where
+    M: prometheus_client::registry::Metric + Clone,
+{
+    r.register(name, help, metric.clone());
+    metric
+}
+
 fn latency_histogram() -> Histogram {
     // 1 ms to about 8 s, doubling.
     Histogram::new(exponential_buckets(0.001, 2.0, 14))
@@ -91,48 +100,70 @@ impl Metrics {
             .map(|d| ((d.method.as_str().to_ascii_uppercase(), format!("/api/v1{}", d.path)), d.id))
             .collect();
         let mut r = Registry::with_prefix("launchdir");
-        let requests = Family::<RequestLabels, Counter>::default();
-        r.register("http_requests", "Requests answered, by operation (or route), method and status", requests.clone());
         let latency = Family::<OperationLabel, Histogram>::new_with_constructor(latency_histogram as fn() -> Histogram);
-        r.register(
-            "http_request_duration_seconds",
-            "Time to answer a request, by operation (or route)",
-            latency.clone(),
-        );
-        let m = Self {
-            requests,
-            latency,
-            cache_hits: Counter::default(),
-            cache_misses: Counter::default(),
+        Self {
+            requests: registered(
+                &mut r,
+                "http_requests",
+                "Requests answered, by operation (or route), method and status",
+                Family::default(),
+            ),
+            latency: registered(
+                &mut r,
+                "http_request_duration_seconds",
+                "Time to answer a request, by operation (or route)",
+                latency,
+            ),
+            cache_hits: registered(
+                &mut r,
+                "read_cache_hits",
+                "Public reads answered from this instance's cache",
+                Counter::default(),
+            ),
+            cache_misses: registered(
+                &mut r,
+                "read_cache_misses",
+                "Public reads that had to be computed",
+                Counter::default(),
+            ),
             cache_seen: (AtomicU64::new(0), AtomicU64::new(0)),
-            jobs_queued: Gauge::default(),
-            jobs_due: Gauge::default(),
-            jobs_running: Gauge::default(),
-            oldest_job: Gauge::default(),
-            emails_unsent: Gauge::default(),
-            oldest_email: Gauge::default(),
-            db_open: Gauge::default(),
-            db_idle: Gauge::default(),
-            db_max: Gauge::default(),
+            jobs_queued: registered(&mut r, "jobs_queued", "Background jobs waiting (due or not)", Gauge::default()),
+            jobs_due: registered(&mut r, "jobs_due", "Background jobs waiting whose time has come", Gauge::default()),
+            jobs_running: registered(&mut r, "jobs_running", "Background jobs a worker holds", Gauge::default()),
+            oldest_job: registered(
+                &mut r,
+                "jobs_oldest_due_age_seconds",
+                "How long the oldest due job has waited",
+                Gauge::default(),
+            ),
+            emails_unsent: registered(&mut r, "emails_unsent", "Emails in the outbox not sent yet", Gauge::default()),
+            oldest_email: registered(
+                &mut r,
+                "emails_oldest_unsent_age_seconds",
+                "How long the oldest unsent email has waited",
+                Gauge::default(),
+            ),
+            db_open: registered(
+                &mut r,
+                "db_pool_connections_open",
+                "Database connections open (idle or in use)",
+                Gauge::default(),
+            ),
+            db_idle: registered(
+                &mut r,
+                "db_pool_connections_idle",
+                "Database connections open and idle",
+                Gauge::default(),
+            ),
+            db_max: registered(
+                &mut r,
+                "db_pool_connections_max",
+                "The most database connections the pool opens",
+                Gauge::default(),
+            ),
             operations,
-            registry: Registry::default(),
-        };
-        r.register("read_cache_hits", "Public reads answered from this instance's cache", m.cache_hits.clone());
-        r.register("read_cache_misses", "Public reads that had to be computed", m.cache_misses.clone());
-        r.register("jobs_queued", "Background jobs waiting (due or not)", m.jobs_queued.clone());
-        r.register("jobs_due", "Background jobs waiting whose time has come", m.jobs_due.clone());
-        r.register("jobs_running", "Background jobs a worker holds", m.jobs_running.clone());
-        r.register("jobs_oldest_due_age_seconds", "How long the oldest due job has waited", m.oldest_job.clone());
-        r.register("emails_unsent", "Emails in the outbox not sent yet", m.emails_unsent.clone());
-        r.register(
-            "emails_oldest_unsent_age_seconds",
-            "How long the oldest unsent email has waited",
-            m.oldest_email.clone(),
-        );
-        r.register("db_pool_connections_open", "Database connections open (idle or in use)", m.db_open.clone());
-        r.register("db_pool_connections_idle", "Database connections open and idle", m.db_idle.clone());
-        r.register("db_pool_connections_max", "The most database connections the pool opens", m.db_max.clone());
-        Self { registry: r, ..m }
+            registry: r,
+        }
     }
 
     /// Counts one answered request.
