@@ -65,6 +65,20 @@ pub(crate) fn page(state: &State, title: &str, signed_in: Option<&Principal>, bo
     page_with(state, title, signed_in, body, None)
 }
 
+/// Every page's frame: the header (search box, links from the public URL, who is signed in), the
+/// page's own head tags and body (already rendered, escaped by their own templates), the footer.
+#[derive(askama::Template)]
+#[template(path = "layout.html")]
+struct Layout<'a> {
+    base: &'a str,
+    title: &'a str,
+    head: &'a str,
+    body: &'a str,
+    search_max: usize,
+    /// The signed-in person's email.
+    who: Option<&'a str>,
+}
+
 /// A page with `head`, the tags it describes itself with (description, canonical URL, Open Graph,
 /// structured data; already escaped), or the site's description when it has none.
 pub(crate) fn page_with(
@@ -74,24 +88,20 @@ pub(crate) fn page_with(
     body: &str,
     head: Option<&str>,
 ) -> String {
-    let b = &state.public_url;
-    let default_head = format!(r#"<meta name="description" content="{}">"#, escape(DEFAULT_DESCRIPTION));
-    let head = head.unwrap_or(&default_head);
-    let search = format!(
-        r#"<form class="search" role="search" method="get" action="{b}/search"><input type="search" name="q" maxlength="{}" placeholder="Search launches" aria-label="Search launches"></form>"#,
-        domain::listing::SearchText::MAX
-    );
-    let nav = match signed_in {
-        Some(p) => format!(
-            r#"<span class="who">{}</span><a href="{b}/me/drafts">My launches</a><a href="{b}/account/api-keys">API keys</a><a href="{b}/signout">Sign out</a>"#,
-            escape(p.email.as_str())
-        ),
-        None => format!(r#"<a href="{b}/signin">Sign in</a><a class="button" href="{b}/signup">Sign up</a>"#),
+    use askama::Template;
+    let default_head = crate::site::Head::plain(DEFAULT_DESCRIPTION).render().unwrap_or_default();
+    let layout = Layout {
+        base: &state.public_url,
+        title,
+        head: head.unwrap_or(&default_head),
+        body,
+        search_max: domain::listing::SearchText::MAX,
+        who: signed_in.map(|p| p.email.as_str()),
     };
-    format!(
-        r#"<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>{} · launchdir</title>{head}<link rel="stylesheet" href="{b}/static/site.css"></head><body><header><a class="brand" href="{b}/">launchdir</a>{search}<nav><a href="{b}/launches">Calendar</a><a href="{b}/leaderboards/community-weekly">Boards</a><a href="{b}/categories">Categories</a><a href="{b}/blog">Blog</a><a href="{b}/api/v1/docs">API</a>{nav}</nav></header><main>{body}</main><footer>Votes happen on the site, never through the API.</footer></body></html>"#,
-        escape(title)
-    )
+    layout.render().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "rendering the page frame");
+        "<!doctype html><title>Error</title><p>Something went wrong on our side; it has been logged.</p>".to_owned()
+    })
 }
 
 pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {

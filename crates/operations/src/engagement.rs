@@ -51,21 +51,26 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
     Ok(app.store.cast_vote(&v).await?)
 }
 
-/// A visit to the listing page, with one lookup of the listing: counts the view (signed in: per
-/// account; else per `viewer`, the address and browser), once a day each and never a bot's, and
-/// says whether the signed-in person voted for and follows it (false, false when signed out).
+/// A visit to the listing page, with one lookup of the listing: counts the view once a day per
+/// viewer and never a bot's, and says whether the signed-in person voted for and follows it (false,
+/// false when signed out). The viewer is the account when signed in, else the client's `address` and
+/// browser (`user_agent`): a person who signs in later counts once more, a crawler never.
 /// A view that cannot be counted is logged, not returned: the page still shows.
 pub async fn visit(
     app: &App,
     slug: &str,
     user: Option<UserId>,
     user_agent: &str,
-    viewer: &str,
+    address: Option<std::net::IpAddr>,
 ) -> OpResult<(bool, bool)> {
+    let viewer = match (user, address) {
+        (Some(u), _) => format!("user:{}", u.get()),
+        (None, a) => format!("anon:{}:{user_agent}", a.map(|a| a.to_string()).unwrap_or_default()),
+    };
     // Only the id is needed (the page reads the listing itself through get_listing).
     let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
     let id = app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))?;
-    let counted = match View::record(id, user_agent, crate::quotas::keyed(app, "viewer", viewer).await?, app.now()) {
+    let counted = match View::record(id, user_agent, crate::quotas::keyed(app, "viewer", &viewer).await?, app.now()) {
         Some(v) => app.store.record_view(&v).await.map(|_| ()),
         None => Ok(()),
     };

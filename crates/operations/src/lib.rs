@@ -25,7 +25,7 @@ pub mod oauth;
 pub mod openapi;
 pub mod orders;
 mod own;
-mod public;
+pub mod public;
 mod quotas;
 pub mod reference;
 pub mod refine;
@@ -326,30 +326,48 @@ impl Descriptor {
         out
     }
 
-    /// The one authorization check, driven by the declared scope: a credential, when present, must be
-    /// valid (also on public operations); a scoped operation needs a caller holding its scope.
+    /// The one authorization check (see [`authorize`]), driven by the declared scope.
     async fn authorize(&self, ctx: Ctx) -> OpResult<Ctx> {
-        let caller = match &ctx.caller {
-            Caller::Anonymous => None,
-            Caller::Malformed => return Err(OpError::InvalidToken),
-            Caller::Bearer(raw) => Some(authenticate(&ctx.app, raw, ctx.audience).await?),
-            Caller::Principal(p) => Some(p.clone()),
-        };
-        match (self.scope, &caller) {
-            (Some(_), None) => return Err(OpError::Unauthenticated),
-            (Some(scope), Some(p)) if !p.allows(scope) => return Err(OpError::Forbidden(scope)),
-            _ => {}
-        }
-        Ok(match caller {
-            Some(p) => ctx.with_caller(Caller::Principal(p)),
-            None => ctx,
-        })
+        authorize(self.scope, ctx).await
     }
 
     /// Names of the `{parameters}` in the path.
     pub fn path_params(&self) -> Vec<&'static str> {
         self.path.split('/').filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}'))).collect()
     }
+}
+
+/// The one authorization check, driven by the declared scope: a credential, when present, must be
+/// valid (also on public operations); a scoped operation needs a caller holding its scope.
+async fn authorize(scope: Option<Scope>, ctx: Ctx) -> OpResult<Ctx> {
+    let caller = match &ctx.caller {
+        Caller::Anonymous => None,
+        Caller::Malformed => return Err(OpError::InvalidToken),
+        Caller::Bearer(raw) => Some(authenticate(&ctx.app, raw, ctx.audience).await?),
+        Caller::Principal(p) => Some(p.clone()),
+    };
+    match (scope, &caller) {
+        (Some(_), None) => return Err(OpError::Unauthenticated),
+        (Some(scope), Some(p)) if !p.allows(scope) => return Err(OpError::Forbidden(scope)),
+        _ => {}
+    }
+    Ok(match caller {
+        Some(p) => ctx.with_caller(Caller::Principal(p)),
+        None => ctx,
+    })
+}
+
+/// Runs operation `O` on a typed input and answers its typed output: the service's own pages call
+/// operations this way, so a renamed output field is a compile error, not a blank page. The same
+/// authorization as [`Descriptor::call`]; a successful write empties the read caches. Not kept in
+/// the read cache itself (a page keeps what it renders).
+pub async fn invoke<O: Operation>(ctx: &Ctx, input: O::Input) -> OpResult<O::Output> {
+    let ctx = authorize(O::SCOPE, ctx.clone()).await?;
+    let out = O::run(&ctx, input).await;
+    if !O::READ_ONLY && out.is_ok() {
+        public_data_changed(&ctx.app, &ctx.reads).await;
+    }
+    out
 }
 
 /// The caller behind a bearer credential: an OAuth access token meant for `audience`, or an API key

@@ -77,6 +77,7 @@ pub struct BadgesOut {
     pub items: Vec<BadgeOut>,
 }
 
+#[derive(Debug)]
 pub struct GetBadges;
 
 #[async_trait]

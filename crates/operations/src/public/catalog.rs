@@ -36,6 +36,7 @@ pub struct SiteInfo {
     pub voting: String,
 }
 
+#[derive(Debug)]
 pub struct GetSiteInfo;
 
 #[async_trait]
@@ -103,6 +104,7 @@ pub struct CategoryTree {
     pub items: Vec<CategoryNode>,
 }
 
+#[derive(Debug)]
 pub struct ListCategories;
 
 #[async_trait]
@@ -160,6 +162,7 @@ pub struct InterviewQuestions {
     pub items: Vec<InterviewQuestionOut>,
 }
 
+#[derive(Debug)]
 pub struct ListInterviewQuestions;
 
 #[async_trait]
@@ -208,6 +211,7 @@ pub struct Products {
     pub items: Vec<ProductOut>,
 }
 
+#[derive(Debug)]
 pub struct ListProducts;
 
 #[async_trait]

@@ -31,6 +31,7 @@ async fn live(ctx: &Ctx, slug: Slug) -> OpResult<Listing> {
         .ok_or(OpError::NotFound("listing"))
 }
 
+#[derive(Debug)]
 pub struct GetAlternatives;
 
 #[async_trait]
@@ -105,6 +106,7 @@ fn attribute(p: &ListingProfile, name: &str) -> Option<Value> {
     }
 }
 
+#[derive(Debug)]
 pub struct CompareListings;
 
 #[async_trait]

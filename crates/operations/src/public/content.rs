@@ -51,6 +51,7 @@ fn post_summary(p: &BlogPost) -> BlogPostSummary {
     }
 }
 
+#[derive(Debug)]
 pub struct ListBlogPosts;
 
 #[async_trait]
@@ -88,6 +89,7 @@ pub struct BlogPostOut {
     pub faqs: Vec<FaqOut>,
 }
 
+#[derive(Debug)]
 pub struct GetBlogPost;
 
 #[async_trait]
@@ -149,6 +151,7 @@ fn founder_summary(f: &domain::founder::Founder) -> FounderSummary {
     }
 }
 
+#[derive(Debug)]
 pub struct ListFounders;
 
 #[async_trait]
@@ -202,6 +205,7 @@ pub struct FounderOut {
     pub stories: Vec<FounderStory>,
 }
 
+#[derive(Debug)]
 pub struct GetFounder;
 
 #[async_trait]
@@ -273,6 +277,7 @@ pub struct AwardPage {
     pub pagination: Pagination,
 }
 
+#[derive(Debug)]
 pub struct ListAwards;
 
 #[async_trait]

@@ -36,6 +36,7 @@ pub struct CategoryOut {
     pub listings: ListingPage,
 }
 
+#[derive(Debug)]
 pub struct GetCategory;
 
 #[async_trait]
@@ -97,6 +98,7 @@ pub struct ListLaunchesInput {
     pub per_page: Option<i64>,
 }
 
+#[derive(Debug)]
 pub struct ListLaunches;
 
 #[async_trait]
@@ -200,6 +202,7 @@ async fn all_pages(ctx: &Ctx, s: &ListingSearch) -> OpResult<Vec<ListingSummary>
     Ok(out)
 }
 
+#[derive(Debug)]
 pub struct GetLaunchWeek;
 
 #[async_trait]
@@ -282,6 +285,7 @@ pub struct LeaderboardOut {
     pub pagination: Pagination,
 }
 
+#[derive(Debug)]
 pub struct GetLeaderboard;
 
 #[async_trait]

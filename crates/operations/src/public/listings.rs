@@ -41,6 +41,19 @@ impl From<SortParam> for SearchSort {
     }
 }
 
+impl From<SearchSort> for SortParam {
+    fn from(s: SearchSort) -> Self {
+        match s {
+            SearchSort::Relevance => Self::Relevance,
+            SearchSort::Newest => Self::Newest,
+            SearchSort::Votes => Self::Votes,
+            SearchSort::Trending => Self::Trending,
+            SearchSort::MostViewed => Self::MostViewed,
+            SearchSort::MostFollowed => Self::MostFollowed,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchListingsInput {
@@ -110,6 +123,7 @@ pub(crate) fn opt_slug(errs: &mut ValidationErrors, field: &str, raw: Option<Str
     raw.and_then(|r| errs.take(Slug::parse(r).map_err(|e| e.named(field))))
 }
 
+#[derive(Debug)]
 pub struct SearchListings;
 
 #[async_trait]
@@ -314,6 +328,7 @@ pub(crate) fn path_slug(raw: String) -> OpResult<Slug> {
     Ok(Slug::parse(raw)?)
 }
 
+#[derive(Debug)]
 pub struct GetListing;
 
 #[async_trait]

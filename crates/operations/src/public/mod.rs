@@ -1,11 +1,11 @@
 //! The public operations: no sign-in needed, credentials also accepted.
 
-mod badges;
-mod catalog;
-mod compare;
-mod content;
-mod launches;
-pub(crate) mod listings;
+pub mod badges;
+pub mod catalog;
+pub mod compare;
+pub mod content;
+pub mod launches;
+pub mod listings;
 
 use crate::Descriptor;
 pub(crate) use catalog::NoInput;

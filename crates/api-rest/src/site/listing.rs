@@ -1,0 +1,256 @@
+//! A listing's page, with the visitor's vote and follow buttons, and the posts those buttons make.
+
+use super::{
+    Meta, breadcrumbs, cached_page, describe, not_found, page_error, read, render, split_head, votes, with_head,
+};
+use crate::server::State;
+use crate::web::{html, oops, page, page_with, see_other, signed_in};
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
+use operations::OpError;
+use operations::OpResult;
+use operations::public::compare::GetAlternatives;
+use operations::public::listings::{
+    GetListing, ListingProfileOut, ListingSummaryOut, MilestoneOut, SlugInput, UpdateOut,
+};
+use serde::Deserialize;
+use serde_json::json;
+
+/// Where the listing page's vote and follow forms go: they depend on the visitor, the rest does not.
+const ACTIONS: &str = "<!--actions-->";
+
+#[derive(Template)]
+#[template(path = "site/listing.html")]
+struct ListingView<'a> {
+    base: &'a str,
+    l: &'a ListingProfileOut,
+    votes: String,
+    /// The product link's `rel`: followed only when the listing earned it.
+    rel: &'static str,
+    /// What it earned: Launch of the Week awards, featured, verified.
+    chips: Vec<String>,
+    paragraphs: Vec<&'a str>,
+    updates: &'a [UpdateOut],
+    /// Public where unlocked (the operation leaves them out otherwise).
+    milestones: &'a [MilestoneOut],
+    /// The founders' story, heading and text, where unlocked.
+    story: Vec<(String, &'a str)>,
+    alternatives: Vec<&'a ListingSummaryOut>,
+}
+
+/// The visitor's own buttons, at [`ACTIONS`].
+#[derive(Template)]
+#[template(path = "site/actions.html")]
+struct Actions<'a> {
+    base: &'a str,
+    slug: &'a str,
+    /// The session's CSRF token; `None` when signed out.
+    csrf: Option<&'a str>,
+    voted: bool,
+    following: bool,
+}
+
+pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
+    let session = signed_in(&state, &req).await;
+    let who = session.as_ref().map(|(p, _)| p);
+    let slug = slug.into_inner();
+    let render_body = {
+        let slug = slug.clone();
+        move |state| listing_body(state, slug)
+    };
+    let (title, body) = match cached_page(&state, format!("listing {slug}"), render_body).await {
+        Ok(page) => page,
+        Err(e) => return page_error(&state, who, e, "No live listing has this address."),
+    };
+    let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let address = api_http::middleware::client_address(&req);
+    let (voted, following) =
+        match operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address).await {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the visitor's vote and follow");
+                (false, false)
+            }
+        };
+    let actions = Actions {
+        base: &state.public_url,
+        slug: &slug,
+        csrf: session.as_ref().map(|(_, c)| c.as_str()),
+        voted,
+        following,
+    };
+    let actions = match render(&actions) {
+        Ok(a) => a,
+        Err(e) => return page_error(&state, who, e, ""),
+    };
+    let (head, body) = split_head(&body);
+    html(StatusCode::OK, page_with(&state, &title, who, &body.replacen(ACTIONS, &actions, 1), head))
+}
+
+/// The listing page but for the visitor's own buttons (at [`ACTIONS`]): the same for everyone.
+async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String, String)> {
+    let base = &state.public_url;
+    let l = read::<GetListing>(&state, SlugInput { slug: slug.clone() }).await?;
+    let alternatives = match read::<GetAlternatives>(&state, SlugInput { slug }).await {
+        Ok(a) => a.items,
+        Err(e) => {
+            tracing::warn!(error = %e, "alternatives on a listing page");
+            vec![]
+        }
+    };
+    let mut chips: Vec<String> =
+        l.awards.iter().map(|w| format!("Launch of the Week #{} · week of {}", w.rank, w.week)).collect();
+    if l.featured {
+        chips.push("Featured".into());
+    }
+    if l.verified {
+        chips.push("Verified maker".into());
+    }
+    let story = l
+        .story
+        .iter()
+        .flatten()
+        .filter(|(k, v)| *k != "title" && !v.is_empty())
+        .map(|(k, v)| (k.replace('_', " "), v.as_str()))
+        .collect();
+    let view = ListingView {
+        base,
+        l: &l,
+        votes: votes(l.votes),
+        rel: if l.link_followed { "noopener" } else { "nofollow noopener" },
+        chips,
+        paragraphs: l.description.split("\n\n").filter(|p| !p.trim().is_empty()).collect(),
+        updates: &l.latest_updates[..l.latest_updates.len().min(3)],
+        milestones: l.milestones.as_deref().unwrap_or_default(),
+        story,
+        alternatives: alternatives.iter().take(5).map(|a| &a.listing).collect(),
+    };
+    let body = render(&view)?;
+    let name = l.name.as_str();
+    let description = describe(
+        if l.short_description.is_empty() { &l.tagline } else { &l.short_description },
+        &format!("{name} on launchdir"),
+    );
+    let path = format!("/listings/{}", l.slug);
+    let category = l.categories.primary.as_ref();
+    let mut app = json!({
+        "@context": "https://schema.org",
+        "@type": "SoftwareApplication",
+        "name": name,
+        "url": l.url,
+        "description": description,
+        "mainEntityOfPage": format!("{base}{path}"),
+    });
+    if let Some(c) = category {
+        app["applicationCategory"] = json!(c.name);
+    }
+    // Offers only as the site states them: free when the pricing says so, else the summary in words.
+    let (pricing, model) = (&l.pricing_summary, l.pricing_model.to_ascii_lowercase());
+    if model == "free" || model == "open source" {
+        app["offers"] = json!({"@type": "Offer", "price": "0", "priceCurrency": "USD", "description": pricing});
+    } else if !pricing.is_empty() {
+        app["offers"] = json!({"@type": "Offer", "description": pricing});
+    }
+    if let Some(r) = l.community_rating.as_ref().filter(|r| r.count > 0) {
+        app["aggregateRating"] =
+            json!({"@type": "AggregateRating", "ratingValue": r.average, "ratingCount": r.count, "bestRating": 5});
+    }
+    let mut trail = vec![("Launches", "/".to_owned())];
+    if let Some(c) = category {
+        trail.push((c.name.as_str(), format!("/categories/{}", c.slug)));
+    }
+    trail.push((name, path.clone()));
+    let meta = Meta {
+        json_ld: vec![app, breadcrumbs(base, &trail)],
+        feed: Some((format!("{name}: updates"), format!("{path}/updates.atom"))),
+        ..Meta::new(name, &description, &path)
+    };
+    Ok((name.to_owned(), with_head(base, &meta, body)?))
+}
+
+#[derive(Debug, Deserialize)]
+pub struct VoteForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    action: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct FollowForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    on: String,
+}
+
+/// Runs an engagement change for the signed-in person and sends them back to the listing page.
+async fn engage<F, Fut>(state: &State, req: &HttpRequest, slug: &str, sent_csrf: &str, change: F) -> HttpResponse
+where
+    F: FnOnce(domain::ids::UserId) -> Fut,
+    Fut: std::future::Future<Output = Result<bool, OpError>>,
+{
+    let Some((p, csrf)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
+    if !crate::web::same(state, sent_csrf, &csrf) {
+        return html(
+            StatusCode::FORBIDDEN,
+            page(state, "Expired", Some(&p), "<p>This form expired. Please try again.</p>"),
+        );
+    }
+    match change(p.user_id).await {
+        Ok(changed) => {
+            if changed {
+                operations::public_data_changed(&state.app, &state.ctx.reads).await;
+            }
+            see_other(&format!("{}/listings/{}", state.public_url, slug))
+        }
+        Err(OpError::NotFound(_)) => not_found(state, Some(&p), "No live listing has this address."),
+        Err(OpError::Conflict { message, .. }) => {
+            #[derive(Template)]
+            #[template(source = "<p>{{ message }}</p>", ext = "html")]
+            struct Refused<'a> {
+                message: &'a str,
+            }
+            let body = Refused { message: &message }.render().unwrap_or_default();
+            html(StatusCode::CONFLICT, page(state, "Not allowed", Some(&p), &body))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "vote or follow");
+            oops(state, Some(&p))
+        }
+    }
+}
+
+pub async fn vote(
+    state: web::Data<State>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    form: web::Form<VoteForm>,
+) -> HttpResponse {
+    let (app, target) = (state.app.clone(), slug.clone());
+    let undo = form.action == "unvote";
+    let address = api_http::middleware::client_address(&req).map(|a| a.to_string());
+    engage(&state, &req, &slug, &form.csrf, |user| async move {
+        if undo {
+            operations::engagement::unvote(&app, user, &target).await
+        } else {
+            operations::engagement::vote(&app, user, &target, address.as_deref()).await
+        }
+    })
+    .await
+}
+
+pub async fn follow(
+    state: web::Data<State>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    form: web::Form<FollowForm>,
+) -> HttpResponse {
+    let (app, target) = (state.app.clone(), slug.clone());
+    let on = form.on != "0";
+    engage(&state, &req, &slug, &form.csrf, |user| async move {
+        operations::engagement::follow(&app, user, &target, on).await
+    })
+    .await
+}
