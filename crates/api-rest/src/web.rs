@@ -29,6 +29,7 @@ fn valid_next(p: &str) -> bool {
         || p.starts_with("/checkout/")
         || p.starts_with("/oauth/resume/")
         || p.starts_with("/claims/confirm/")
+        || p.starts_with("/me/claims/new/")
         || p.starts_with("/verify-email/"))
         && !p.contains("//")
         && p.chars().all(|c| c.is_ascii_alphanumeric() || "/-_".contains(c))

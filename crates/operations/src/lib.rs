@@ -6,14 +6,14 @@
 //! Architecture invariant: knows neither HTTP nor MCP. It receives inputs as JSON values (REST builds
 //! them from path, query and body; MCP from tool arguments) and returns JSON values or an [`OpError`].
 
-mod account;
+pub mod account;
 pub mod accounts;
 pub mod admin;
 pub mod app;
 pub mod badges;
 pub mod cache;
 pub mod claims;
-mod drafts;
+pub mod drafts;
 pub mod engagement;
 pub mod idempotency;
 mod input;
@@ -24,7 +24,7 @@ pub mod logos;
 pub mod oauth;
 pub mod openapi;
 pub mod orders;
-mod own;
+pub mod own;
 pub mod public;
 mod quotas;
 pub mod reference;

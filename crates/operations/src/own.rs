@@ -204,6 +204,7 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
 
 // ---- list_my_listings ----
 
+#[derive(Debug)]
 pub struct ListMyListings;
 
 #[async_trait]
@@ -250,6 +251,7 @@ pub struct ListingIdInput {
     pub listing_id: i64,
 }
 
+#[derive(Debug)]
 pub struct GetMyListing;
 
 #[async_trait]
@@ -357,6 +359,7 @@ fn snapshot(p: &ListingProfile) -> serde_json::Value {
     })
 }
 
+#[derive(Debug)]
 pub struct UpdateMyListing;
 
 #[async_trait]
@@ -457,6 +460,7 @@ pub struct ListingUpdateOut {
     pub followers_notified: u64,
 }
 
+#[derive(Debug)]
 pub struct PostListingUpdate;
 
 #[async_trait]
@@ -534,6 +538,7 @@ milestone_input!(
     listing_id: i64
 );
 
+#[derive(Debug)]
 pub struct AddMilestone;
 
 #[async_trait]
@@ -594,6 +599,7 @@ pub struct DeletedOut {
     pub milestone_id: i64,
 }
 
+#[derive(Debug)]
 pub struct DeleteMilestone;
 
 #[async_trait]
@@ -639,6 +645,7 @@ pub struct StoryOut {
     pub public: bool,
 }
 
+#[derive(Debug)]
 pub struct SetFounderStory;
 
 #[async_trait]
@@ -699,6 +706,7 @@ pub struct InterviewSavedOut {
     pub question_ids: Vec<i64>,
 }
 
+#[derive(Debug)]
 pub struct AnswerInterview;
 
 #[async_trait]
@@ -755,6 +763,7 @@ impl Operation for AnswerInterview {
 
 // ---- choose_free_listing ----
 
+#[derive(Debug)]
 pub struct ChooseFreeListing;
 
 #[async_trait]

@@ -338,3 +338,74 @@ async fn claim_listing_bounds_scopes_and_unpublished_listings() {
             .await;
     assert_eq!((st, e["error"]["code"].as_str()), (409, Some("too_many_claim_emails")), "{e}");
 }
+
+/// The path of a redirect to one of our pages (built from the public URL).
+fn ours(to: Option<String>) -> String {
+    let to = to.expect("a redirect");
+    to.strip_prefix(PUBLIC).unwrap_or_else(|| panic!("{to} is not on the public URL")).to_owned()
+}
+
+#[tokio::test]
+async fn a_person_claims_a_listing_on_the_site_with_a_file_and_checks_it() {
+    let s = setup().await;
+    let id = listing(&s, "Acme Rockets", &s.site.url(), "acme-rockets.example", true).await;
+    let mut bob = Browser::new(&s.app);
+    let (_, public, _) = bob.get("/listings/acme-rockets").await;
+    assert!(public.contains(&format!(r#"href="{PUBLIC}/me/claims/new/acme-rockets""#)), "a way to claim: {public}");
+
+    // Signed out, sign-in comes first and returns to the form.
+    let (status, _, to) = bob.get("/me/claims/new/acme-rockets").await;
+    assert_eq!((status, ours(to).as_str()), (303, "/signin"));
+    let back = sign_in(&mut bob, "bob@other.example").await;
+    assert_eq!(ours(back), "/me/claims/new/acme-rockets");
+    let (status, form, _) = bob.get("/me/claims/new/acme-rockets").await;
+    assert_eq!(status, 200, "{form}");
+    let csrf = crate::pages::hidden(&form, "csrf");
+
+    // Refusals name the field; a stale form is refused.
+    let start = |method: &'static str, email: &'static str, csrf: String| {
+        vec![
+            ("csrf".to_owned(), csrf),
+            ("slug".to_owned(), "acme-rockets".to_owned()),
+            ("method".to_owned(), method.to_owned()),
+            ("email".to_owned(), email.to_owned()),
+        ]
+    };
+    let (status, page, _) = bob.post_pairs("/me/claims", &start("carrier-pigeon", "", csrf.clone())).await;
+    assert!(status == 400 && page.contains("method:"), "{status} {page}");
+    let (status, page, _) = bob.post_pairs("/me/claims", &start("email", "", csrf.clone())).await;
+    assert!(status == 400 && page.contains("email:"), "{status} {page}");
+    let (status, page, _) = bob.post_pairs("/me/claims", &start("email", "ceo@elsewhere.example", csrf.clone())).await;
+    assert!(status == 400 && page.contains("email:"), "another domain's address: {status} {page}");
+    let (status, _, _) = bob.post_pairs("/me/claims", &start("file", "", "stale".into())).await;
+    assert_eq!(status, 403);
+
+    // The file proof: exactly what to publish, a check that says what it found, then success.
+    let (status, _, to) = bob.post_pairs("/me/claims", &start("file", "", csrf.clone())).await;
+    assert_eq!(status, 303);
+    let claim = ours(to);
+    let (status, page, _) = bob.get(&claim).await;
+    assert_eq!(status, 200, "{page}");
+    let (_, api) = call(&s.app, "GET", "/claims", &s.bob, None).await;
+    let body = api["items"][0]["instructions"]["file"]["body"].as_str().unwrap().to_owned();
+    assert!(page.contains(&body) && page.contains(r#"id="verify-claim""#), "{page}");
+    assert!(page.contains(r#"id="claim-status">pending<"#), "{page}");
+    let (status, page, _) = bob.post(&format!("{claim}/verify"), &[("csrf", &csrf)]).await;
+    assert_eq!(status, 409, "nothing published yet: {page}");
+    assert!(page.contains("404"), "what the check found: {page}");
+    assert!(!owns(&s, &s.bob, id).await);
+    std::fs::write(s.site_dir.join(".well-known/launchdir-verification.txt"), format!("{body}\n")).unwrap();
+    let (status, _, to) = bob.post(&format!("{claim}/verify"), &[("csrf", &csrf)]).await;
+    assert_eq!((status, ours(to)), (303, claim.clone()));
+    let (_, page, _) = bob.get(&claim).await;
+    assert!(page.contains(r#"id="claim-status">verified<"#), "{page}");
+    assert!(owns(&s, &s.bob, id).await, "the claimant owns the listing");
+    let (_, list, _) = bob.get("/me/claims").await;
+    assert!(list.contains(&format!(r#"href="{PUBLIC}{claim}""#)), "the claim is listed with a link: {list}");
+
+    // Someone else's claim is not found.
+    let mut carol = Browser::new(&s.app);
+    sign_in(&mut carol, "carol@orbit.example").await;
+    let (status, _, _) = carol.get(&claim).await;
+    assert_eq!(status, 404);
+}

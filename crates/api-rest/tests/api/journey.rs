@@ -99,7 +99,7 @@ async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     let (_, queued, _) = b.get(&path).await;
     assert!(queued.contains(r#"id="listing-status">awaiting_badge<"#), "{queued}");
     assert!(queued.contains("launch week of"), "the week it launches in");
-    assert!(queued.contains(r#"id="badge-code""#) && queued.contains("&lt;a href="), "the embed code to paste");
+    assert!(queued.contains(r#"id="badge-code""#) && queued.contains("&#60;a href="), "the embed code to paste");
     assert!(queued.contains(r#"id="badge-check""#));
     assert_eq!(between(&queued, r#"<p id="free-launch">"#, "</p>"), before, "the week and place promised");
     let (status, again, _) = b.post(&format!("{path}/free"), &[("csrf", &csrf)]).await;
@@ -111,6 +111,55 @@ async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     assert_eq!(status, 303);
     let (status, page, _) = b.post(&format!("{path}/updates"), &[("csrf", &csrf), ("title", " "), ("body", "x")]).await;
     assert_eq!(status, 400, "{page}");
+
+    the_maker_adds_milestones_writes_the_story_and_answers_the_interview(&mut b, &path, &csrf).await;
+}
+
+/// Milestones (added, refused naming the field, deleted), the founders' story (saved, refused at its
+/// bound) and the founder interview (answered; an unknown question and an empty form refused).
+async fn the_maker_adds_milestones_writes_the_story_and_answers_the_interview(
+    b: &mut Browser<'_>,
+    path: &str,
+    csrf: &str,
+) {
+    let add = format!("{path}/milestones");
+    let milestone = [("csrf", csrf), ("date", "2026-01-05"), ("title", "First <rocket>"), ("description", "")];
+    let (status, _, to) = b.post(&add, &milestone).await;
+    assert_eq!((status, to.as_deref()), (303, Some(format!("{path}#milestones").as_str())));
+    let (_, mine, _) = b.get(path).await;
+    assert!(mine.contains("First &#60;rocket&#62;"), "shown, escaped: {mine}");
+    let (status, page, _) = b.post(&add, &[("csrf", csrf), ("date", "yesterday"), ("title", "x")]).await;
+    assert_eq!(status, 400, "{page}");
+    assert!(page.contains("date:"), "the field is named: {page}");
+    let (status, _, _) = b.post(&add, &[("csrf", "stale"), ("date", "2026-01-05"), ("title", "x")]).await;
+    assert_eq!(status, 403);
+    let delete = between(&mine, &format!(r#"action="{}{path}/milestones/"#, b.app.base), r#"""#);
+    let (status, _, _) = b.post(&format!("{path}/milestones/{delete}"), &[("csrf", csrf)]).await;
+    assert_eq!(status, 303);
+    let (_, mine, _) = b.get(path).await;
+    assert!(!mine.contains("First &#60;rocket&#62;"), "deleted");
+
+    let story = format!("{path}/story");
+    let (status, _, _) =
+        b.post(&story, &[("csrf", csrf), ("title", "Why cats"), ("problem", "Cats cannot reach space.")]).await;
+    assert_eq!(status, 303);
+    let (_, mine, _) = b.get(path).await;
+    assert!(mine.contains(r#"value="Why cats""#) && mine.contains(">Cats cannot reach space.</textarea>"), "{mine}");
+    let long = "t".repeat(201);
+    let (status, page, _) = b.post(&story, &[("csrf", csrf), ("title", &long)]).await;
+    assert_eq!(status, 400, "{page}");
+    assert!(page.contains("title:"), "{page}");
+
+    let interview = format!("{path}/interview");
+    let question = between(&mine, r#"name="answer."#, r#"""#);
+    let answer = format!("answer.{question}");
+    let (status, _, to) = b.post(&interview, &[("csrf", csrf), (&answer, "Rockets, for cats.")]).await;
+    assert_eq!((status, to.as_deref()), (303, Some(format!("{path}#interview").as_str())));
+    let (status, page, _) = b.post(&interview, &[("csrf", csrf), ("answer.999999", "x")]).await;
+    assert_eq!(status, 400, "{page}");
+    assert!(page.contains("question_id"), "the unknown question is named: {page}");
+    let (status, page, _) = b.post(&interview, &[("csrf", csrf), (&answer, " ")]).await;
+    assert_eq!(status, 400, "nothing written: {page}");
 }
 
 #[tokio::test]

@@ -55,6 +55,7 @@ pub struct Account {
     pub limits: Limits,
 }
 
+#[derive(Debug)]
 pub struct GetAccount;
 
 #[async_trait]

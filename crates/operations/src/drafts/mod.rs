@@ -3,8 +3,8 @@
 //! edit drafts and queue that work.
 
 mod edit;
-pub(crate) mod listing;
-pub(crate) mod view;
+pub mod listing;
+pub mod view;
 
 use crate::public::Pagination;
 use crate::worker;
@@ -92,6 +92,7 @@ async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
     crate::quotas::take(&ctx.app, &[cap]).await.map(|_| ())
 }
 
+#[derive(Debug)]
 pub struct SubmitListing;
 
 #[async_trait]
@@ -154,6 +155,7 @@ pub struct PageInput {
     pub per_page: Option<i64>,
 }
 
+#[derive(Debug)]
 pub struct ListMyDrafts;
 
 #[async_trait]
@@ -187,6 +189,7 @@ pub struct DraftIdInput {
     pub id: String,
 }
 
+#[derive(Debug)]
 pub struct GetDraft;
 
 #[async_trait]
@@ -212,6 +215,7 @@ impl Operation for GetDraft {
 
 // ---- update_draft ----
 
+#[derive(Debug)]
 pub struct UpdateDraft;
 
 #[async_trait]
@@ -344,6 +348,7 @@ pub struct InviteOut {
     pub invites_left: u64,
 }
 
+#[derive(Debug)]
 pub struct InviteCofounder;
 
 #[async_trait]
@@ -453,6 +458,7 @@ pub struct SavedListingOut {
     pub created: bool,
 }
 
+#[derive(Debug)]
 pub struct SubmitDraft;
 
 #[async_trait]

@@ -4,6 +4,9 @@
 //! account operations as the API, as the signed-in person (a session carries every scope), so the
 //! owner checks are the operations' own: another person's draft is a 404 here too.
 
+mod claims;
+mod listing;
+
 use crate::draft_sections as sections;
 use crate::server::State;
 use crate::site::s;
@@ -15,6 +18,11 @@ use operations::badges::escape;
 use operations::{Caller, OpError};
 use serde::Deserialize;
 use serde_json::{Value, json};
+
+/// Runs an account operation as the signed-in person, typed.
+async fn call<O: operations::Operation>(state: &State, p: &Principal, input: O::Input) -> Result<O::Output, OpError> {
+    operations::invoke::<O>(&state.ctx.with_caller(Caller::Principal(p.clone())), input).await
+}
 
 /// Runs an account operation as the signed-in person.
 async fn run(state: &State, p: &Principal, id: &str, input: Value) -> Result<Value, OpError> {
@@ -158,20 +166,6 @@ pub async fn listings(state: web::Data<State>, req: HttpRequest) -> HttpResponse
     };
     let head = ["Listing", "Status", "Plan", "Launch week"];
     listing_page(&state, &req, "Your listings", "list_my_listings", &head, row, "No listings yet.").await
-}
-
-pub async fn claims(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
-    let row = |_: &str, c: &Value| {
-        format!(
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            escape(s(c, "listing_name")),
-            escape(s(c, "method")),
-            escape(s(c, "status")),
-            escape(s(c, "expires_at")),
-        )
-    };
-    let head = ["Listing", "Method", "Status", "Expires"];
-    listing_page(&state, &req, "Your claims", "list_my_claims", &head, row, "No claims.").await
 }
 
 pub async fn orders(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
@@ -389,180 +383,6 @@ pub async fn submit(
     }
 }
 
-// ---- one listing of the maker's: launch it, place the badge, edit it, post updates ----
-
-/// The texts a maker edits here (update_my_listing takes more; the API and assistants reach them all).
-const OWN_TEXTS: [(&str, &str); 3] =
-    [("tagline", "Tagline"), ("short_description", "Short description"), ("description", "Description")];
-
-async fn my_listing_page(
-    state: &State,
-    p: &Principal,
-    csrf: &str,
-    id: i64,
-    notice: &str,
-    status: StatusCode,
-) -> HttpResponse {
-    let base = &state.public_url;
-    let l = match run(state, p, "get_my_listing", json!({"listing_id": id})).await {
-        Ok(l) => l,
-        Err(e) => return failed(state, p, &e),
-    };
-    let csrf = escape(csrf);
-    let action = |path: &str| format!("{base}/me/listings/{id}{path}");
-    let hidden = format!(r#"<input type="hidden" name="csrf" value="{csrf}">"#);
-    let name = s(&l["profile"], "name");
-    let week = l["launch_week"].as_str().map(|w| format!(" · launch week of {}", escape(w))).unwrap_or_default();
-    let free_launch = l["free_launch"].as_object().map(|f| {
-        format!(
-            r#"<p id="free-launch">Free launch: the week of <strong>{}</strong>, number <strong>{}</strong> in that week's queue (a week holds at most {}).</p>"#,
-            escape(f.get("week").and_then(Value::as_str).unwrap_or_default()),
-            f.get("position").and_then(Value::as_i64).unwrap_or(0),
-            f.get("capacity").and_then(Value::as_i64).unwrap_or(0),
-        )
-    });
-    let mut parts = vec![format!(
-        r#"<section class="card"><h1>{}</h1>{}<p><span class="chip" id="listing-status">{}</span> <span class="muted">{} plan{week}</span></p><p id="next-step">{}</p></section>"#,
-        escape(name),
-        tabs(base),
-        escape(s(&l, "status")),
-        escape(s(&l, "plan")),
-        escape(s(&l, "next_step")),
-    )];
-    if s(&l, "status") == "draft" {
-        parts.push(format!(
-            r#"<section class="card" id="launch"><h2>Launch it</h2>{free_launch}<form method="post" action="{free}" class="inline">{hidden}<button id="choose-free">Launch for free</button></form> <span class="muted">in the week 6–8 weeks out with the fewest free launches, once our badge is on your homepage.</span><form method="post" action="{buy}" class="inline">{hidden}<button id="buy-launch" class="secondary">Buy a launch</button></form> <span class="muted">at once or in the week you choose, no badge needed (checkout with VAT).</span></section>"#,
-            free = action("/free"),
-            buy = action("/buy"),
-            free_launch = free_launch.clone().unwrap_or_else(|| {
-                r#"<p class="muted" id="free-launch">Every free week 6–8 weeks out is full now; try again next week or buy a launch.</p>"#.to_owned()
-            }),
-        ));
-    }
-    if let Some(badge) = l["badge"].as_object() {
-        let last = match badge.get("last_check").filter(|c| c.is_object()) {
-            Some(c) => format!(
-                "Last look {}: {}",
-                escape(
-                    &chrono::DateTime::parse_from_rfc3339(s(c, "checked_at"))
-                        .map_or_else(|_| s(c, "checked_at").to_owned(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-                ),
-                escape(c["found"].as_str().unwrap_or(s(c, "detail")))
-            ),
-            None => "We have not looked yet; the first look is queued.".to_owned(),
-        };
-        parts.push(format!(
-            r#"<section class="card" id="badge"><h2>Place our badge</h2>{free_launch}<p>Paste this on <a href="{home}" rel="nofollow noopener">{home}</a>, your homepage; we look a few times a day and schedule the launch once it is there.</p><textarea id="badge-code" readonly rows="4" aria-label="Badge code">{code}</textarea><p><img src="{img}" alt="The badge"></p><p class="muted" id="badge-check">{last}</p></section>"#,
-            home = escape(badge.get("homepage").and_then(Value::as_str).unwrap_or_default()),
-            code = escape(badge.get("embed_html").and_then(Value::as_str).unwrap_or_default()),
-            img = escape(badge.get("image_url").and_then(Value::as_str).unwrap_or_default()),
-            free_launch = free_launch.clone().unwrap_or_default(),
-        ));
-    }
-    if s(&l, "status") != "removed" {
-        let fields: String = OWN_TEXTS
-            .iter()
-            .map(|(key, label)| {
-                let value = s(&l["profile"], key);
-                let input = if *key == "description" {
-                    format!(r#"<textarea name="{key}" rows="6">{}</textarea>"#, escape(value))
-                } else {
-                    format!(r#"<input name="{key}" value="{}">"#, escape(value))
-                };
-                format!("<label>{label}{input}</label>")
-            })
-            .collect();
-        parts.push(format!(
-            r#"<section class="card" id="edit"><h2>Edit the listing</h2><form method="post" action="{edit}" class="stack">{hidden}{fields}<button id="save-listing">Save</button></form></section>
-<section class="card" id="updates"><h2>Post an update</h2><p class="muted">Followers are emailed.</p><form method="post" action="{post}" class="stack">{hidden}<label>Title<input name="title" required></label><label>What's new<textarea name="body" rows="4" required></textarea></label><button id="post-update">Post</button></form></section>"#,
-            edit = action(""),
-            post = action("/updates"),
-        ));
-    }
-    let body = format!("{notice}{}", parts.concat());
-    html(status, page(state, name, Some(p), &body))
-}
-
-pub async fn my_listing(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    my_listing_page(&state, &p, &csrf, *id, "", StatusCode::OK).await
-}
-
-/// Runs `op` for one of the maker's listings from a form, then shows the listing again (or where the
-/// operation says to go), or the page with the refusal.
-async fn listing_action(
-    state: &State,
-    req: &HttpRequest,
-    id: i64,
-    form: &[(String, String)],
-    op: &str,
-    input: Value,
-) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(state, req).await else { return see_other(&state.url("/signin")) };
-    let sent = form.iter().find(|(k, _)| k == "csrf").map_or("", |(_, v)| v.as_str());
-    if !same(state, sent, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return my_listing_page(state, &p, &csrf, id, notice, StatusCode::FORBIDDEN).await;
-    }
-    match run(state, &p, op, input).await {
-        Ok(v) => match v["checkout_url"].as_str() {
-            Some(to) => see_other(to),
-            None => see_other(&format!("{}/me/listings/{id}", state.public_url)),
-        },
-        Err(e) => {
-            let (msg, status) = refusal(&e, str::to_owned);
-            let Some(status) = status else { return failed(state, &p, &e) };
-            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
-            my_listing_page(state, &p, &csrf, id, &notice, status).await
-        }
-    }
-}
-
-fn field<'a>(form: &'a [(String, String)], name: &str) -> &'a str {
-    form.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
-}
-
-pub async fn choose_free(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<i64>,
-    form: web::Form<Vec<(String, String)>>,
-) -> HttpResponse {
-    listing_action(&state, &req, *id, &form, "choose_free_listing", json!({"listing_id": *id})).await
-}
-
-pub async fn buy_launch(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<i64>,
-    form: web::Form<Vec<(String, String)>>,
-) -> HttpResponse {
-    let input = json!({"items": [{"product": "launch", "listing_id": *id}]});
-    listing_action(&state, &req, *id, &form, "create_checkout", input).await
-}
-
-pub async fn edit_listing(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<i64>,
-    form: web::Form<Vec<(String, String)>>,
-) -> HttpResponse {
-    let fields: serde_json::Map<String, Value> =
-        OWN_TEXTS.iter().map(|(key, _)| ((*key).to_owned(), json!(field(&form, key).trim()))).collect();
-    let input = json!({"listing_id": *id, "fields": fields});
-    listing_action(&state, &req, *id, &form, "update_my_listing", input).await
-}
-
-pub async fn post_update(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<i64>,
-    form: web::Form<Vec<(String, String)>>,
-) -> HttpResponse {
-    let input = json!({"listing_id": *id, "title": field(&form, "title"), "body": field(&form, "body")});
-    listing_action(&state, &req, *id, &form, "post_listing_update", input).await
-}
-
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
     cfg.service(
@@ -580,15 +400,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
     .service(web::resource("/me/drafts/{id}/{section}").route(web::post().to(edit_section)).default_service(na()))
     .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
-    .service(
-        web::resource("/me/listings/{id}")
-            .route(web::get().to(my_listing))
-            .route(web::post().to(edit_listing))
-            .default_service(na()),
-    )
-    .service(web::resource("/me/listings/{id}/free").route(web::post().to(choose_free)).default_service(na()))
-    .service(web::resource("/me/listings/{id}/buy").route(web::post().to(buy_launch)).default_service(na()))
-    .service(web::resource("/me/listings/{id}/updates").route(web::post().to(post_update)).default_service(na()))
-    .service(web::resource("/me/claims").route(web::get().to(claims)).default_service(na()))
+    .configure(listing::routes)
+    .configure(claims::routes)
     .service(web::resource("/me/orders").route(web::get().to(orders)).default_service(na()));
 }
