@@ -13,7 +13,6 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use domain::auth::Principal;
 use operations::badges::escape;
 use operations::invites::InviteFound;
-use serde::Deserialize;
 
 async fn find(state: &State, token: &str) -> Result<Option<InviteFound>, HttpResponse> {
     match operations::invites::find(&state.app, token).await {
@@ -72,17 +71,11 @@ pub async fn show(state: web::Data<State>, req: HttpRequest, token: web::Path<St
     r
 }
 
-#[derive(Debug, Deserialize)]
-pub struct AcceptForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 pub async fn accept(
     state: web::Data<State>,
     req: HttpRequest,
     token: web::Path<String>,
-    form: web::Form<AcceptForm>,
+    form: web::Form<crate::web::CsrfOnly>,
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else {
         return see_other(&state.url(&format!("/invites/{token}")));

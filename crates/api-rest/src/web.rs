@@ -372,9 +372,10 @@ pub async fn verify_email(state: web::Data<State>, req: HttpRequest, token: web:
 }
 
 #[derive(Debug, Deserialize)]
+/// A form that carries only the session's CSRF token (a button).
 pub struct CsrfOnly {
     #[serde(default)]
-    csrf: String,
+    pub(crate) csrf: String,
 }
 
 /// The sign-out page: one button, carrying the session's CSRF token (the header links here, since

@@ -165,18 +165,12 @@ pub async fn claim(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>
     claim_page(&state, &p, &csrf, *id, "", StatusCode::OK).await
 }
 
-#[derive(Debug, Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 /// Checks the proof now (verify_claim); what was looked for and found is on the page either way.
 pub async fn verify(
     state: web::Data<State>,
     req: HttpRequest,
     id: web::Path<i64>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<crate::web::CsrfOnly>,
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let id = *id;

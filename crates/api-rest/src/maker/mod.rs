@@ -360,18 +360,12 @@ pub async fn edit_section(
     }
 }
 
-#[derive(Debug, Deserialize)]
-pub struct CsrfForm {
-    #[serde(default)]
-    csrf: String,
-}
-
 /// Saves the draft as the maker's listing (submit_draft), then shows their listings.
 pub async fn submit(
     state: web::Data<State>,
     req: HttpRequest,
     id: web::Path<String>,
-    form: web::Form<CsrfForm>,
+    form: web::Form<crate::web::CsrfOnly>,
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
