@@ -224,19 +224,14 @@ pub async fn pay(
     if !same(&state, &form.csrf, &csrf) {
         return refuse(StatusCode::FORBIDDEN, "This form expired; try again.");
     }
-    if o.gateway != state.app.payments.name() {
-        return refuse(StatusCode::CONFLICT, "This order was made for another payment provider; start a new checkout.");
-    }
-    if o.status() != OrderStatus::Pending {
-        return see_other(&state.url(&format!("/checkout/{number}")));
-    }
-    if !o.vat_final {
-        return refuse(StatusCode::BAD_REQUEST, "Enter your billing country first.");
-    }
     let back = format!("{}/checkout/{number}", state.public_url);
     match operations::orders::start_payment(&state.app, &state.ctx.reads, &o, &back).await {
-        Ok(operations::orders::PaymentStarted::Paid) => see_other(&state.url(&format!("/checkout/{number}"))),
+        Ok(operations::orders::PaymentStarted::Paid | operations::orders::PaymentStarted::Settled) => {
+            see_other(&state.url(&format!("/checkout/{number}")))
+        }
         Ok(operations::orders::PaymentStarted::Redirect(url)) => see_other(&url),
+        Err(operations::OpError::Conflict { message, .. }) => refuse(StatusCode::CONFLICT, &message),
+        Err(operations::OpError::Invalid(_)) => refuse(StatusCode::BAD_REQUEST, "Enter your billing country first."),
         Err(operations::OpError::Upstream { .. }) => {
             refuse(StatusCode::BAD_GATEWAY, "The payment provider could not start the payment; try again in a moment.")
         }

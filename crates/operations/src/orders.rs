@@ -753,12 +753,16 @@ pub enum PaymentStarted {
     Paid,
     /// Sent to the gateway's page at this address; the session's reference is stored on the order.
     Redirect(String),
+    /// Nothing to pay: the order is no longer pending (paid, cancelled or refunded).
+    Settled,
 }
 
-/// Starts paying a pending order with the configured gateway. When the gateway fails or does not
-/// answer, nothing is stored and the answer is a 502 `payment_provider_failed` the person can retry;
-/// when the reference cannot be stored, the session is ended again, so no payment can arrive for a
-/// session the order does not know.
+/// Starts paying an order with the configured gateway: only a pending order (else `Settled`), made
+/// for this gateway (else 409 `gateway_changed`: a sandbox order cannot be paid through Stripe, nor
+/// the reverse), whose VAT is final (else 400 naming `billing_country`). When the gateway fails or
+/// does not answer, nothing is stored and the answer is a 502 `payment_provider_failed` the person
+/// can retry; when the reference cannot be stored, the session is ended again, so no payment can
+/// arrive for a session the order does not know.
 pub async fn start_payment(
     app: &crate::App,
     reads: &crate::ReadCache,
@@ -766,6 +770,18 @@ pub async fn start_payment(
     return_url: &str,
 ) -> OpResult<PaymentStarted> {
     use domain::ports::PaymentStart;
+    if o.gateway != app.payments.name() {
+        return Err(OpError::Conflict {
+            code: "gateway_changed",
+            message: "this order was made for another payment provider; start a new checkout".into(),
+        });
+    }
+    if o.status() != OrderStatus::Pending {
+        return Ok(PaymentStarted::Settled);
+    }
+    if !o.vat_final {
+        return Err(ValidationError::new("billing_country", "enter your billing country first").into());
+    }
     match app.payments.start(o, return_url).await {
         Ok(PaymentStart::OnPage) => {
             paid(app, reads, o).await?;

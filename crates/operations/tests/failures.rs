@@ -67,12 +67,14 @@ fn app(store: Arc<dyn Store>, change: impl FnOnce(&mut Ports)) -> App {
 
 /// A pending order of one product, made directly in the store.
 async fn pending_order(app: &App, gateway: &str) -> Order {
-    let user = operations::accounts::create_user(app, "ann@acme.example", "correct horse 1", "", false).await.unwrap();
+    let email = format!("ann+{}@acme.example", app.secrets.random_token().get(..8).unwrap_or_default());
+    let user = operations::accounts::create_user(app, &email, "correct horse 1", "", false).await.unwrap();
     let products = app.store.list_products().await.unwrap();
     let unlock = products.iter().find(|p| p.code.as_str() == "unlock-story").unwrap().clone();
     let vat = VatDecision { rate_bp: 0, reverse_charge: false, note: "none".into(), final_rate: true };
     let quote = price(vec![(unlock, None, LineOptions::None)], vat);
-    let number = OrderNumber::from_random(7);
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(7);
+    let number = OrderNumber::from_random(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     app.store.create_order(user.id, &number, &quote, &Billing::default(), gateway, Utc::now()).await.unwrap()
 }
 
@@ -108,6 +110,38 @@ async fn a_payment_gateway_that_times_out_is_a_502_to_retry_and_changes_nothing(
     assert_eq!(answer.unwrap(), PaymentStarted::Redirect("https://pay.example/cs_1".into()));
     let stored = app.store.order_by_number(&order.number).await.unwrap().unwrap();
     assert_eq!(stored.gateway_ref.as_deref(), Some("cs_1"));
+}
+
+/// What checkout's pay button may do is the use case's rule, not the page's: an order made for another
+/// gateway is refused, one whose VAT is not final names the billing country, and one already paid
+/// asks nothing of the gateway.
+#[tokio::test]
+async fn paying_checks_the_gateway_the_vat_and_the_status_before_the_provider_is_asked() {
+    let store = store().await;
+    let mut gateway = MockGateway::new();
+    gateway.expect_name().return_const("stripe");
+    gateway.expect_start().never();
+    let app = app(store.clone(), |p| p.payments = Arc::new(gateway));
+    let reads = ReadCache::disabled();
+
+    let sandbox_order = pending_order(&app, "sandbox").await;
+    match operations::orders::start_payment(&app, &reads, &sandbox_order, "http://test/back").await {
+        Err(OpError::Conflict { code, .. }) => assert_eq!(code, "gateway_changed"),
+        other => panic!("expected gateway_changed, got {other:?}"),
+    }
+
+    let mut unsure = pending_order(&app, "stripe").await;
+    unsure.vat_final = false;
+    match operations::orders::start_payment(&app, &reads, &unsure, "http://test/back").await {
+        Err(OpError::Invalid(errs)) => assert_eq!(errs.0[0].field, "billing_country"),
+        other => panic!("expected the billing country to be asked for, got {other:?}"),
+    }
+
+    let order = pending_order(&app, "stripe").await;
+    assert!(operations::orders::paid(&app, &reads, &order).await.unwrap());
+    let settled = app.store.order_by_number(&order.number).await.unwrap().unwrap();
+    let answer = operations::orders::start_payment(&app, &reads, &settled, "http://test/back").await;
+    assert_eq!(answer.unwrap(), PaymentStarted::Settled);
 }
 
 #[tokio::test]
