@@ -8,7 +8,6 @@ mod checkout;
 mod claim_links;
 pub mod cli;
 pub mod docs_page;
-pub mod draft_sections;
 mod headers;
 mod invites;
 mod oauth;

@@ -5,9 +5,9 @@
 //! owner checks are the operations' own: another person's draft is a 404 here too.
 
 mod claims;
+mod draft;
 mod listing;
 
-use crate::draft_sections as sections;
 use crate::server::State;
 use crate::site::s;
 use crate::web::{html, oops, page, same, see_other, signed_in};
@@ -186,197 +186,6 @@ pub async fn orders(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     listing_page(&state, &req, "Your orders", "list_my_orders", &head, row, "No orders.").await
 }
 
-pub(crate) fn value_text(v: &Value) -> String {
-    match v {
-        Value::String(t) => t.clone(),
-        Value::Array(items) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// Fields whose value is a list (one item per line in the form).
-const LISTS: [&str; 5] = ["categories", "tags", "features", "usps", "keywords"];
-
-async fn draft_page(
-    state: &State,
-    p: &Principal,
-    csrf: &str,
-    id: &str,
-    notice: &str,
-    status: StatusCode,
-) -> HttpResponse {
-    let base = &state.public_url;
-    let d = match run(state, p, "get_draft", json!({"id": id})).await {
-        Ok(d) => d,
-        Err(e) => return failed(state, p, &e),
-    };
-    let fields: String = d["fields"]
-        .as_object()
-        .map(|f| {
-            f.iter()
-                .map(|(name, fv)| {
-                    let value = value_text(&fv["value"]);
-                    let evidence = sections::evidence(&fv["evidence"]);
-                    let input = if LISTS.contains(&name.as_str()) || value.len() > 120 {
-                        format!(r#"<textarea name="value" rows="3" aria-label="{n}">{}</textarea>"#, escape(&value), n = escape(name))
-                    } else {
-                        format!(r#"<input name="value" value="{}" aria-label="{n}">"#, escape(&value), n = escape(name))
-                    };
-                    format!(
-                        r#"<tr id="field-{name}"><th>{name}</th><td><form method="post" action="{base}/me/drafts/{id}" class="field"><input type="hidden" name="csrf" value="{csrf}"><input type="hidden" name="field" value="{name}">{input}<button class="secondary">Save</button></form>{evidence}</td><td><span class="state state-{state}">{state}</span></td></tr>"#,
-                        name = escape(name),
-                        id = escape(id),
-                        csrf = escape(csrf),
-                        state = escape(s(fv, "state")),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let reading = matches!(s(&d, "status"), "crawling" | "drafting");
-    let progress = match s(&d, "status") {
-        "crawling" => r#"<p class="notice" id="draft-progress" role="status">Reading your website… this page refreshes by itself until the draft is ready.</p>"#.to_owned(),
-        "drafting" => r#"<p class="notice" id="draft-progress" role="status">Drafting your listing from what your site states… this page refreshes by itself.</p>"#.to_owned(),
-        "failed" => format!(
-            r#"<p class="error" id="draft-progress" role="alert">We could not draft this listing: {}. Fix what it says, then submit the address again.</p>"#,
-            escape(d["failure_reason"].as_str().unwrap_or("the site could not be read"))
-        ),
-        _ => String::new(),
-    };
-    let submit = if s(&d, "status") == "ready" {
-        format!(
-            r#"<form method="post" action="{base}/me/drafts/{}/submit"><input type="hidden" name="csrf" value="{}"><button id="submit-draft">Save as my listing</button></form>"#,
-            escape(id),
-            escape(csrf)
-        )
-    } else {
-        format!(r#"<p class="muted">The draft is {}; it can be saved once it is ready.</p>"#, escape(s(&d, "status")))
-    };
-    let missing = d["not_found_on_website"].as_array().map_or(0, Vec::len);
-    let body = format!(
-        r#"{notice}{progress}<section class="card"><h1>Draft: {url}</h1>{tabs}<p class="muted">{c} % complete · {missing} facts the site does not state are blank, never guessed. Each value shows the quotes from the site it was drafted from; what you change becomes yours (edited or manual).</p>{index}{submit}<table class="draft"><thead><tr><th>Field</th><th>Value and evidence</th><th>State</th></tr></thead><tbody>{fields}</tbody></table></section>{parts}"#,
-        parts = sections::render(base, id, csrf, &d),
-        index = sections::index(),
-        url = escape(s(&d, "url")),
-        tabs = tabs(base),
-        c = d["completeness"].as_u64().unwrap_or(0),
-    );
-    if reading {
-        // No JavaScript: the page asks to be loaded again in two seconds while the site is read.
-        let head = r#"<meta http-equiv="refresh" content="2"><meta name="robots" content="noindex">"#;
-        return html(status, crate::web::page_with(state, "Draft", Some(p), &body, Some(head)));
-    }
-    html(status, page(state, "Draft", Some(p), &body))
-}
-
-pub async fn draft(state: web::Data<State>, req: HttpRequest, id: web::Path<String>) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    draft_page(&state, &p, &csrf, &id, "", StatusCode::OK).await
-}
-
-/// The draft page again with why the operation refused (400 naming each field, 409 its state).
-/// `rows` maps a list's sent items back to the rows of its form (see [`sections::renumber`]).
-async fn refused(
-    state: &State,
-    p: &Principal,
-    csrf: &str,
-    id: &str,
-    e: OpError,
-    rows: Option<(&str, &[usize])>,
-) -> HttpResponse {
-    let field = |f: &str| rows.map_or(f.to_owned(), |(section, rows)| sections::renumber(f, section, rows));
-    let (msg, status) = refusal(&e, field);
-    let Some(status) = status else { return failed(state, p, &e) };
-    let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
-    draft_page(state, p, csrf, id, &notice, status).await
-}
-
-/// The draft page again, saying the form's CSRF token did not match the session (403).
-async fn expired(state: &State, p: &Principal, csrf: &str, id: &str) -> HttpResponse {
-    let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-    draft_page(state, p, csrf, id, notice, StatusCode::FORBIDDEN).await
-}
-
-#[derive(Debug, Deserialize)]
-pub struct FieldForm {
-    #[serde(default)]
-    csrf: String,
-    #[serde(default)]
-    field: String,
-    #[serde(default)]
-    value: String,
-}
-
-/// Saves one field of the draft through update_draft (an empty value removes it); a refused value is
-/// shown with the operation's own message, naming the field.
-pub async fn edit_field(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<String>,
-    form: web::Form<FieldForm>,
-) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    let f = form.into_inner();
-    if !same(&state, &f.csrf, &csrf) {
-        return expired(&state, &p, &csrf, &id).await;
-    }
-    let value = if f.value.trim().is_empty() {
-        Value::Null
-    } else if LISTS.contains(&f.field.as_str()) {
-        json!(f.value.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>())
-    } else {
-        json!(f.value.trim())
-    };
-    let mut fields = serde_json::Map::new();
-    fields.insert(f.field.clone(), value);
-    match run(&state, &p, "update_draft", json!({"id": id.as_str(), "fields": fields})).await {
-        Ok(_) => see_other(&format!("{}/me/drafts/{}#field-{}", state.public_url, id.as_str(), f.field)),
-        Err(e) => refused(&state, &p, &csrf, &id, e, None).await,
-    }
-}
-
-/// Saves one part of the draft beyond its fields (FAQs, founders, socials, story, milestones, SEO,
-/// competitor) through update_draft, replacing that part as the API does.
-pub async fn edit_section(
-    state: web::Data<State>,
-    req: HttpRequest,
-    path: web::Path<(String, String)>,
-    form: web::Form<Vec<(String, String)>>,
-) -> HttpResponse {
-    let (id, section) = path.into_inner();
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    let Some((mut body, rows)) = sections::to_update(&section, &form) else {
-        return failed(&state, &p, &OpError::NotFound("page"));
-    };
-    let sent = form.iter().find(|(k, _)| k == "csrf").map_or("", |(_, v)| v.as_str());
-    if !same(&state, sent, &csrf) {
-        return expired(&state, &p, &csrf, &id).await;
-    }
-    body["id"] = json!(id);
-    match run(&state, &p, "update_draft", body).await {
-        Ok(_) => see_other(&format!("{}/me/drafts/{id}#{section}", state.public_url)),
-        Err(e) => refused(&state, &p, &csrf, &id, e, Some((&section, &rows))).await,
-    }
-}
-
-/// Saves the draft as the maker's listing (submit_draft), then shows their listings.
-pub async fn submit(
-    state: web::Data<State>,
-    req: HttpRequest,
-    id: web::Path<String>,
-    form: web::Form<crate::web::CsrfOnly>,
-) -> HttpResponse {
-    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    if !same(&state, &form.csrf, &csrf) {
-        return expired(&state, &p, &csrf, &id).await;
-    }
-    match run(&state, &p, "submit_draft", json!({"id": id.as_str()})).await {
-        Ok(_) => see_other(&format!("{}/me/listings", state.public_url)),
-        Err(e) => refused(&state, &p, &csrf, &id, e, None).await,
-    }
-}
-
 pub fn routes(cfg: &mut web::ServiceConfig) {
     let na = || web::to(crate::server::method_not_allowed);
     cfg.service(
@@ -385,14 +194,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .route(web::post().to(submit_site))
             .default_service(na()),
     )
-    .service(
-        web::resource("/me/drafts/{id}")
-            .route(web::get().to(draft))
-            .route(web::post().to(edit_field))
-            .default_service(na()),
-    )
-    .service(web::resource("/me/drafts/{id}/submit").route(web::post().to(submit)).default_service(na()))
-    .service(web::resource("/me/drafts/{id}/{section}").route(web::post().to(edit_section)).default_service(na()))
+    .configure(draft::routes)
     .service(web::resource("/me/listings").route(web::get().to(listings)).default_service(na()))
     .configure(listing::routes)
     .configure(claims::routes)

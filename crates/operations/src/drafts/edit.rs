@@ -17,7 +17,7 @@ pub(crate) fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> 
 
 // The bound is set from the domain's table where the item is used (update_draft, update_my_listing).
 /// A list item of at most 200 characters.
-#[derive(ToSchema)]
+#[derive(Debug, ToSchema)]
 #[allow(dead_code)] // a schema type only: the value arrives as a String
 pub struct Item200(String);
 
@@ -42,6 +42,33 @@ macro_rules! draft_fields {
         }
 
         impl DraftFieldsInput {
+            /// Only the field called `name` set to `value` (`None` removes it); `None` when no field
+            /// has that name. For a form that edits one field at a time.
+            pub fn one(name: &str, value: Option<FieldValue>) -> Option<Self> {
+                let mut out = Self::default();
+                match name {
+                    $(
+                        stringify!($name) => out.$name = Some(value.map(|v| match v {
+                            FieldValue::Text(t) => t,
+                            FieldValue::List(items) => items.join("\n"),
+                        })),
+                    )*
+                    $(
+                        stringify!($lname) => out.$lname = Some(value.map(|v| match v {
+                            FieldValue::Text(t) => vec![t],
+                            FieldValue::List(items) => items,
+                        })),
+                    )*
+                    _ => return None,
+                }
+                Some(out)
+            }
+
+            /// Whether the field called `name` holds a list.
+            pub fn is_list(name: &str) -> bool {
+                [$( stringify!($lname) ),*].contains(&name)
+            }
+
             /// Each key sent: the field and its new value (`None` = remove).
             pub fn changes(self) -> Vec<(DraftField, Option<FieldValue>)> {
                 let mut out = Vec::new();
@@ -234,14 +261,14 @@ pub struct SeoInput {
 }
 
 /// A field name in lock_fields, regenerate or restore.
-#[derive(ToSchema)]
+#[derive(Debug, ToSchema)]
 #[schema(max_length = 40)]
 #[allow(dead_code)] // a schema type only: the value arrives as a String
 pub struct FieldName(String);
 
 /// Social links by platform (linkedin, x, facebook, instagram, tiktok, youtube, threads, pinterest,
 /// github, reddit, producthunt, medium, website, custom), each at most 500 characters.
-#[derive(ToSchema)]
+#[derive(Debug, ToSchema)]
 #[schema(pattern = "^https?://")]
 #[allow(dead_code)] // a schema type only: the value arrives as a String; its bound is set with the map's
 pub struct Link500(String);

@@ -2,7 +2,7 @@
 //! Reading the site and drafting run as durable jobs (`crate::worker`); these operations create and
 //! edit drafts and queue that work.
 
-mod edit;
+pub mod edit;
 pub mod listing;
 pub mod view;
 
