@@ -2,10 +2,9 @@
 //! to an administrator address), see exactly what to publish, and check it with a button. The same
 //! claim_listing and verify_claim as the API, as the signed-in person.
 
-use super::{call, failed, refusal};
+use super::{call, failed, refusal, show};
 use crate::server::State;
-use crate::site::render;
-use crate::web::{NEXT, cookie, html, page, same, see_other, signed_in};
+use crate::web::{NEXT, cookie, same, see_other, signed_in};
 use actix_web::cookie::SameSite;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -45,13 +44,6 @@ struct ClaimView<'a> {
     csrf: &'a str,
     notice: &'a str,
     c: &'a ClaimOut,
-}
-
-fn show<T: Template>(state: &State, p: &Principal, title: &str, view: &T, status: StatusCode) -> HttpResponse {
-    match render(view) {
-        Ok(body) => html(status, page(state, title, Some(p), &body)),
-        Err(e) => failed(state, p, &e),
-    }
 }
 
 async fn mine(state: &State, p: &Principal) -> Result<Vec<ClaimOut>, operations::OpError> {

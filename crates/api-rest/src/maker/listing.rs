@@ -3,10 +3,9 @@
 //! write the founders' story and answer the founder interview. Every form is CSRF-checked and runs
 //! the same operation as the API as the signed-in person; a refusal is shown naming the field.
 
-use super::{call, failed, refusal};
+use super::{call, failed, refusal, show};
 use crate::server::State;
-use crate::site::render;
-use crate::web::{html, page, same, see_other, signed_in};
+use crate::web::{same, see_other, signed_in};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
@@ -114,10 +113,7 @@ async fn my_listing_page(
         questions: &questions,
         answer_max: domain::interview::InterviewAnswerText::MAX,
     };
-    match render(&view) {
-        Ok(body) => html(status, page(state, &l.profile.name, Some(p), &body)),
-        Err(e) => failed(state, p, &e),
-    }
+    show(state, p, &l.profile.name, &view, status)
 }
 
 pub async fn my_listing(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>) -> HttpResponse {
