@@ -4,15 +4,14 @@
 //! payment. Someone else's order is a 404 page, like an unknown one.
 
 use crate::server::State;
-use crate::web::{NEXT, cookie, html, oops, page, same, see_other, signed_in};
+use crate::web::{Line, Message, NEXT, Part, cookie, html, oops, page, rendered, same, see_other, signed_in};
 use actix_web::cookie::SameSite;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
 use domain::auth::Principal;
-use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderStatus};
 use operations::OpError;
-use operations::badges::escape;
 use serde::Deserialize;
 
 fn not_found(state: &State, p: Option<&Principal>) -> HttpResponse {
@@ -40,101 +39,28 @@ async fn find(state: &State, p: &Principal, number: &str) -> Result<Order, HttpR
     }
 }
 
-fn money(c: Cents) -> String {
-    c.to_string()
+/// The order page: its lines and totals; while pending, the billing form and the pay button.
+#[derive(Template)]
+#[template(path = "checkout.html")]
+struct CheckoutView<'a> {
+    base: &'a str,
+    o: &'a Order,
+    csrf: &'a str,
+    error: Option<&'a str>,
+    paid_at: String,
 }
 
 fn render(state: &State, o: &Order, csrf: &str, error: Option<&str>) -> String {
-    let rows: String = o
-        .lines
-        .iter()
-        .map(|s| {
-            let l = &s.line;
-            let done = match (&s.fulfilled_at, s.fulfilment_note.is_empty()) {
-                (Some(_), false) => format!("<br><span class=\"muted\">{}</span>", escape(&s.fulfilment_note)),
-                _ => String::new(),
-            };
-            format!(
-                "<tr><td>{}{}{done}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
-                escape(&l.name),
-                l.listing.map(|id| format!(" <span class=\"muted\">(listing {id})</span>")).unwrap_or_default(),
-                l.quantity,
-                money(l.net),
-                money(l.vat),
-                money(l.gross)
-            )
-        })
-        .collect();
-    let table = format!(
-        "<table class=\"order\"><thead><tr><th>Item</th><th class=\"num\">Qty</th><th class=\"num\">Net</th><th class=\"num\">VAT</th><th class=\"num\">Total</th></tr></thead>\
-         <tbody>{rows}</tbody><tfoot><tr><th>Total (USD)</th><td></td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
-         <td class=\"num\"><strong>{}</strong></td></tr></tfoot></table><p class=\"muted\">{}</p>",
-        money(o.net),
-        money(o.vat),
-        money(o.gross),
-        escape(&o.vat_note),
-    );
-    let err = error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
-    let n = escape(o.number.as_str());
-    let base = &state.public_url;
-    let body = match o.status() {
-        OrderStatus::Pending => {
-            let b = &o.billing;
-            let billing = format!(
-                r#"<h2>Billing details</h2><form method="post" action="{base}/checkout/{n}/billing" class="stack">
-<input type="hidden" name="csrf" value="{csrf}">
-<label>Name or company <input type="text" name="name" maxlength="200" value="{name}" autocomplete="name"></label>
-<label>Country (ISO code, e.g. DE, US) <input type="text" name="country" required maxlength="2" minlength="2" value="{country}" autocomplete="country"></label>
-<label>EU VAT number (businesses; optional) <input type="text" name="vat_number" maxlength="20" value="{vat}"></label>
-<button type="submit">Update VAT</button></form>"#,
-                name = escape(b.name.as_deref().unwrap_or_default()),
-                country = escape(b.country.as_deref().unwrap_or_default()),
-                vat = escape(b.vat_number.as_deref().unwrap_or_default()),
-            );
-            let pay = if !o.vat_final {
-                "<p>Enter your billing country above to see the VAT and pay.</p>".to_owned()
-            } else if o.gateway == "sandbox" {
-                format!(
-                    r#"<h2>Pay</h2><div class="sandbox" role="note"><strong>Test mode.</strong> This service runs with the
-sandbox payment gateway: the button below records a test payment. No card is asked for and no money moves.</div>
-<form method="post" action="{base}/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
-<button type="submit" id="pay">Pay {total} (test payment)</button></form>"#,
-                    total = money(o.gross)
-                )
-            } else if o.gateway == "stripe" {
-                let waiting = if o.gateway_ref.is_some() {
-                    "<p role=\"status\">If you paid already, the confirmation from Stripe arrives in a few seconds; reload \
-                     this page.</p>"
-                } else {
-                    ""
-                };
-                format!(
-                    r#"<h2>Pay</h2>{waiting}<p>You pay on Stripe's secure page (card, Apple Pay, Google Pay and the other
-methods it offers); we never see your card.</p><form method="post" action="{base}/checkout/{n}/pay"><input type="hidden" name="csrf" value="{csrf}">
-<button type="submit" id="pay">Pay {total}</button></form>"#,
-                    total = money(o.gross)
-                )
-            } else {
-                "<p>Payments are not available right now.</p>".to_owned()
-            };
-            format!("{table}{billing}{pay}")
-        }
-        OrderStatus::Paid => format!(
-            "<p class=\"ok\" role=\"status\">Paid on {}. Thank you.</p>{table}",
-            o.paid_at.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
-        ),
-        other => format!("<p>This order is {}.</p>{table}", other.as_str()),
-    };
-    format!("<section class=\"card\"><h1>Order {n}</h1>{err}{body}</section>")
+    let paid_at = o.paid_at.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default();
+    rendered(&CheckoutView { base: &state.public_url, o, csrf, error, paid_at })
 }
 
 pub async fn show(state: web::Data<State>, req: HttpRequest, number: web::Path<String>) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else {
-        let body = format!(
-            "<section class=\"card narrow\"><h1>Sign in to pay</h1><p>Sign in with the account that made the \
-             order; you will come back here.</p><p><a class=\"button\" href=\"{}\">Sign in</a></p></section>",
-            state.url("/signin")
-        );
+        let m = Message::new("Sign in to pay")
+            .line("Sign in with the account that made the order; you will come back here.")
+            .with(Line::of(vec![Part::Button(state.url("/signin"), "Sign in".into())]));
+        let body = rendered(&m);
         let mut r = html(StatusCode::OK, page(&state, "Checkout", None, &body));
         if OrderNumber::parse(&number).is_ok() {
             let _ = r.add_cookie(&cookie(&state, NEXT, format!("/checkout/{number}"), SameSite::Lax, 1));

@@ -7,11 +7,10 @@
 //! says so. Neither changes anything. Opening it again says it was used. (docs/DECISIONS.md)
 
 use crate::server::State;
-use crate::web::{NEXT, cookie, html, oops, page, signed_in};
+use crate::web::{Line, Message, NEXT, Part, cookie, html, oops, page, rendered, signed_in};
 use actix_web::cookie::SameSite;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use operations::badges::escape;
 use operations::claims::{EmailLinkOutcome, open_email_link};
 
 pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
@@ -24,75 +23,69 @@ pub async fn open(state: web::Data<State>, req: HttpRequest, token: web::Path<St
             return oops(&state, me);
         }
     };
-    let card = |h: &str, p: String| format!("<section class=\"card narrow\"><h1>{h}</h1>{p}</section>");
-    let listing_link = |slug: &str, name: &str| {
-        format!("<a href=\"{}\">{}</a>", escape(&domain::own::listing_page(&state.public_url, slug)), escape(name))
-    };
-    let (status, title, body) = match outcome {
+    let listing_link =
+        |slug: &str, name: &str| Part::Link(domain::own::listing_page(&state.public_url, slug), name.into());
+    let text = |t: &str| Part::Text(t.into());
+    let (status, title, m) = match outcome {
         EmailLinkOutcome::Verified { listing, slug, domain } => (
             StatusCode::OK,
             "Claim verified",
-            card(
-                "Claim verified",
-                format!(
-                    "<p class=\"ok\" role=\"status\">Control of {} is proven: the account that made the claim is now \
-                     an owner of {}. Its plan and placement did not change.</p>",
-                    escape(&domain),
-                    listing_link(&slug, &listing)
-                ),
-            ),
+            Message::new("Claim verified").with(Line::classed(
+                "ok",
+                vec![
+                    text(&format!(
+                        "Control of {domain} is proven: the account that made the claim is now an owner of "
+                    )),
+                    listing_link(&slug, &listing),
+                    text(". Its plan and placement did not change."),
+                ],
+            )),
         ),
         EmailLinkOutcome::AlreadyVerified { listing, slug } => (
             StatusCode::OK,
             "Claim already verified",
-            card(
-                "This link was used already",
-                format!(
-                    "<p>The claim of {} was verified when the link was first opened.</p>",
-                    listing_link(&slug, &listing)
-                ),
-            ),
+            Message::new("This link was used already").with(Line::of(vec![
+                text("The claim of "),
+                listing_link(&slug, &listing),
+                text(" was verified when the link was first opened."),
+            ])),
         ),
         EmailLinkOutcome::Expired { listing } => (
             StatusCode::GONE,
             "Claim expired",
-            card(
-                "This claim expired",
-                format!(
-                    "<p>Claim links work for 7 days. Start a new claim of {} with claim_listing.</p>",
-                    escape(&listing)
-                ),
-            ),
+            Message::new("This claim expired")
+                .line(format!("Claim links work for 7 days. Start a new claim of {listing} from its page.")),
         ),
         EmailLinkOutcome::SignInFirst { listing } => {
-            let b = &state.public_url;
-            let body = card(
-                "Sign in to confirm your claim",
-                format!(
-                    "<p>This link confirms a claim of {}. Sign in with the account that made the claim and it is                      confirmed at once; you will come back here.</p><p><a class=\"button\" href=\"{b}/signin\">Sign                      in</a></p><p class=\"muted\">Nothing changes until then, so a mail filter opening this link                      cannot confirm it for you.</p>",
-                    escape(&listing)
-                ),
-            );
-            let mut r = html(StatusCode::OK, page(&state, "Confirm your claim", None, &body));
+            let m = Message::new("Sign in to confirm your claim")
+                .line(format!(
+                    "This link confirms a claim of {listing}. Sign in with the account that made the claim and it is \
+                     confirmed at once; you will come back here."
+                ))
+                .with(Line::of(vec![Part::Button(state.url("/signin"), "Sign in".into())]))
+                .with(Line::classed(
+                    "muted",
+                    vec![text(
+                        "Nothing changes until then, so a mail filter opening this link cannot confirm it for you.",
+                    )],
+                ));
+            let mut r = html(StatusCode::OK, page(&state, "Confirm your claim", None, &rendered(&m)));
             let _ = r.add_cookie(&cookie(&state, NEXT, format!("/claims/confirm/{token}"), SameSite::Lax, 1));
             return r;
         }
         EmailLinkOutcome::NotYours { listing } => (
             StatusCode::FORBIDDEN,
             "Not your claim",
-            card(
-                "This claim was made by another account",
-                format!(
-                    "<p>Only the account that claimed {} can confirm it. Sign out and sign in with that account, then                      open the link again. Nothing changed.</p>",
-                    escape(&listing)
-                ),
-            ),
+            Message::new("This claim was made by another account").line(format!(
+                "Only the account that claimed {listing} can confirm it. Sign out and sign in with that account, then \
+                 open the link again. Nothing changed."
+            )),
         ),
         EmailLinkOutcome::Unknown => (
             StatusCode::NOT_FOUND,
             "Claim link not found",
-            card("This claim link does not work", "<p>Check that the whole link was opened.</p>".into()),
+            Message::new("This claim link does not work").line("Check that the whole link was opened."),
         ),
     };
-    html(status, page(&state, title, me, &body))
+    html(status, page(&state, title, me, &rendered(&m)))
 }

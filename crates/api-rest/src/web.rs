@@ -10,11 +10,11 @@ use crate::server::State;
 use actix_web::cookie::{Cookie, SameSite, time::Duration as CookieDuration};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
 use domain::auth::Principal;
 use domain::ids::ApiKeyId;
 use domain::user::Scope;
 use operations::accounts;
-use operations::badges::escape;
 use serde::Deserialize;
 
 const SESSION: &str = "ld_session";
@@ -105,6 +105,64 @@ pub(crate) fn page_with(
     })
 }
 
+/// A template rendered; a failure (only a value's own `Display` can fail) is logged and the page says
+/// something went wrong instead.
+pub(crate) fn rendered<T: Template>(t: &T) -> String {
+    t.render().unwrap_or_else(|e| {
+        tracing::error!(error = %e, "rendering a page");
+        "<p>Something went wrong on our side; it has been logged.</p>".to_owned()
+    })
+}
+
+/// A piece of a [`Message`] line.
+pub(crate) enum Part {
+    Text(String),
+    /// A link: its address and words.
+    Link(String, String),
+    /// A link drawn as a button.
+    Button(String, String),
+}
+
+/// One paragraph of a [`Message`], with its class (`ok`, `error`, `muted` or none).
+pub(crate) struct Line {
+    pub class: &'static str,
+    pub parts: Vec<Part>,
+}
+
+impl Line {
+    pub(crate) fn of(parts: Vec<Part>) -> Self {
+        Self { class: "", parts }
+    }
+
+    pub(crate) fn classed(class: &'static str, parts: Vec<Part>) -> Self {
+        Self { class, parts }
+    }
+}
+
+/// A card saying something: a heading and paragraphs of text, links and buttons, escaped.
+#[derive(Template)]
+#[template(path = "message.html")]
+pub(crate) struct Message {
+    heading: String,
+    lines: Vec<Line>,
+}
+
+impl Message {
+    pub(crate) fn new(heading: impl Into<String>) -> Self {
+        Self { heading: heading.into(), lines: vec![] }
+    }
+
+    /// Adds a paragraph of plain text.
+    pub(crate) fn line(self, text: impl Into<String>) -> Self {
+        self.with(Line::of(vec![Part::Text(text.into())]))
+    }
+
+    pub(crate) fn with(mut self, line: Line) -> Self {
+        self.lines.push(line);
+        self
+    }
+}
+
 pub(crate) fn html(status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
@@ -144,22 +202,17 @@ pub struct Credentials {
     csrf: String,
 }
 
-fn credentials_form(b: &str, action: &str, title: &str, csrf: &str, email: &str, error: Option<&str>) -> String {
-    let error = error.map(|e| format!(r#"<p class="error" role="alert">{}</p>"#, escape(e))).unwrap_or_default();
-    let (button, other) = if action == "/signup" {
-        ("Create account", format!(r#"Have an account? <a href="{b}/signin">Sign in</a>"#))
-    } else {
-        ("Sign in", format!(r#"New here? <a href="{b}/signup">Create an account</a>"#))
-    };
-    format!(
-        r#"<section class="card narrow"><h1>{title}</h1>{error}<form method="post" action="{b}{action}">
-<input type="hidden" name="csrf" value="{csrf}">
-<label>Email <input type="email" name="email" value="{email}" required maxlength="254" autocomplete="email"></label>
-<label>Password <input type="password" name="password" required minlength="8" maxlength="128" autocomplete="{ac}"></label>
-<button type="submit">{button}</button></form><p class="muted">{other}</p></section>"#,
-        email = escape(email),
-        ac = if action == "/signup" { "new-password" } else { "current-password" },
-    )
+#[derive(Template)]
+#[template(path = "account/credentials.html")]
+struct CredentialsView<'a> {
+    base: &'a str,
+    /// `/signup` or `/signin`.
+    action: &'a str,
+    signup: bool,
+    title: &'a str,
+    csrf: &'a str,
+    email: &'a str,
+    error: Option<&'a str>,
 }
 
 /// Shows a credentials form with a fresh double-submit token.
@@ -175,10 +228,16 @@ fn credentials_page(
     // does not verify.
     let nonce = state.app.secrets.random_token();
     let csrf = state.app.keys_loaded().map_or(nonce.clone(), |k| k.form_token(&nonce));
-    let mut r = html(
-        status,
-        page(state, title, None, &credentials_form(&state.public_url, action, title, &csrf, email, error)),
-    );
+    let view = CredentialsView {
+        base: &state.public_url,
+        action,
+        signup: action == "/signup",
+        title,
+        csrf: &csrf,
+        email,
+        error,
+    };
+    let mut r = html(status, page(state, title, None, &rendered(&view)));
     let _ = r.add_cookie(&cookie(state, FORM_CSRF, csrf, SameSite::Strict, 1));
     r
 }
@@ -313,11 +372,11 @@ fn human_wait(secs: u64) -> String {
 
 /// After sign-up: the same page whether the address was new or not.
 pub async fn signup_sent(state: web::Data<State>) -> HttpResponse {
-    let b = &state.public_url;
-    let body = format!(
-        r#"<section class="card narrow"><h1>Check your email</h1><p>We sent a message to the address you gave. If it is new here, it holds a link that confirms it: open it after you sign in with your new password.</p><p>You can sign in now and use the API; voting, inviting co-founders and claims by email wait for the confirmation.</p><p><a class="button" href="{b}/signin">Sign in</a></p></section>"#
-    );
-    html(StatusCode::OK, page(&state, "Check your email", None, &body))
+    let m = Message::new("Check your email")
+        .line("We sent a message to the address you gave. If it is new here, it holds a link that confirms it: open it after you sign in with your new password.")
+        .line("You can sign in now and use the API; voting, inviting co-founders and claims by email wait for the confirmation.")
+        .with(Line::of(vec![Part::Button(state.url("/signin"), "Sign in".into())]));
+    html(StatusCode::OK, page(&state, "Check your email", None, &rendered(&m)))
 }
 
 /// The emailed verification link: only the account it was sent for, signed in, confirms it (a mail
@@ -325,44 +384,31 @@ pub async fn signup_sent(state: web::Data<State>) -> HttpResponse {
 pub async fn verify_email(state: web::Data<State>, req: HttpRequest, token: web::Path<String>) -> HttpResponse {
     let me = signed_in(&state, &req).await;
     let who = me.as_ref().map(|(p, _)| p);
-    let card = |h: &str, p: &str| format!("<section class=\"card narrow\"><h1>{h}</h1><p>{p}</p></section>");
+    let said = |status, title: &str, m: Message| html(status, page(&state, title, who, &rendered(&m)));
     match accounts::verify_email(&state.app, &token, who.map(|p| p.user_id)).await {
-        Ok(accounts::Verification::Verified) => html(
+        Ok(accounts::Verification::Verified) => said(
             StatusCode::OK,
-            page(&state, "Email confirmed", who, &card("Email confirmed", "Your address is confirmed. Thank you.")),
+            "Email confirmed",
+            Message::new("Email confirmed").line("Your address is confirmed. Thank you."),
         ),
         Ok(accounts::Verification::SignInFirst) => {
-            let b = &state.public_url;
-            let body = card(
-                "Sign in to confirm your email",
-                &format!(
-                    r#"Sign in with the account this link was sent for and it is confirmed at once; you will come back here. Nothing changes until then.</p><p><a class="button" href="{b}/signin">Sign in</a>"#
-                ),
-            );
-            let mut r = html(StatusCode::OK, page(&state, "Confirm your email", None, &body));
+            let m = Message::new("Sign in to confirm your email")
+                .line("Sign in with the account this link was sent for and it is confirmed at once; you will come back here. Nothing changes until then.")
+                .with(Line::of(vec![Part::Button(state.url("/signin"), "Sign in".into())]));
+            let mut r = html(StatusCode::OK, page(&state, "Confirm your email", None, &rendered(&m)));
             let _ = r.add_cookie(&cookie(&state, NEXT, format!("/verify-email/{token}"), SameSite::Lax, 1));
             r
         }
-        Ok(accounts::Verification::NotYours) => html(
+        Ok(accounts::Verification::NotYours) => said(
             StatusCode::FORBIDDEN,
-            page(
-                &state,
-                "Not your link",
-                who,
-                &card(
-                    "This link is for another account",
-                    "Sign out and sign in with the account it was sent for. Nothing changed.",
-                ),
-            ),
+            "Not your link",
+            Message::new("This link is for another account")
+                .line("Sign out and sign in with the account it was sent for. Nothing changed."),
         ),
-        Ok(accounts::Verification::Invalid) => html(
+        Ok(accounts::Verification::Invalid) => said(
             StatusCode::NOT_FOUND,
-            page(
-                &state,
-                "Link not valid",
-                who,
-                &card("This link does not work", "It may have expired (links work for 24 hours) or been used."),
-            ),
+            "Link not valid",
+            Message::new("This link does not work").line("It may have expired (links work for 24 hours) or been used."),
         ),
         Err(e) => {
             tracing::error!(error = %e, "could not verify an email");
@@ -382,11 +428,13 @@ pub struct CsrfOnly {
 /// the header is drawn without the token).
 pub async fn signout_form(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    let body = format!(
-        r#"<section class="card narrow"><h1>Sign out</h1><form method="post" action="{}/signout"><input type="hidden" name="csrf" value="{}"><button id="signout">Sign out</button></form></section>"#,
-        state.public_url,
-        escape(&csrf)
-    );
+    #[derive(Template)]
+    #[template(path = "account/signout.html")]
+    struct SignOut<'a> {
+        base: &'a str,
+        csrf: &'a str,
+    }
+    let body = rendered(&SignOut { base: &state.public_url, csrf: &csrf });
     html(StatusCode::OK, page(&state, "Sign out", Some(&p), &body))
 }
 
@@ -425,7 +473,38 @@ pub struct NewKey {
     scope_orders_write: Option<String>,
 }
 
-async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, status: StatusCode) -> HttpResponse {
+/// What an account page says above itself.
+enum Notice<'a> {
+    None,
+    Error(&'a str),
+    Done(String),
+    /// A key just made: its name and the token, shown this once.
+    NewKey(String, String),
+}
+
+/// One API key's row.
+struct KeyRow {
+    id: String,
+    name: String,
+    shown: String,
+    scopes: String,
+    created: String,
+    used: String,
+    revoked: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "account/keys.html")]
+struct KeysView<'a> {
+    base: &'a str,
+    csrf: &'a str,
+    notice: Notice<'a>,
+    keys: Vec<KeyRow>,
+}
+
+const EXPIRED: &str = "This form expired. Please try again.";
+
+async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: Notice<'_>, status: StatusCode) -> HttpResponse {
     let keys = match operations::accounts::api_keys_of(&state.app, p.user_id).await {
         Ok(k) => k,
         Err(e) => {
@@ -433,61 +512,32 @@ async fn keys_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
             return oops(state, Some(p));
         }
     };
-    let b = &state.public_url;
-    let rows: String = keys
+    let keys = keys
         .iter()
-        .map(|k| {
-            let scopes = k.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
-            let used = k.last_used_at.map_or("never".to_owned(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string());
-            let action = match k.revoked_at {
-                Some(t) => format!(r#"<span class="muted">revoked {}</span>"#, t.format("%Y-%m-%d")),
-                None => format!(
-                    r#"<form method="post" action="{b}/account/api-keys/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{csrf}"><button class="danger">Revoke</button></form>"#,
-                    k.id
-                ),
-            };
-            format!(
-                "<tr><td>{}</td><td><code>{}…</code></td><td>{}</td><td>{}</td><td>{}</td><td>{action}</td></tr>",
-                escape(&k.name),
-                escape(&k.shown),
-                escape(&scopes),
-                k.created_at.format("%Y-%m-%d"),
-                used
-            )
+        .map(|k| KeyRow {
+            id: k.id.to_string(),
+            name: k.name.clone(),
+            shown: k.shown.clone(),
+            scopes: k.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+            created: k.created_at.format("%Y-%m-%d").to_string(),
+            used: k.last_used_at.map_or("never".to_owned(), |t| t.format("%Y-%m-%d %H:%M UTC").to_string()),
+            revoked: k.revoked_at.map(|t| t.format("%Y-%m-%d").to_string()),
         })
         .collect();
-    let table = if keys.is_empty() {
-        r#"<p class="muted">No keys yet.</p>"#.to_owned()
-    } else {
-        format!(
-            "<table><thead><tr><th>Name</th><th>Key</th><th>Scopes</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
-        )
-    };
-    let body = format!(
-        r#"{notice}<section class="card"><h1>API keys</h1>{tabs}<p class="muted">Send a key as <code>Authorization: Bearer &lt;key&gt;</code> to the REST API under <code>/api/v1</code>. A key is shown once, when you create it.</p>{table}</section>
-<section class="card"><h2>Create a key</h2><form method="post" action="{b}/account/api-keys"><input type="hidden" name="csrf" value="{csrf}">
-<label>Name <input name="name" required maxlength="100" placeholder="e.g. CI, my assistant"></label>
-<fieldset><legend>Scopes</legend>
-<label class="check"><input type="checkbox" name="scope_account_read" checked> account:read <span class="muted">read your account, drafts, listings, claims and orders</span></label>
-<label class="check"><input type="checkbox" name="scope_listings_write"> listings:write <span class="muted">submit, edit, claim and publish listings</span></label>
-<label class="check"><input type="checkbox" name="scope_orders_write"> orders:write <span class="muted">quotes and checkout</span></label>
-</fieldset><button type="submit">Create key</button></form></section>"#,
-        tabs = account_tabs(b)
-    );
-    html(status, page(state, "API keys", Some(p), &body))
+    let view = KeysView { base: &state.public_url, csrf, notice, keys };
+    html(status, page(state, "API keys", Some(p), &rendered(&view)))
 }
 
 pub async fn keys(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    keys_page(&state, &p, &csrf, "", StatusCode::OK).await
+    keys_page(&state, &p, &csrf, Notice::None, StatusCode::OK).await
 }
 
 pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Form<NewKey>) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     let f = form.into_inner();
     if !same(&state, &f.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return keys_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+        return keys_page(&state, &p, &csrf, Notice::Error(EXPIRED), StatusCode::FORBIDDEN).await;
     }
     let scopes: Vec<Scope> = [
         (f.scope_account_read.is_some(), Scope::AccountRead),
@@ -499,17 +549,12 @@ pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Fo
     .collect();
     match accounts::create_api_key(&state.app, p.user_id, &f.name, &scopes).await {
         Ok((key, token)) => {
-            let notice = format!(
-                r#"<section class="card created" role="status"><h2>Your new key “{}”</h2><p>Copy it now: it is shown this once and stored only as a hash.</p><p><code class="secret" id="new-key">{}</code></p></section>"#,
-                escape(&key.name),
-                escape(token.as_str())
-            );
-            keys_page(&state, &p, &csrf, &notice, StatusCode::CREATED).await
+            let notice = Notice::NewKey(key.name.clone(), token.as_str().to_owned());
+            keys_page(&state, &p, &csrf, notice, StatusCode::CREATED).await
         }
         Err(operations::OpError::Invalid(errs)) => {
             let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
-            let notice = format!(r#"<p class="error" role="alert">{}</p>"#, escape(&msg));
-            keys_page(&state, &p, &csrf, &notice, StatusCode::BAD_REQUEST).await
+            keys_page(&state, &p, &csrf, Notice::Error(&msg), StatusCode::BAD_REQUEST).await
         }
         Err(e) => {
             tracing::error!(error = %e, "could not create an API key");
@@ -526,17 +571,15 @@ pub async fn revoke_key(
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return keys_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+        return keys_page(&state, &p, &csrf, Notice::Error(EXPIRED), StatusCode::FORBIDDEN).await;
     }
     let Ok(id) = ApiKeyId::parse_str(&path) else {
         return html(StatusCode::NOT_FOUND, page(&state, "Not found", Some(&p), "<p>No such key.</p>"));
     };
     match operations::accounts::revoke_api_key(&state.app, p.user_id, id).await {
         Ok(k) => {
-            let notice =
-                format!(r#"<p class="ok" role="status">Revoked “{}”. It no longer works.</p>"#, escape(&k.name));
-            keys_page(&state, &p, &csrf, &notice, StatusCode::OK).await
+            let notice = Notice::Done(format!("Revoked “{}”. It no longer works.", k.name));
+            keys_page(&state, &p, &csrf, notice, StatusCode::OK).await
         }
         // Someone else's key answers exactly like a missing one.
         Err(operations::OpError::NotFound(_)) => {
@@ -551,14 +594,26 @@ pub async fn revoke_key(
 
 // ---- applications allowed through OAuth, and signing out everywhere ------------------------------
 
-/// The account pages' own links.
-fn account_tabs(b: &str) -> String {
-    format!(
-        r#"<p class="tabs"><a href="{b}/account/api-keys">API keys</a> · <a href="{b}/account/apps">Applications</a></p>"#
-    )
+/// One application's row.
+struct AppRow {
+    name: String,
+    scopes: String,
+    resource: String,
+    allowed: String,
+    used: String,
+    family: String,
 }
 
-async fn apps_page(state: &State, p: &Principal, csrf: &str, notice: &str, status: StatusCode) -> HttpResponse {
+#[derive(Template)]
+#[template(path = "account/apps.html")]
+struct AppsView<'a> {
+    base: &'a str,
+    csrf: &'a str,
+    notice: Notice<'a>,
+    apps: Vec<AppRow>,
+}
+
+async fn apps_page(state: &State, p: &Principal, csrf: &str, notice: Notice<'_>, status: StatusCode) -> HttpResponse {
     let apps = match operations::oauth::applications(&state.app, p.user_id).await {
         Ok(a) => a,
         Err(e) => {
@@ -566,42 +621,24 @@ async fn apps_page(state: &State, p: &Principal, csrf: &str, notice: &str, statu
             return oops(state, Some(p));
         }
     };
-    let b = &state.public_url;
-    let rows: String = apps
+    let apps = apps
         .iter()
-        .map(|a| {
-            let scopes = a.grant.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ");
-            format!(
-                r#"<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><form method="post" action="{b}/account/apps/{}/revoke" class="inline"><input type="hidden" name="csrf" value="{}"><button class="danger">Revoke</button></form></td></tr>"#,
-                escape(&a.name),
-                escape(&scopes),
-                escape(&a.grant.resource),
-                a.grant.allowed_at.format("%Y-%m-%d"),
-                a.grant.last_used_at.format("%Y-%m-%d %H:%M UTC"),
-                escape(&a.grant.family),
-                escape(csrf)
-            )
+        .map(|a| AppRow {
+            name: a.name.clone(),
+            scopes: a.grant.scopes.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
+            resource: a.grant.resource.clone(),
+            allowed: a.grant.allowed_at.format("%Y-%m-%d").to_string(),
+            used: a.grant.last_used_at.format("%Y-%m-%d %H:%M UTC").to_string(),
+            family: a.grant.family.clone(),
         })
         .collect();
-    let table = if apps.is_empty() {
-        r#"<p class="muted">No application can act for you.</p>"#.to_owned()
-    } else {
-        format!(
-            "<table><thead><tr><th>Application</th><th>Scopes</th><th>For</th><th>Allowed</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table>"
-        )
-    };
-    let body = format!(
-        r#"{notice}<section class="card"><h1>Applications</h1>{tabs}<p class="muted">Assistants and apps you allowed to act for you (OAuth). Revoking one ends its access at once: it can get no new token, and the one it holds expires within 15 minutes.</p>{table}</section>
-<section class="card"><h2>Sign out everywhere</h2><p class="muted">Ends every browser session of this account, this one too. Applications and API keys are not affected: revoke them above and under API keys.</p><form method="post" action="{b}/account/signout-everywhere"><input type="hidden" name="csrf" value="{csrf}"><button class="danger" id="signout-everywhere">Sign out everywhere</button></form></section>"#,
-        tabs = account_tabs(b),
-        csrf = escape(csrf)
-    );
-    html(status, page(state, "Applications", Some(p), &body))
+    let view = AppsView { base: &state.public_url, csrf, notice, apps };
+    html(status, page(state, "Applications", Some(p), &rendered(&view)))
 }
 
 pub async fn apps(state: web::Data<State>, req: HttpRequest) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
-    apps_page(&state, &p, &csrf, "", StatusCode::OK).await
+    apps_page(&state, &p, &csrf, Notice::None, StatusCode::OK).await
 }
 
 pub async fn revoke_app(
@@ -612,12 +649,11 @@ pub async fn revoke_app(
 ) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return apps_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+        return apps_page(&state, &p, &csrf, Notice::Error(EXPIRED), StatusCode::FORBIDDEN).await;
     }
     match operations::oauth::revoke_application(&state.app, p.user_id, &family).await {
         Ok(true) => {
-            let notice = r#"<p class="ok" role="status">Revoked. That application can no longer act for you.</p>"#;
+            let notice = Notice::Done("Revoked. That application can no longer act for you.".into());
             apps_page(&state, &p, &csrf, notice, StatusCode::OK).await
         }
         // Someone else's grant answers exactly like a missing one.
@@ -632,8 +668,7 @@ pub async fn revoke_app(
 pub async fn signout_everywhere(state: web::Data<State>, req: HttpRequest, form: web::Form<CsrfOnly>) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     if !same(&state, &form.csrf, &csrf) {
-        let notice = r#"<p class="error" role="alert">This form expired. Please try again.</p>"#;
-        return apps_page(&state, &p, &csrf, notice, StatusCode::FORBIDDEN).await;
+        return apps_page(&state, &p, &csrf, Notice::Error(EXPIRED), StatusCode::FORBIDDEN).await;
     }
     if let Err(e) = accounts::end_all_sessions(&state.app, p.user_id).await {
         tracing::error!(error = %e, "could not end the sessions");
