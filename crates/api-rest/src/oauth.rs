@@ -8,12 +8,12 @@
 //! but the session, so every instance can answer any step.
 
 use crate::server::State;
-use crate::web::{NEXT, cookie, html, oops, page, see_other, signed_in};
+use crate::web::{Line, Message, NEXT, Part, cookie, html, oops, page, rendered, see_other, signed_in};
 use actix_web::cookie::SameSite;
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use askama::Template;
 use domain::oauth::{OAuthError, OAuthErrorCode};
-use operations::badges::escape;
 use operations::oauth::{
     self as oauth, Audience, AuthorizeParams, AuthorizeRefusal, AuthorizeRequest, OAuthFailure, Registration, TokenForm,
 };
@@ -125,10 +125,13 @@ fn refusal_page(state: &State, message: &str) -> HttpResponse {
             state,
             "Cannot sign this app in",
             None,
-            &format!(
-                "<section class=\"card narrow\"><h1>This app cannot be signed in</h1><p class=\"error\" role=\"alert\">{}</p>\
-                 <p class=\"muted\">Nothing was shared. Tell the app's developer what this page says.</p></section>",
-                escape(message)
+            &rendered(
+                &Message::new("This app cannot be signed in")
+                    .with(Line::classed("error", vec![Part::Text(message.to_owned())]))
+                    .with(Line::classed(
+                        "muted",
+                        vec![Part::Text("Nothing was shared. Tell the app's developer what this page says.".into())],
+                    )),
             ),
         ),
     )
@@ -147,7 +150,30 @@ fn host_of(uri: &str) -> &str {
     rest.split(['/', '?']).next().unwrap_or(rest)
 }
 
-fn hidden(p: &AuthorizeParams) -> String {
+/// The consent page: who asks, for what, where the answer goes; the request again as hidden fields.
+#[derive(Template)]
+#[template(path = "consent.html")]
+struct ConsentView<'a> {
+    base: &'a str,
+    csrf: &'a str,
+    name: &'a str,
+    /// The client's metadata document, when it is described by one.
+    metadata_document: Option<&'a str>,
+    home: Option<&'a str>,
+    email: &'a str,
+    scopes: Vec<(&'static str, &'static str)>,
+    host: &'a str,
+    fields: Vec<(&'static str, &'a str)>,
+}
+
+fn consent(
+    state: &State,
+    req: &AuthorizeRequest,
+    p: &AuthorizeParams,
+    csrf: &str,
+    who: &domain::auth::Principal,
+) -> HttpResponse {
+    let client = &req.client;
     let fields = [
         ("response_type", &p.response_type),
         ("client_id", &p.client_id),
@@ -158,50 +184,19 @@ fn hidden(p: &AuthorizeParams) -> String {
         ("scope", &p.scope),
         ("resource", &p.resource),
     ];
-    fields
-        .iter()
-        .filter_map(|(n, v)| v.as_ref().map(|v| format!(r#"<input type="hidden" name="{n}" value="{}">"#, escape(v))))
-        .collect()
-}
-
-fn consent(
-    state: &State,
-    req: &AuthorizeRequest,
-    p: &AuthorizeParams,
-    csrf: &str,
-    who: &domain::auth::Principal,
-) -> HttpResponse {
-    let scopes: String = req
-        .scopes
-        .iter()
-        .map(|s| format!("<li><code>{}</code> — {}</li>", s.as_str(), escape(oauth::scope_meaning(*s))))
-        .collect();
-    let client = &req.client;
-    let origin = if domain::oauth::OAuthClient::is_metadata_document(&client.client_id) {
-        format!("described at <code>{}</code>", escape(&client.client_id))
-    } else {
-        "registered with this service by the app itself (not reviewed by us)".to_owned()
+    let view = ConsentView {
+        base: &state.public_url,
+        csrf,
+        name: &client.name,
+        metadata_document: domain::oauth::OAuthClient::is_metadata_document(&client.client_id)
+            .then_some(client.client_id.as_str()),
+        home: client.client_uri.as_deref(),
+        email: who.email.as_str(),
+        scopes: req.scopes.iter().map(|s| (s.as_str(), oauth::scope_meaning(*s))).collect(),
+        host: host_of(&req.redirect_uri),
+        fields: fields.iter().filter_map(|(n, v)| v.as_deref().map(|v| (*n, v))).collect(),
     };
-    let home = client
-        .client_uri
-        .as_deref()
-        .map(|u| format!(" · <span class=\"muted\">{}</span>", escape(u)))
-        .unwrap_or_default();
-    let body = format!(
-        r#"<section class="card narrow consent"><h1>Allow <span class="client">{name}</span> to use your account?</h1>
-<p class="muted">{origin}{home}</p>
-<p>Signed in as <strong>{email}</strong>. <strong>{name}</strong> asks to:</p><ul class="scopes">{scopes}</ul>
-<p class="muted">It will never vote or see card details. Access lasts until you sign out of the app or it stops
-refreshing its token (at most 30 days without use). After you choose, you go back to <code>{host}</code>.</p>
-<form method="post" action="{b}/oauth/authorize"><input type="hidden" name="csrf" value="{csrf}">{fields}
-<div class="actions"><button type="submit" name="decision" value="allow">Allow</button>
-<button type="submit" name="decision" value="deny" class="secondary">Deny</button></div></form></section>"#,
-        name = escape(&client.name),
-        email = escape(who.email.as_str()),
-        host = escape(host_of(&req.redirect_uri)),
-        fields = hidden(p),
-        b = state.public_url,
-    );
+    let body = rendered(&view);
     let mut r = html(StatusCode::OK, page(state, "Allow access", Some(who), &body));
     // The consent page must not be framed (clickjacking would click Allow for the person).
     r.headers_mut().insert(header::X_FRAME_OPTIONS, header::HeaderValue::from_static("DENY"));

@@ -308,6 +308,6 @@ pub(crate) fn request_fields(consent: &str) -> Vec<(String, String)> {
         "resource",
     ]
     .iter()
-    .map(|n| ((*n).to_owned(), hidden(consent, n).replace("&amp;", "&")))
+    .map(|n| ((*n).to_owned(), hidden(consent, n)))
     .collect()
 }

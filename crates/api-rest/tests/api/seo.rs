@@ -30,13 +30,13 @@ async fn live_slugs(app: &TestApp) -> BTreeSet<String> {
 fn meta(html: &str, key: &str) -> Option<String> {
     let at = html.find(&format!(r#"="{key}" content=""#))?;
     let rest = &html[at + key.len() + 13..];
-    Some(rest[..rest.find('"')?].replace("&amp;", "&").replace("&quot;", "\"").replace("&#39;", "'"))
+    Some(crate::pages::unescape(&rest[..rest.find('"')?]))
 }
 
 fn canonical(html: &str) -> Option<String> {
     let at = html.find(r#"<link rel="canonical" href=""#)?;
     let rest = &html[at + 28..];
-    Some(rest[..rest.find('"')?].replace("&amp;", "&"))
+    Some(crate::pages::unescape(&rest[..rest.find('"')?]))
 }
 
 /// Every JSON-LD block of a page, parsed (a block that does not parse fails the test).
@@ -203,7 +203,7 @@ fn feed_link(html: &str) -> Option<String> {
     let at = html.find(r#"<link rel="alternate" type="application/atom+xml""#)?;
     let rest = &html[at..];
     let href = rest.find(r#"href=""#)? + 6;
-    Some(rest[href..href + rest[href..].find('"')?].replace("&amp;", "&"))
+    Some(crate::pages::unescape(&rest[href..href + rest[href..].find('"')?]))
 }
 
 /// Checks `xml` against RFC 4287's required structure; returns the entries' titles.

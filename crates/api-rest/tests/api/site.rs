@@ -204,7 +204,7 @@ async fn the_public_pages_render_the_demo_data() {
     assert!(page.contains("Launch of the Week #"), "the award is shown");
     assert!(page.contains("<h2>Alternatives</h2>"), "alternatives are listed");
     let compare = page.split(r#"href=""#).find(|h| h.contains("/compare?a=")).unwrap().split('"').next().unwrap();
-    let compare = compare.trim_start_matches(PUBLIC).replace("&amp;", "&");
+    let compare = crate::pages::unescape(compare.trim_start_matches(PUBLIC));
     let (s, table) = get(compare.clone()).await;
     assert_eq!(s, 200, "{compare}");
     assert!(table.contains(" vs ") && table.contains("<tbody><tr>"), "{compare}: rows side by side");
