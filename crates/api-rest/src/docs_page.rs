@@ -3,9 +3,8 @@
 
 use crate::server::State;
 use actix_web::{HttpResponse, web};
-use operations::badges::escape;
+use askama::Template;
 use serde_json::Value;
-use std::fmt::Write;
 
 /// `sha256-…` of the page's inline style, for the Content-Security-Policy (`headers.rs`).
 pub(crate) fn style_hash() -> String {
@@ -54,86 +53,110 @@ fn describe(schema: &Value) -> String {
     parts.join("; ")
 }
 
+/// A parameter or body field as the page lists it.
+struct Field {
+    name: String,
+    /// path, query (parameters only).
+    place: String,
+    required: bool,
+    constraints: String,
+    meaning: String,
+}
+
+/// One operation as the page shows it.
+struct Op {
+    id: String,
+    method: String,
+    path: String,
+    /// "public", or the sign-in scope it needs.
+    auth: String,
+    description: String,
+    params: Vec<Field>,
+    body: Vec<Field>,
+    responses: String,
+}
+
+#[derive(Template)]
+#[template(path = "api_docs.html")]
+struct DocsView<'a> {
+    style: &'static str,
+    description: &'a str,
+    base: &'a str,
+    openapi: &'a str,
+    version: &'a str,
+    ops: Vec<Op>,
+}
+
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+/// The operation `op` at `method` and `path` of the OpenAPI document, for the page.
+fn op(method: &str, path: &str, op: &Value) -> Op {
+    let auth = match op["security"]
+        .as_array()
+        .and_then(|s| s.iter().find_map(|r| r["bearerAuth"].as_array().filter(|a| !a.is_empty())))
+    {
+        Some(scopes) => {
+            format!("sign-in, scope {}", scopes.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
+        }
+        None => "public".to_owned(),
+    };
+    let params = op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| Field {
+            name: text(&p["name"]),
+            place: text(&p["in"]),
+            required: p["required"].as_bool().unwrap_or(false),
+            constraints: describe(&p["schema"]),
+            meaning: text(&p["description"]),
+        })
+        .collect();
+    let body = op["requestBody"]["content"]["application/json"]["schema"]["properties"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, s)| Field {
+            name: name.clone(),
+            place: "body".into(),
+            required: false,
+            constraints: describe(s),
+            meaning: text(&s["description"]),
+        })
+        .collect();
+    let codes: Vec<&str> =
+        op["responses"].as_object().map(|r| r.keys().map(String::as_str).collect()).unwrap_or_default();
+    Op {
+        id: text(&op["operationId"]),
+        method: method.to_uppercase(),
+        path: path.to_owned(),
+        auth,
+        description: text(&op["description"]),
+        params,
+        body,
+        responses: codes.join(", "),
+    }
+}
+
+/// The reference page of the OpenAPI document `doc`.
 pub fn render(doc: &Value) -> String {
-    let mut ops: Vec<(String, String, &Value)> = Vec::new();
-    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
-        for (method, op) in item.as_object().into_iter().flatten() {
-            ops.push((method.to_uppercase(), path.clone(), op));
-        }
-    }
-    let base = doc["servers"][0]["url"].as_str().unwrap_or("/api/v1");
-    let mut html = String::new();
-    let _ = write!(
-        html,
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-         <title>launchdir API reference</title><style>{STYLE}</style></head><body><h1>launchdir API reference</h1>\
-         <p>{}</p><p>Base URL <code>{}</code> · OpenAPI {} document: <a href=\"{}/openapi.json\">openapi.json</a> · version {}.</p><nav>",
-        escape(doc["info"]["description"].as_str().unwrap_or_default()),
-        escape(base),
-        escape(doc["openapi"].as_str().unwrap_or_default()),
-        escape(base),
-        escape(doc["info"]["version"].as_str().unwrap_or_default()),
-    );
-    for (_, _, op) in &ops {
-        let id = escape(op["operationId"].as_str().unwrap_or_default());
-        let _ = write!(html, "<a href=\"#{id}\">{id}</a>");
-    }
-    html.push_str("</nav>");
-    for (method, path, op) in &ops {
-        let id = escape(op["operationId"].as_str().unwrap_or_default());
-        let auth = match op["security"]
-            .as_array()
-            .and_then(|s| s.iter().find_map(|r| r["bearerAuth"].as_array().filter(|a| !a.is_empty())))
-        {
-            Some(scopes) => {
-                format!("sign-in, scope {}", scopes.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "))
-            }
-            None => "public".to_owned(),
-        };
-        let _ = write!(
-            html,
-            "<h2 id=\"{id}\">{id}</h2><p><span class=\"m\">{method}</span><code>{}</code> <span class=\"tag\">{}</span></p><p>{}</p>",
-            escape(path),
-            escape(&auth),
-            escape(op["description"].as_str().unwrap_or_default())
-        );
-        let params = op["parameters"].as_array().cloned().unwrap_or_default();
-        if !params.is_empty() {
-            html.push_str(
-                "<table><tr><th>parameter</th><th>in</th><th>required</th><th>constraints</th><th>meaning</th></tr>",
-            );
-            for p in &params {
-                let _ = write!(
-                    html,
-                    "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(p["name"].as_str().unwrap_or_default()),
-                    escape(p["in"].as_str().unwrap_or_default()),
-                    if p["required"].as_bool().unwrap_or(false) { "yes" } else { "no" },
-                    escape(&describe(&p["schema"])),
-                    escape(p["description"].as_str().unwrap_or_default())
-                );
-            }
-            html.push_str("</table>");
-        }
-        if let Some(props) = op["requestBody"]["content"]["application/json"]["schema"]["properties"].as_object() {
-            html.push_str("<table><tr><th>body field</th><th>constraints</th><th>meaning</th></tr>");
-            for (name, s) in props {
-                let _ = write!(
-                    html,
-                    "<tr><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
-                    escape(name),
-                    escape(&describe(s)),
-                    escape(s["description"].as_str().unwrap_or_default())
-                );
-            }
-            html.push_str("</table>");
-        }
-        let codes: Vec<&str> =
-            op["responses"].as_object().map(|r| r.keys().map(String::as_str).collect()).unwrap_or_default();
-        let _ = write!(html, "<p>Responses: {}</p>", escape(&codes.join(", ")));
-    }
-    html.push_str("</body></html>");
-    html
+    let ops = doc["paths"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .flat_map(|(path, item)| item.as_object().into_iter().flatten().map(move |(m, o)| op(m, path, o)))
+        .collect();
+    let view = DocsView {
+        style: STYLE,
+        description: doc["info"]["description"].as_str().unwrap_or_default(),
+        base: doc["servers"][0]["url"].as_str().unwrap_or("/api/v1"),
+        openapi: doc["openapi"].as_str().unwrap_or_default(),
+        version: doc["info"]["version"].as_str().unwrap_or_default(),
+        ops,
+    };
+    crate::web::rendered(&view)
 }
 
 /// `GET /api/v1/docs` (mounted inside the `/api/v1` scope by `rest::routes`).

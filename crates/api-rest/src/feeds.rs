@@ -4,11 +4,19 @@
 //! from the public URL.
 
 use crate::server::State;
-use crate::site::{op, s};
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
-use operations::badges::escape;
-use serde_json::{Value, json};
+use askama::Template;
+use operations::OpError;
+use operations::public::launches::{GetCategory, GetCategoryInput, GetLaunchWeek, WeekInput};
+use operations::public::listings::{
+    GetListing, ListingSummaryOut, SearchListings, SearchListingsInput, SlugInput, SortParam,
+};
+
+/// A public read, typed.
+async fn read<O: operations::Operation>(state: &State, input: O::Input) -> Result<O::Output, OpError> {
+    operations::invoke::<O>(&state.ctx, input).await
+}
 
 /// Entries in a category's feed.
 const CATEGORY_ENTRIES: i64 = 50;
@@ -22,36 +30,36 @@ struct Entry {
     summary: String,
 }
 
+/// The Atom document: its own address, the page it follows, its title, when it last changed, entries.
+#[derive(Template)]
+#[template(path = "feed.atom.xml")]
+struct Atom<'a> {
+    base: &'a str,
+    self_url: String,
+    page_url: String,
+    title: &'a str,
+    updated: &'a str,
+    entries: &'a [Entry],
+}
+
 /// The Atom document: `self_path` is the feed's own path, `page_path` the page it follows.
-fn atom(base: &str, self_path: &str, page_path: &str, title: &str, updated: &str, entries: &[Entry]) -> String {
-    let mut out = format!(
-        r#"<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom">
-<id>{id}</id>
-<title>{title}</title>
-<updated>{updated}</updated>
-<link rel="self" type="application/atom+xml" href="{id}"/>
-<link rel="alternate" type="text/html" href="{page}"/>
-<author><name>launchdir</name><uri>{base_html}/</uri></author>
-"#,
-        id = escape(&format!("{base}{self_path}")),
-        title = escape(title),
-        updated = escape(updated),
-        page = escape(&format!("{base}{page_path}")),
-        base_html = escape(base),
-    );
-    for e in entries {
-        out.push_str(&format!(
-            "<entry><id>{}</id><title>{}</title><updated>{}</updated><link rel=\"alternate\" type=\"text/html\" href=\"{}\"/><summary>{}</summary></entry>\n",
-            escape(&e.id),
-            escape(&e.title),
-            escape(&e.updated),
-            escape(&e.link),
-            escape(&e.summary),
-        ));
-    }
-    out.push_str("</feed>\n");
-    out
+fn atom(
+    base: &str,
+    self_path: &str,
+    page_path: &str,
+    title: &str,
+    updated: &str,
+    entries: &[Entry],
+) -> Result<String, OpError> {
+    let feed = Atom {
+        base,
+        self_url: format!("{base}{self_path}"),
+        page_url: format!("{base}{page_path}"),
+        title,
+        updated,
+        entries,
+    };
+    crate::site::render(&feed)
 }
 
 /// A feed rendered by `render` once and kept in the read cache beside the reads it comes from
@@ -90,9 +98,9 @@ fn failed(e: operations::OpError) -> HttpResponse {
     actix_web::ResponseError::error_response(&crate::error::ApiError::from(e))
 }
 
-fn listing_entry(base: &str, l: &Value, updated: String) -> Entry {
-    let link = format!("{base}/listings/{}", s(l, "slug"));
-    Entry { id: link.clone(), title: s(l, "name").to_owned(), link, updated, summary: s(l, "tagline").to_owned() }
+fn listing_entry(base: &str, l: &ListingSummaryOut, updated: String) -> Entry {
+    let link = format!("{base}/listings/{}", l.slug);
+    Entry { id: link.clone(), title: l.name.clone(), link, updated, summary: l.tagline.clone() }
 }
 
 /// This week's live launches, most voted first.
@@ -102,16 +110,11 @@ pub async fn launches(state: web::Data<State>) -> HttpResponse {
 
 async fn launches_feed(state: web::Data<State>) -> Result<String, operations::OpError> {
     let base = &state.public_url;
-    let w = op("get_launch_week").call(state.ctx.clone(), json!({"week": "this"})).await?;
-    let starts = instant(s(&w, "starts_at"), &format!("{}T00:00:00Z", s(&w, "week")));
-    let entries: Vec<Entry> = w["launches"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|r| listing_entry(base, &r["listing"], starts.clone()))
-        .collect();
-    let title = format!("Launches of the week of {}", s(&w, "week"));
-    Ok(atom(base, "/feeds/launches.atom", &format!("/launches/{}", s(&w, "week")), &title, &starts, &entries))
+    let w = read::<GetLaunchWeek>(&state, WeekInput { week: "this".into() }).await?;
+    let starts = instant(&w.starts_at, &format!("{}T00:00:00Z", w.week));
+    let entries: Vec<Entry> = w.launches.iter().map(|r| listing_entry(base, &r.listing, starts.clone())).collect();
+    let title = format!("Launches of the week of {}", w.week);
+    atom(base, "/feeds/launches.atom", &format!("/launches/{}", w.week), &title, &starts, &entries)
 }
 
 /// A category's newest live launches.
@@ -126,26 +129,29 @@ pub async fn category(state: web::Data<State>, slug: web::Path<String>) -> HttpR
 
 async fn category_feed(state: web::Data<State>, slug: String) -> Result<String, operations::OpError> {
     let base = &state.public_url;
-    let c = op("get_category").call(state.ctx.clone(), json!({"slug": slug, "per_page": 1})).await?;
-    let input = json!({"category": slug, "sort": "newest", "per_page": CATEGORY_ENTRIES});
-    let found = op("search_listings").call(state.ctx.clone(), input).await?;
+    let c = read::<GetCategory>(&state, GetCategoryInput { slug: slug.clone(), page: None, per_page: Some(1) }).await?;
+    let input = SearchListingsInput {
+        q: None,
+        category: Some(slug.clone()),
+        stage: None,
+        country: None,
+        pricing_model: None,
+        domain: None,
+        status: None,
+        sort: Some(SortParam::Newest),
+        page: None,
+        per_page: Some(CATEGORY_ENTRIES),
+    };
+    let found = read::<SearchListings>(&state, input).await?;
     let now = state.app.now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
-    let entries: Vec<Entry> = found["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|l| listing_entry(base, l, instant(s(l, "launch_week"), &now)))
+    let entries: Vec<Entry> = found
+        .items
+        .iter()
+        .map(|l| listing_entry(base, l, instant(l.launch_week.as_deref().unwrap_or_default(), &now)))
         .collect();
     let updated = entries.iter().map(|e| e.updated.clone()).max().unwrap_or(now);
-    let title = format!("New in {}", s(&c, "name"));
-    Ok(atom(
-        base,
-        &format!("/feeds/categories/{slug}.atom"),
-        &format!("/categories/{slug}"),
-        &title,
-        &updated,
-        &entries,
-    ))
+    let title = format!("New in {}", c.name);
+    atom(base, &format!("/feeds/categories/{slug}.atom"), &format!("/categories/{slug}"), &title, &updated, &entries)
 }
 
 /// One listing's "what's new" updates.
@@ -157,27 +163,27 @@ pub async fn updates(state: web::Data<State>, slug: web::Path<String>) -> HttpRe
 
 async fn updates_feed(state: web::Data<State>, slug: String) -> Result<String, operations::OpError> {
     let base = &state.public_url;
-    let l = op("get_listing").call(state.ctx.clone(), json!({"slug": slug})).await?;
+    let l = read::<GetListing>(&state, SlugInput { slug: slug.clone() }).await?;
     let page = format!("/listings/{slug}");
-    let fallback = instant(s(&l, "launched_at"), &state.app.now().format("%Y-%m-%dT%H:%M:%SZ").to_string());
-    let entries: Vec<Entry> = l["latest_updates"]
-        .as_array()
-        .into_iter()
-        .flatten()
+    let now = state.app.now().format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    let fallback = instant(l.launched_at.as_deref().unwrap_or_default(), &now);
+    let entries: Vec<Entry> = l
+        .latest_updates
+        .iter()
         .map(|u| {
-            let posted = instant(s(u, "posted_at"), &fallback);
+            let posted = instant(&u.posted_at, &fallback);
             Entry {
                 id: format!("{base}{page}#update-{posted}"),
-                title: s(u, "title").to_owned(),
+                title: u.title.clone(),
                 link: format!("{base}{page}"),
                 updated: posted,
-                summary: s(u, "body").to_owned(),
+                summary: u.body.clone(),
             }
         })
         .collect();
     let updated = entries.iter().map(|e| e.updated.clone()).max().unwrap_or(fallback);
-    let title = format!("{}: updates", s(&l, "name"));
-    Ok(atom(base, &format!("/listings/{slug}/updates.atom"), &page, &title, &updated, &entries))
+    let title = format!("{}: updates", l.name);
+    atom(base, &format!("/listings/{slug}/updates.atom"), &page, &title, &updated, &entries)
 }
 
 pub fn routes(cfg: &mut web::ServiceConfig) {

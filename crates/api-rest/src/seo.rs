@@ -5,12 +5,13 @@
 //! from the public URL.
 
 use crate::server::State;
-use crate::site::s;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
-use operations::badges::escape;
+use askama::Template;
+use operations::drafts::PageInput;
+use operations::public::catalog::{CategoryNode, ListCategories, ListCategoriesInput};
+use operations::public::content::{ListBlogPosts, ListBlogPostsInput, ListFounders, ListFoundersInput};
 use operations::sitemap::PER_FILE;
-use serde_json::{Value, json};
 
 /// Weeks of the calendar the weeks sitemap lists, back from this one, and ahead.
 const WEEKS_BACK: i64 = 26;
@@ -23,23 +24,25 @@ fn xml(body: String) -> HttpResponse {
         .body(body)
 }
 
-fn urlset(urls: impl Iterator<Item = (String, Option<String>)>) -> String {
-    let mut out = String::from(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-"#,
-    );
-    for (loc, lastmod) in urls {
-        out.push_str("<url><loc>");
-        out.push_str(&escape(&loc));
-        out.push_str("</loc>");
-        if let Some(t) = lastmod {
-            out.push_str(&format!("<lastmod>{}</lastmod>", escape(&t)));
-        }
-        out.push_str("</url>\n");
+/// A sitemap: each address with when it last changed, if known.
+#[derive(Template)]
+#[template(path = "urlset.xml")]
+struct UrlSet {
+    urls: Vec<(String, Option<String>)>,
+}
+
+#[derive(Template)]
+#[template(path = "sitemapindex.xml")]
+struct SitemapIndex<'a> {
+    base: &'a str,
+    files: Vec<String>,
+}
+
+fn urlset(urls: Vec<(String, Option<String>)>) -> HttpResponse {
+    match crate::site::render(&UrlSet { urls }) {
+        Ok(body) => xml(body),
+        Err(e) => failed(e),
     }
-    out.push_str("</urlset>\n");
-    out
 }
 
 fn failed(e: operations::OpError) -> HttpResponse {
@@ -61,31 +64,27 @@ pub async fn index(state: web::Data<State>) -> HttpResponse {
         Ok(n) => n,
         Err(e) => return failed(e),
     };
-    let mut out = String::from(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
-<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
-"#,
-    );
-    let names = (1..=files)
+    let files = (1..=files)
         .map(|n| format!("listings-{n}.xml"))
-        .chain(["founders.xml", "categories.xml", "weeks.xml", "blog.xml"].iter().map(|n| (*n).to_owned()));
-    for name in names {
-        out.push_str(&format!("<sitemap><loc>{}</loc></sitemap>\n", escape(&format!("{base}/sitemaps/{name}"))));
+        .chain(["founders.xml", "categories.xml", "weeks.xml", "blog.xml"].iter().map(|n| (*n).to_owned()))
+        .collect();
+    match crate::site::render(&SitemapIndex { base, files }) {
+        Ok(body) => xml(body),
+        Err(e) => failed(e),
     }
-    out.push_str("</sitemapindex>\n");
-    xml(out)
 }
 
-/// Every page of a paged public read, up to one sitemap file's worth.
-async fn all_items(state: &State, id: &str, input: Value) -> Result<Vec<Value>, operations::OpError> {
+/// Every page of a paged public read (`fetch` answers one page's items), up to one sitemap file's worth.
+async fn all_items<T, F, Fut>(fetch: F) -> Result<Vec<T>, operations::OpError>
+where
+    F: Fn(PageInput) -> Fut,
+    Fut: std::future::Future<Output = Result<Vec<T>, operations::OpError>>,
+{
+    let per_page = domain::paging::PageRequest::MAX_PER_PAGE;
     let mut items = Vec::new();
     for page in 1..=i64::from(domain::paging::PageRequest::MAX_PAGE) {
-        let mut input = input.clone();
-        input["page"] = json!(page);
-        input["per_page"] = json!(domain::paging::PageRequest::MAX_PER_PAGE);
-        let r = crate::site::op(id).call(state.ctx.clone(), input).await?;
-        let got = r["items"].as_array().cloned().unwrap_or_default();
-        let last = got.len() < domain::paging::PageRequest::MAX_PER_PAGE as usize;
+        let got = fetch(PageInput { page: Some(page), per_page: Some(i64::from(per_page)) }).await?;
+        let last = got.len() < per_page as usize;
         items.extend(got);
         if last || items.len() as i64 >= PER_FILE {
             break;
@@ -93,6 +92,11 @@ async fn all_items(state: &State, id: &str, input: Value) -> Result<Vec<Value>, 
     }
     items.truncate(PER_FILE as usize);
     Ok(items)
+}
+
+/// A public read, typed.
+async fn read<O: operations::Operation>(state: &State, input: O::Input) -> Result<O::Output, operations::OpError> {
+    operations::invoke::<O>(&state.ctx, input).await
 }
 
 pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpResponse {
@@ -107,29 +111,39 @@ pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpRespo
             Err(e) => return failed(e),
         }
         return match operations::sitemap::listings_in_file(&state.app, n).await {
-            Ok(rows) => xml(urlset(rows.into_iter().map(|(slug, at)| {
-                (format!("{base}/listings/{slug}"), Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()))
-            }))),
+            Ok(rows) => urlset(
+                rows.into_iter()
+                    .map(|(slug, at)| {
+                        (format!("{base}/listings/{slug}"), Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()))
+                    })
+                    .collect(),
+            ),
             Err(e) => failed(e),
         };
     }
     let urls: Result<Vec<(String, Option<String>)>, operations::OpError> = match name.as_str() {
-        "founders.xml" => all_items(&state, "list_founders", json!({}))
-            .await
-            .map(|items| items.iter().map(|f| (format!("{base}/founders/{}", s(f, "slug")), None)).collect()),
-        "categories.xml" => crate::site::op("list_categories").call(state.ctx.clone(), json!({})).await.map(|tree| {
-            fn walk(base: &str, n: &Value, out: &mut Vec<(String, Option<String>)>) {
-                out.push((format!("{base}/categories/{}", s(n, "slug")), None));
-                for c in n["subcategories"].as_array().into_iter().flatten() {
-                    walk(base, c, out);
+        "founders.xml" => all_items(|p| {
+            let input = ListFoundersInput { q: None, country: None, page: p.page, per_page: p.per_page };
+            let state = &state;
+            async move { Ok(read::<ListFounders>(state, input).await?.items) }
+        })
+        .await
+        .map(|items| items.iter().map(|f| (format!("{base}/founders/{}", f.slug), None)).collect()),
+        "categories.xml" => {
+            read::<ListCategories>(&state, ListCategoriesInput { include_empty: None }).await.map(|tree| {
+                fn walk(base: &str, n: &CategoryNode, out: &mut Vec<(String, Option<String>)>) {
+                    out.push((format!("{base}/categories/{}", n.slug), None));
+                    for c in &n.subcategories {
+                        walk(base, c, out);
+                    }
                 }
-            }
-            let mut out = vec![(format!("{base}/categories"), None)];
-            for n in tree["items"].as_array().into_iter().flatten() {
-                walk(base, n, &mut out);
-            }
-            out
-        }),
+                let mut out = vec![(format!("{base}/categories"), None)];
+                for n in &tree.items {
+                    walk(base, n, &mut out);
+                }
+                out
+            })
+        }
         "weeks.xml" => {
             let this = domain::week::LaunchWeek::of(state.app.now());
             Ok((-WEEKS_BACK..=WEEKS_AHEAD)
@@ -137,18 +151,22 @@ pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpRespo
                 .collect())
         }
         "blog.xml" => {
-            all_items(&state, "list_blog_posts", json!({})).await.map(|items| {
+            let posts = all_items(|p| {
+                let input = ListBlogPostsInput { q: None, page: p.page, per_page: p.per_page };
+                let state = &state;
+                async move { Ok(read::<ListBlogPosts>(state, input).await?.items) }
+            })
+            .await;
+            posts.map(|items| {
                 std::iter::once((format!("{base}/blog"), None))
-                    .chain(items.iter().map(|p| {
-                        (format!("{base}/blog/{}", s(p, "slug")), p["published_at"].as_str().map(str::to_owned))
-                    }))
+                    .chain(items.iter().map(|p| (format!("{base}/blog/{}", p.slug), p.published_at.clone())))
                     .collect()
             })
         }
         _ => return not_found(),
     };
     match urls {
-        Ok(urls) => xml(urlset(urls.into_iter())),
+        Ok(urls) => urlset(urls),
         Err(e) => failed(e),
     }
 }

@@ -112,6 +112,36 @@ fn the_api_crates_call_use_cases_not_repositories() {
 }
 
 #[test]
+fn pages_are_templates_over_typed_operations() {
+    // Every HTML, Atom and sitemap page of api-rest is an askama template (escaping on) over a view
+    // built from an operation's typed output: no hand-made escaping, and no operation called by its
+    // string name through the registry (a renamed output field would blank a page silently). The
+    // REST routes are the one place that calls operations by descriptor, generated from the registry.
+    let root = workspace();
+    let mut files = Vec::new();
+    rust_files(&root.join("crates/api-rest/src"), &mut files);
+    assert!(files.len() > 10, "found the api-rest sources");
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("rest.rs"))
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            text.lines()
+                .enumerate()
+                .filter(|(_, l)| {
+                    !l.trim_start().starts_with("//")
+                        && (l.contains("escape(") || l.contains("registry().iter()") || l.contains(".call(state.ctx"))
+                })
+                .map(|(i, l)| format!("{}:{}: {}", f.display(), i + 1, l.trim()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(offenders.is_empty(), "a page escapes by hand or calls an operation by name:\n{}", offenders.join("\n"));
+    let templates = root.join("crates/api-rest/templates");
+    assert!(templates.join("layout.html").is_file() && templates.join("site/listing.html").is_file());
+}
+
+#[test]
 fn adapters_point_inward() {
     // An adapter implements ports of the domain; it never reaches up to the use cases, the composition
     // root or an API crate. (The drafter reads pages with the fetcher's HTML reader: one adapter on

@@ -29,24 +29,8 @@ use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
 use domain::auth::Principal;
 use operations::public::listings::ListingSummaryOut;
-use operations::{Descriptor, OpError, OpResult, Operation};
+use operations::{OpError, OpResult, Operation};
 use serde_json::{Value, json};
-use std::sync::OnceLock;
-
-/// The registry, built once, for the pages not yet drawn from typed views (the feeds, the sitemaps,
-/// the maker's pages).
-pub(crate) fn op(id: &str) -> &'static Descriptor {
-    static REGISTRY: OnceLock<Vec<Descriptor>> = OnceLock::new();
-    REGISTRY
-        .get_or_init(operations::registry)
-        .iter()
-        .find(|d| d.id == id)
-        .unwrap_or_else(|| panic!("no operation {id}"))
-}
-
-pub(crate) fn s<'a>(v: &'a Value, key: &str) -> &'a str {
-    v[key].as_str().unwrap_or_default()
-}
 
 /// A public read, typed, as the API answers it.
 async fn read<O: Operation>(state: &State, input: O::Input) -> OpResult<O::Output> {
