@@ -23,6 +23,12 @@ use domain::week::LaunchWeek;
 /// Looks for our badge on the listing's homepage; a find schedules the launch, anything else is recorded
 /// for the maker and looked at again in [`BADGE_RECHECK_HOURS`] while the week has not begun.
 pub(crate) async fn badge_check(app: &App, id: ListingId) -> Result<(), String> {
+    look_for_badge(app, id, true).await
+}
+
+/// As [`badge_check`]; `reschedule` false leaves the next look to the one already queued (a maker's
+/// own "check now" must not add a queued look per click).
+pub(crate) async fn look_for_badge(app: &App, id: ListingId, reschedule: bool) -> Result<(), String> {
     let err = |e: RepoError| e.to_string();
     let Some(l) = app.store.get_listing(id).await.map_err(err)? else { return Ok(()) };
     let now = app.now();
@@ -51,7 +57,7 @@ pub(crate) async fn badge_check(app: &App, id: ListingId) -> Result<(), String> 
         return Ok(());
     }
     let again = now + Duration::hours(BADGE_RECHECK_HOURS);
-    if again < week.starts_at() {
+    if reschedule && again < week.starts_at() {
         enqueue_at(app, &JobSpec::BadgeCheck { listing: id.get() }, again).await.map_err(err)?;
     }
     Ok(())

@@ -43,6 +43,40 @@ async fn own_listing(ctx: &Ctx, raw_id: i64) -> OpResult<Listing> {
     ctx.app.store.owned_listing(user, id).await?.ok_or(OpError::NotFound("listing"))
 }
 
+/// Looks at the homepage of one of the caller's listings for our badge now, as the queued looks do
+/// (a find schedules the launch), and answers the listing as get_my_listing does. For a listing
+/// awaiting its badge only (409 otherwise), and at most [`BADGE_LOOKS_PER_HOUR`] a listing an hour
+/// (429), so the button cannot make us read someone's homepage in a loop.
+pub async fn check_badge_now(ctx: &Ctx, listing_id: i64) -> OpResult<MyListingOut> {
+    let l = own_listing(ctx, listing_id).await?;
+    if l.lifecycle.status() != ListingStatus::AwaitingBadge {
+        return Err(OpError::Conflict {
+            code: "not_awaiting_badge",
+            message: format!("the listing is {}, not waiting for its badge", l.lifecycle.status().as_str()),
+        });
+    }
+    crate::quotas::take(
+        &ctx.app,
+        &[crate::quotas::Cap {
+            code: "badge_look_quota",
+            purpose: "badge-look",
+            subject: l.id.get().to_string(),
+            limit: BADGE_LOOKS_PER_HOUR,
+            window: chrono::Duration::hours(1),
+            what: "looks for the badge of this listing this hour",
+        }],
+    )
+    .await?;
+    crate::lifecycle::look_for_badge(&ctx.app, l.id, false)
+        .await
+        .map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(e.into())))?;
+    let l = own_listing(ctx, listing_id).await?;
+    my_listing_out(ctx, l).await
+}
+
+/// Looks for the badge a maker may ask for, per listing and hour.
+pub const BADGE_LOOKS_PER_HOUR: i64 = 10;
+
 /// A refused lifecycle move, as a 409 naming the current status.
 fn conflict(e: domain::listing::TransitionError) -> OpError {
     OpError::Conflict { code: "invalid_status", message: e.to_string() }

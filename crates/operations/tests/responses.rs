@@ -38,24 +38,7 @@ async fn directory() -> (App, domain::user::User) {
     let mut new = NewListing::plain(Slug::parse("orbit-labs".to_owned()).unwrap(), profile, lifecycle, at());
     new.categories = Some(ListingCategories::from_db(primary, vec![]));
     let listing = store.create_listing(new).await.unwrap();
-    let user =
-        operations::accounts::create_user(&app, "ann@orbit.example", "correct horse 1", "Ann", false).await.unwrap();
-    store
-        .create_claim(&domain::claim::NewClaim {
-            user: user.id,
-            listing: listing.id,
-            method: domain::claim::ClaimMethod::Dns,
-            email: None,
-            token: Some("t".into()),
-            token_hash: "h".into(),
-            created_at: at(),
-        })
-        .await
-        .unwrap();
-    let claim = store.my_claims(user.id, Default::default()).await.unwrap().items.remove(0);
-    let check = domain::claim::ClaimCheck { at: at(), verified: true, looked_for: "x".into(), found: "x".into() };
-    let to = claim.verified(at()).unwrap();
-    assert!(store.complete_claim(claim.id, claim.status(), to, &check).await.unwrap(), "the owner claimed it");
+    let user = common::owner_of(&app, store.as_ref(), listing.id, "ann@orbit.example", at()).await;
     (app, user)
 }
 

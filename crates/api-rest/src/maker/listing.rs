@@ -188,6 +188,18 @@ pub async fn buy_launch(state: web::Data<State>, req: HttpRequest, id: web::Path
     .await
 }
 
+/// Looks for the badge on the homepage now (at most a few times an hour), then shows what was found.
+pub async fn check_badge(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
+    let id = *id;
+    let back = format!("{}/me/listings/{id}#badge", state.public_url);
+    let st: &State = &state;
+    listing_action(st, &req, id, &form, |p| async move {
+        let ctx = st.ctx.with_caller(operations::Caller::Principal(p));
+        operations::own::check_badge_now(&ctx, id).await.map(|_| Some(back))
+    })
+    .await
+}
+
 pub async fn edit_listing(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
     let id = *id;
     let text = |name: &str| Some(Some(field(&form, name).trim().to_owned()));
@@ -324,6 +336,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             .default_service(na()),
     )
     .service(post("/me/listings/{id}/free", web::post().to(choose_free)))
+    .service(post("/me/listings/{id}/badge-check", web::post().to(check_badge)))
     .service(post("/me/listings/{id}/buy", web::post().to(buy_launch)))
     .service(post("/me/listings/{id}/updates", web::post().to(post_update)))
     .service(post("/me/listings/{id}/milestones", web::post().to(add_milestone)))

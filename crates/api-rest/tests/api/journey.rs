@@ -32,7 +32,9 @@ fn between(html: &str, start: &str, end: &str) -> String {
 
 #[tokio::test]
 async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
-    let site = FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let site_dir = tempfile::tempdir().unwrap();
+    test_support::copy_site("acme-rockets", site_dir.path());
+    let site = FixtureSite::serve_dir(site_dir.path().to_owned(), "http://127.0.0.1:9").await;
     let blocked = FixtureSite::serve("blocked", "http://127.0.0.1:9").await;
     let allowed = vec![site.host_port(), blocked.host_port()];
     let app = spawn_app_configured(test_support::sqlite(), false, |a| a.outbound.crawler_allowed_hosts = allowed).await;
@@ -104,6 +106,26 @@ async fn a_maker_submits_a_site_watches_the_draft_and_launches_it_for_free() {
     assert_eq!(between(&queued, r#"<p id="free-launch">"#, "</p>"), before, "the week and place promised");
     let (status, again, _) = b.post(&format!("{path}/free"), &[("csrf", &csrf)]).await;
     assert_eq!(status, 409, "chosen once: {again}");
+
+    // "Check my homepage now": what the look found, then, with the badge placed, the launch scheduled.
+    let (status, _, to) = b.post(&format!("{path}/badge-check"), &[("csrf", &csrf)]).await;
+    assert_eq!((status, to.as_deref()), (303, Some(format!("{path}#badge").as_str())));
+    let (_, looked, _) = b.get(&path).await;
+    let check = between(&looked, r#"<p class="muted" id="badge-check">"#, "</p>");
+    assert!(check.starts_with("Last look") && check.contains("no link to"), "{check}");
+    let index = site_dir.path().join("index.html");
+    let home = std::fs::read_to_string(&index).unwrap();
+    let badge = format!(r#"<a href="{}/listings/acme-rockets">Listed on launchdir</a></body>"#, b.app.base);
+    std::fs::write(&index, home.replacen("</body>", &badge, 1)).unwrap();
+    let (status, _, _) = b.post(&format!("{path}/badge-check"), &[("csrf", &csrf)]).await;
+    assert_eq!(status, 303);
+    let (_, scheduled, _) = b.get(&path).await;
+    assert!(
+        scheduled.contains(r#"id="listing-status">scheduled<"#),
+        "the badge found, the launch scheduled: {scheduled}"
+    );
+    let (status, page, _) = b.post(&format!("{path}/badge-check"), &[("csrf", &csrf)]).await;
+    assert_eq!(status, 409, "nothing to look for any more: {page}");
 
     // An update for followers.
     let (status, _, _) =

@@ -36,3 +36,32 @@ pub fn app(store: Arc<dyn domain::ports::Store>, change: impl FnOnce(&mut Ports)
     change(&mut ports);
     App::new(ports)
 }
+
+/// A new account `email` that owns `listing` through a verified claim (as a maker who proved the
+/// domain would), created at `at`.
+pub async fn owner_of(
+    app: &App,
+    store: &dyn domain::ports::Store,
+    listing: domain::ids::ListingId,
+    email: &str,
+    at: chrono::DateTime<chrono::Utc>,
+) -> domain::user::User {
+    let user = operations::accounts::create_user(app, email, "correct horse 1", "", false).await.unwrap();
+    store
+        .create_claim(&domain::claim::NewClaim {
+            user: user.id,
+            listing,
+            method: domain::claim::ClaimMethod::Dns,
+            email: None,
+            token: Some("t".into()),
+            token_hash: "h".into(),
+            created_at: at,
+        })
+        .await
+        .unwrap();
+    let claim = store.my_claims(user.id, Default::default()).await.unwrap().items.remove(0);
+    let check = domain::claim::ClaimCheck { at, verified: true, looked_for: "x".into(), found: "x".into() };
+    let to = claim.verified(at).unwrap();
+    assert!(store.complete_claim(claim.id, claim.status(), to, &check).await.unwrap(), "the owner claimed it");
+    user
+}
