@@ -10,7 +10,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use domain::auth::{Principal, Via};
 use domain::category::ListingCategories;
 use domain::listing::{CountryCode, Lifecycle, ListingProfile, ListingStatus, NewListing, Plan};
-use domain::ports::{CategoryRepository, ClaimRepository, FixedClock, ListingRepository};
+use domain::ports::{CategoryRepository, FixedClock, ListingRepository};
 use domain::slug::Slug;
 use operations::{App, Caller, Ctx, OpError, ReadCache};
 use serde_json::{Value, json};
