@@ -22,6 +22,7 @@ mod m20261123_000015_throttles;
 mod m20261123_000016_order_flags;
 mod m20261123_000017_email_verification;
 mod m20261123_000018_category_synonyms;
+mod m20261124_000019_category_counts;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000016_order_flags::Migration),
             Box::new(m20261123_000017_email_verification::Migration),
             Box::new(m20261123_000018_category_synonyms::Migration),
+            Box::new(m20261124_000019_category_counts::Migration),
         ]
     }
 }

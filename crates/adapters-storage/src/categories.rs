@@ -8,7 +8,7 @@ use domain::category::{Category, CategoryWithCount, NewCategory};
 use domain::ids::CategoryId;
 use domain::ports::{CategoryRepository, RepoError, RepoResult};
 use domain::slug::Slug;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, QueryFilter, QueryOrder, Statement};
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,12 +25,6 @@ fn to_category(m: categories::Model) -> Category {
         attributes: list_from_json(&m.attributes),
         synonyms: list_from_json(&m.synonyms),
     }
-}
-
-#[derive(Debug, FromQueryResult)]
-struct CountRow {
-    category_id: i64,
-    n: i64,
 }
 
 #[async_trait]
@@ -99,21 +93,11 @@ impl CategoryRepository for SeaOrmStore {
             .all(&self.db)
             .await
             .map_err(repo_err)?;
-        let counts: HashMap<i64, i64> = CountRow::find_by_statement(Statement::from_string(
-            self.backend(),
-            "SELECT lc.category_id AS category_id, COUNT(*) AS n FROM listing_categories lc \
-             JOIN listings l ON l.id = lc.listing_id WHERE l.status = 'live' GROUP BY lc.category_id",
-        ))
-        .all(&self.db)
-        .await
-        .map_err(repo_err)?
-        .into_iter()
-        .map(|r| (r.category_id, r.n))
-        .collect();
+        // The counts are kept on the rows by triggers (migration 19): no aggregation here.
         Ok(all
             .into_iter()
             .map(|m| {
-                let n = counts.get(&m.id).copied().unwrap_or(0).max(0) as u64;
+                let n = m.live_listings.max(0) as u64;
                 CategoryWithCount { category: to_category(m), live_listings: n }
             })
             .collect())

@@ -20,6 +20,8 @@ pub struct Model {
     pub attributes: String,
     #[sea_orm(column_type = "Text")]
     pub synonyms: String,
+    /// Live listings in this category, kept by triggers (migration 19).
+    pub live_listings: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -621,3 +621,93 @@ on_every_store!(sitemap_ranges_hold_each_live_listing_once, |store| {
     assert_eq!(parts, all);
     assert!(store.live_slugs_in(max, max + 100).await.unwrap().is_empty());
 });
+
+/// Live listings per category slug, as list_categories reports them.
+async fn category_counts(store: &dyn domain::ports::Store) -> std::collections::BTreeMap<String, u64> {
+    store.list_categories().await.unwrap().into_iter().map(|c| (c.category.slug.to_string(), c.live_listings)).collect()
+}
+
+on_every_store!(category_counts_follow_go_lives_extras_and_removals, |store| {
+    let cats = seed_categories(store).await;
+    let (dev, api, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
+    let count = |c: std::collections::BTreeMap<String, u64>| (c["dev-tools"], c["api-tools"], c["marketing"]);
+    let a = store.create_listing(listing("Alpha", ListingStatus::Live, Some(dev))).await.unwrap();
+    let b = store.create_listing(listing("Beta", ListingStatus::Scheduled, Some(dev))).await.unwrap();
+    store.create_listing(listing("Gamma", ListingStatus::Live, Some(api))).await.unwrap();
+    store.create_listing(listing("Delta", ListingStatus::Draft, Some(mkt))).await.unwrap();
+    assert_eq!(count(category_counts(store.as_ref()).await), (1, 1, 0), "live listings only");
+
+    // A go-live counts the listing in its categories.
+    let mut live = b.lifecycle;
+    live.go_live(now() + Duration::weeks(3)).unwrap();
+    assert!(store.move_lifecycle(b.id, &b.lifecycle, &live, now()).await.unwrap());
+    assert_eq!(count(category_counts(store.as_ref()).await), (2, 1, 0), "Beta went live");
+
+    // An extra category of a live listing counts there too.
+    assert_eq!(store.add_extra_categories(a.id, &[mkt]).await.unwrap(), 1);
+    assert_eq!(count(category_counts(store.as_ref()).await), (2, 1, 1), "Alpha is in marketing too");
+
+    // Leaving live takes it out of every category it is in.
+    let mut removed = a.lifecycle;
+    removed.remove().unwrap();
+    assert!(store.move_lifecycle(a.id, &a.lifecycle, &removed, now()).await.unwrap());
+    assert_eq!(count(category_counts(store.as_ref()).await), (1, 1, 0), "Alpha removed");
+});
+
+on_both!(category_counts_equal_a_recount_after_every_kind_of_change, |store| {
+    use sea_orm::ConnectionTrait;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    let ids = store
+        .import_listings(
+            &[
+                import(listing("One", ListingStatus::Live, Some(dev)), 3),
+                import(listing("Two", ListingStatus::Live, Some(dev)), 1),
+                import(listing("Three", ListingStatus::Scheduled, Some(mkt)), 0),
+                import(listing("Four", ListingStatus::Live, Some(mkt)), 2),
+            ],
+            now(),
+        )
+        .await
+        .unwrap();
+    let conn = store.connection();
+    let recount = || async {
+        let rows = conn
+            .query_all_raw(sea_orm::Statement::from_string(
+                store.backend(),
+                "SELECT c.slug AS slug, c.live_listings AS kept, (SELECT COUNT(*) FROM listing_categories lc \
+                 JOIN listings l ON l.id = lc.listing_id WHERE lc.category_id = c.id AND l.status = 'live') AS counted \
+                 FROM categories c ORDER BY c.id",
+            ))
+            .await
+            .unwrap();
+        rows.iter()
+            .map(|r| {
+                let slug: String = r.try_get("", "slug").unwrap();
+                let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
+                assert_eq!(kept, counted, "{slug}: kept {kept}, counted {counted}");
+                (slug, kept)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(recount().await.iter().map(|(_, n)| n).sum::<i64>(), 3, "the import counted");
+    // Every kind of change an operator's SQL or a use case makes, each followed by a recount.
+    for sql in [
+        format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
+        format!(
+            "INSERT INTO listing_categories (listing_id, category_id, is_primary) VALUES ({}, {mkt}, FALSE)",
+            ids[0]
+        ),
+        format!("UPDATE listings SET status = 'removed' WHERE id = {}", ids[1]),
+        format!("DELETE FROM listing_categories WHERE listing_id = {} AND category_id = {mkt}", ids[0]),
+        format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
+        format!("DELETE FROM listings WHERE id = {}", ids[3]),
+        format!("DELETE FROM listings WHERE id = {}", ids[1]),
+    ] {
+        conn.execute_unprepared(&sql).await.unwrap();
+        recount().await;
+    }
+    let after: Vec<i64> = recount().await.into_iter().map(|(_, n)| n).collect();
+    assert_eq!(after.iter().sum::<i64>(), 2, "One in dev-tools, Three in marketing: {after:?}");
+});
