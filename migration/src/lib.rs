@@ -23,6 +23,7 @@ mod m20261123_000016_order_flags;
 mod m20261123_000017_email_verification;
 mod m20261123_000018_category_synonyms;
 mod m20261124_000019_category_counts;
+mod m20261124_000020_tally_live;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000017_email_verification::Migration),
             Box::new(m20261123_000018_category_synonyms::Migration),
             Box::new(m20261124_000019_category_counts::Migration),
+            Box::new(m20261124_000020_tally_live::Migration),
         ]
     }
 }

@@ -1,7 +1,7 @@
 //! The directory's reads and writes: listings and their search, categories, bulk import, editorial
 //! content, reference data and the public-change counter.
 
-use crate::{ListingRow, MemoryStore, State, UserRow, VoteRow, ok, page_of};
+use crate::{ListingRow, MemoryStore, State, UserRow, VoteRow, capped_page_of, ok, page_of};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::award::Award;
@@ -225,7 +225,7 @@ impl ListingRepository for MemoryStore {
             (SearchSort::MostViewed, _, _) => b.views.cmp(&a.views).then(by_id_desc(a, b)),
             (SearchSort::MostFollowed, _, _) => b.follows.cmp(&a.follows).then(by_id_desc(a, b)),
         });
-        Ok(page_of(hits.into_iter().map(|(l, _)| ListingSummary::of(l)).collect(), page))
+        Ok(capped_page_of(hits.into_iter().map(|(l, _)| ListingSummary::of(l)).collect(), page))
     }
 
     async fn count_live_listings(&self) -> RepoResult<u64> {
@@ -307,7 +307,7 @@ impl ListingRepository for MemoryStore {
             })
             .collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
-        Ok(page_of(rows, page))
+        Ok(capped_page_of(rows, page))
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
@@ -322,7 +322,7 @@ impl ListingRepository for MemoryStore {
             })
             .collect();
         rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
-        Ok(page_of(rows, page))
+        Ok(capped_page_of(rows, page))
     }
 }
 

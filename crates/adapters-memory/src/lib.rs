@@ -249,6 +249,14 @@ impl State {
     }
 }
 
+/// One page of `items` (already in order) with the total counted as the SQL stores count a search's:
+/// exact up to `domain::paging::COUNT_CAP`, then the cap and not exact.
+fn capped_page_of<T>(items: Vec<T>, page: PageRequest) -> Paged<T> {
+    let counted = items.len() as u64;
+    let items = items.into_iter().skip(page.offset() as usize).take(page.per_page() as usize).collect();
+    Paged::counted_to_cap(items, page, counted)
+}
+
 /// One page of `items` (already in order) with the total.
 fn page_of<T>(items: Vec<T>, page: PageRequest) -> Paged<T> {
     let total = items.len() as u64;

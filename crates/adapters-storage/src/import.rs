@@ -191,6 +191,8 @@ impl DirectoryImport for SeaOrmStore {
                 week_start: Set(week),
                 listing_id: Set(id),
                 votes: Set(n),
+                // Set from the listing's status by a trigger as the row is written.
+                live: Set(true),
             }));
             for (v, at) in item.votes.iter().enumerate() {
                 vote_rows.push(votes::ActiveModel {

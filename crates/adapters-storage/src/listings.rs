@@ -15,7 +15,7 @@ use domain::listing::{
     ListingSearch, ListingStatus, ListingSummary, NewListing, Plan, RankMetric, Revenue, SearchSort, StatusFilter,
     UnlockedSections,
 };
-use domain::paging::{PageRequest, Paged};
+use domain::paging::{COUNT_CAP, PageRequest, Paged};
 use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
@@ -242,6 +242,10 @@ fn sqlite_match(fts: &str, status: StatusFilter) -> String {
 /// tags, status (0: a filter, not a signal).
 const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
 
+/// Matches a text search ranks at least: the newest this many (or as deep as the page asked for).
+/// A word on a third of the directory costs 1 000 scores, not 33 000 (docs/DECISIONS.md).
+const RANKED_CANDIDATES: i64 = 1_000;
+
 /// True when a search has words and no filter but its status, so SQLite can count and rank inside the
 /// full-text index and read only the page's rows.
 fn text_only(s: &ListingSearch) -> bool {
@@ -412,45 +416,68 @@ impl ListingRepository for SeaOrmStore {
             // Count and rank inside the index; read only the page's listings.
             let matched = sqlite_match(fts, s.status);
             let mut count = RawQuery::new(backend);
-            count.sql("SELECT COUNT(*) AS n FROM listings_fts WHERE listings_fts MATCH ").bind(matched.clone());
-            let total = self.count(&count).await?;
+            count
+                .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+                .bind(matched.clone())
+                .sql(" LIMIT ")
+                .bind(COUNT_CAP as i64 + 1)
+                .sql(") t");
+            let counted = self.count(&count).await?;
+            // Ranks a bounded candidate set: the newest matches the index hands out (by rowid), as many as
+            // the page needs and at least RANKED_CANDIDATES — not every match of a word on every listing.
+            let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
             let mut q = RawQuery::new(backend);
-            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT rowid AS id, ")
+            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT id, r FROM (SELECT rowid AS id, ")
                 .sql(BM25)
                 .sql(" AS r FROM listings_fts WHERE listings_fts MATCH ")
                 .bind(matched)
-                .sql(" ORDER BY r, rowid DESC")
+                .sql(" ORDER BY rowid DESC LIMIT ")
+                .bind(candidates)
+                .sql(") ORDER BY r, id DESC")
                 .page(page)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r, l.id DESC");
             let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
-            return Ok(Paged::new(items, page, total));
+            return Ok(Paged::counted_to_cap(items, page, counted));
         }
         let mut count = RawQuery::new(backend);
-        count.sql("SELECT COUNT(*) AS n");
+        count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
         let Some(_) = self.search_from_where(&mut count, s) else {
             return Ok(Paged::new(vec![], page, 0));
         };
-        let total = self.count(&count).await?;
+        count.sql(" LIMIT ").bind(COUNT_CAP as i64 + 1).sql(") t");
+        let counted = self.count(&count).await?;
+
+        if s.sort == SearchSort::Relevance && fts.is_some() {
+            // Ranks a bounded candidate set: the first matches the index hands out (with the filters
+            // applied), as many as the page needs and at least RANKED_CANDIDATES.
+            let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
+            let mut q = RawQuery::new(backend);
+            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT l.id AS id, ");
+            match backend {
+                DbBackend::Postgres => {
+                    let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
+                    let tsq = fts_query(backend, text).unwrap_or_default();
+                    q.sql("ts_rank_cd(l.search_vector, to_tsquery('english', ").bind(tsq).sql(")) AS r");
+                }
+                _ => {
+                    q.sql("-").sql(BM25).sql(" AS r");
+                }
+            }
+            self.search_from_where(&mut q, s);
+            q.sql(" LIMIT ")
+                .bind(candidates)
+                .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r DESC, l.votes_count DESC, l.id DESC")
+                .page(page);
+            let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+            let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
+            return Ok(Paged::counted_to_cap(items, page, counted));
+        }
 
         let mut q = RawQuery::new(backend);
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
         let with_fts = self.search_from_where(&mut q, s).unwrap_or(false);
         let order = match (s.sort, with_fts, s.status) {
-            (SearchSort::Relevance, true, _) => match backend {
-                DbBackend::Postgres => {
-                    let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
-                    let tsq = fts_query(backend, text).unwrap_or_default();
-                    q.sql(" ORDER BY ts_rank_cd(l.search_vector, to_tsquery('english', ")
-                        .bind(tsq)
-                        .sql(")) DESC, l.votes_count DESC, l.id DESC");
-                    ""
-                }
-                _ => {
-                    q.sql(" ORDER BY ").sql(BM25).sql(", l.votes_count DESC, l.id DESC");
-                    ""
-                }
-            },
             // Upcoming launches have no votes yet: soonest week first.
             (SearchSort::Relevance, false, StatusFilter::Upcoming) => " ORDER BY l.launch_week ASC, l.id ASC",
             (SearchSort::Relevance | SearchSort::Votes, _, _) => " ORDER BY l.votes_count DESC, l.id DESC",
@@ -464,7 +491,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql("").page(page);
         let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
-        Ok(Paged::new(items, page, total))
+        Ok(Paged::counted_to_cap(items, page, counted))
     }
 
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
@@ -599,8 +626,13 @@ impl ListingRepository for SeaOrmStore {
         };
         let from_where = format!(" FROM listings l WHERE l.status = 'live' AND {col} > 0");
         let mut count = RawQuery::new(self.backend());
-        count.sql("SELECT COUNT(*) AS n").sql(&from_where);
-        let total = self.count(&count).await?;
+        count
+            .sql("SELECT COUNT(*) AS n FROM (SELECT 1")
+            .sql(&from_where)
+            .sql(" LIMIT ")
+            .bind(COUNT_CAP as i64 + 1)
+            .sql(") t");
+        let counted = self.count(&count).await?;
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
             .sql(&format!("CAST({col} AS BIGINT) AS week_votes"))
@@ -609,20 +641,29 @@ impl ListingRepository for SeaOrmStore {
             .page(page);
         let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::new(items, page, total))
+        Ok(Paged::counted_to_cap(items, page, counted))
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
-        // One indexed range of the week's tallies (kept beside the votes), not a count of every vote.
+        // One indexed range of the week's tallies of live listings (`live` kept on the tally by triggers),
+        // not a count of every vote nor a status lookup per voted listing.
         let tally = |q: &mut RawQuery| {
             q.sql(" FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
                 .bind(week.monday())
-                .sql(" AND v.votes > 0 AND l.status = 'live'");
+                .sql(" AND v.live = ")
+                .bind(true)
+                .sql(" AND v.votes > 0");
         };
         let mut count = RawQuery::new(self.backend());
-        count.sql("SELECT COUNT(*) AS n");
-        tally(&mut count);
-        let total = self.count(&count).await?;
+        count
+            .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM vote_tallies v WHERE v.week_start = ")
+            .bind(week.monday())
+            .sql(" AND v.live = ")
+            .bind(true)
+            .sql(" AND v.votes > 0 LIMIT ")
+            .bind(COUNT_CAP as i64 + 1)
+            .sql(") t");
+        let counted = self.count(&count).await?;
         let mut q = RawQuery::new(self.backend());
         q.sql(
             "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes",
@@ -631,7 +672,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql(" ORDER BY v.votes DESC, l.id ASC").page(page);
         let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::new(items, page, total))
+        Ok(Paged::counted_to_cap(items, page, counted))
     }
 
     async fn max_listing_id(&self) -> RepoResult<i64> {

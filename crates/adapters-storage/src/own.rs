@@ -384,6 +384,8 @@ impl OwnListingRepository for SeaOrmStore {
             week_start: Set(LaunchWeek::of(v.cast_at).monday()),
             listing_id: Set(v.listing_id.get()),
             votes: Set(1),
+            // A vote is only ever cast for a live listing; a trigger keeps this true to the listing.
+            live: Set(true),
         })
         .on_conflict(
             OnConflict::columns([vote_tallies::Column::WeekStart, vote_tallies::Column::ListingId])

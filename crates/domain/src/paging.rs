@@ -55,12 +55,25 @@ pub struct Paged<T> {
     pub items: Vec<T>,
     pub page: u32,
     pub per_page: u32,
+    /// Exact when `total_exact`; otherwise at least this many ([`COUNT_CAP`]).
     pub total: u64,
+    pub total_exact: bool,
 }
+
+/// Matches a search counts exactly; beyond it a total reads "10 000+" (`total_exact` false), so a
+/// search for a word on every listing counts 10 001 rows, not all of them.
+pub const COUNT_CAP: u64 = 10_000;
 
 impl<T> Paged<T> {
     pub fn new(items: Vec<T>, req: PageRequest, total: u64) -> Self {
-        Self { items, page: req.page(), per_page: req.per_page(), total }
+        Self { items, page: req.page(), per_page: req.per_page(), total, total_exact: true }
+    }
+
+    /// A page whose total was counted up to [`COUNT_CAP`] + 1: past the cap it is the cap, not exact.
+    pub fn counted_to_cap(items: Vec<T>, req: PageRequest, counted: u64) -> Self {
+        let mut p = Self::new(items, req, counted.min(COUNT_CAP));
+        p.total_exact = counted <= COUNT_CAP;
+        p
     }
 
     pub fn total_pages(&self) -> u64 {
@@ -73,6 +86,7 @@ impl<T> Paged<T> {
             page: self.page,
             per_page: self.per_page,
             total: self.total,
+            total_exact: self.total_exact,
         }
     }
 }

@@ -10,6 +10,8 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub listing_id: i64,
     pub votes: i64,
+    /// Whether the listing is live, kept by triggers (migration 20).
+    pub live: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -711,3 +711,31 @@ on_both!(category_counts_equal_a_recount_after_every_kind_of_change, |store| {
     let after: Vec<i64> = recount().await.into_iter().map(|(_, n)| n).collect();
     assert_eq!(after.iter().sum::<i64>(), 2, "One in dev-tools, Three in marketing: {after:?}");
 });
+
+on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store| {
+    use domain::paging::COUNT_CAP;
+    let n = COUNT_CAP as usize + 3;
+    let mut batch = Vec::new();
+    for i in 0..n {
+        let mut l = listing(&format!("Common Widget {i}"), ListingStatus::Live, None);
+        if i < 5 {
+            l.profile.tagline = "a rare marmoset".into();
+        }
+        batch.push(import(l, 0));
+        if batch.len() == 1000 || i + 1 == n {
+            store.import_listings(&batch, now()).await.unwrap();
+            batch.clear();
+        }
+    }
+    let page = PageRequest::parse(Some(2), Some(20)).unwrap();
+    let common = store.search_listings(&search(Some("widget")), page).await.unwrap();
+    assert_eq!((common.total, common.total_exact, common.items.len()), (COUNT_CAP, false, 20), "10 000+");
+    let all = store.search_listings(&search(None), page).await.unwrap();
+    assert_eq!((all.total, all.total_exact), (COUNT_CAP, false), "every live listing, counted to the cap");
+    let rare = store.search_listings(&search(Some("marmoset")), PageRequest::default()).await.unwrap();
+    assert_eq!((rare.total, rare.total_exact, rare.items.len()), (5, true, 5), "exact under the cap");
+    // A page past the ranked candidates still comes back, ordered and full.
+    let deep =
+        store.search_listings(&search(Some("widget")), PageRequest::parse(Some(60), Some(20)).unwrap()).await.unwrap();
+    assert_eq!(deep.items.len(), 20, "page 60 of a search for a word on every listing");
+});

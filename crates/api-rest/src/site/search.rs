@@ -159,7 +159,11 @@ async fn results_section(state: web::Data<State>, c: Checked) -> OpResult<(Strin
     };
     let r = read::<SearchListings>(&state, input).await?;
     let total = r.pagination.total;
-    let launches = if total == 1 { "1 live launch".to_owned() } else { format!("{total} live launches") };
+    let launches = match (total, r.pagination.total_exact) {
+        (_, false) => format!("{}+ live launches", thousands(total)),
+        (1, true) => "1 live launch".to_owned(),
+        (n, true) => format!("{} live launches", thousands(n)),
+    };
     let heading = match (c.q.is_empty(), total == 1) {
         (true, _) => launches,
         (false, true) => format!("{launches} matches “{}”", c.q),
@@ -180,6 +184,19 @@ async fn results_section(state: web::Data<State>, c: Checked) -> OpResult<(Strin
     }
     let view = ResultsView { base, heading, rows: r.items.iter().map(Row::voted).collect(), pager };
     Ok((String::new(), render(&view)?))
+}
+
+/// `10000` → "10 000": a space between thousands.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// The non-empty pairs as a URL's query string.

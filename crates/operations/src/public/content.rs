@@ -311,6 +311,7 @@ impl Operation for ListAwards {
                             per_page: page.per_page(),
                             total: 0,
                             total_pages: 0,
+                            total_exact: true,
                         },
                     });
                 }

@@ -40,12 +40,22 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
 pub struct Pagination {
     pub page: u32,
     pub per_page: u32,
+    /// How many there are. Searches and boards count exactly up to 10 000; beyond that `total` is
+    /// 10 000 and `total_exact` is false ("10 000+"). Later pages can still be read.
     pub total: u64,
     pub total_pages: u64,
+    /// False when `total` is the 10 000 cap of a larger result rather than its exact size.
+    pub total_exact: bool,
 }
 
 impl<T> From<&domain::paging::Paged<T>> for Pagination {
     fn from(p: &domain::paging::Paged<T>) -> Self {
-        Self { page: p.page, per_page: p.per_page, total: p.total, total_pages: p.total_pages() }
+        Self {
+            page: p.page,
+            per_page: p.per_page,
+            total: p.total,
+            total_pages: p.total_pages(),
+            total_exact: p.total_exact,
+        }
     }
 }
