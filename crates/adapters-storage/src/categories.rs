@@ -87,18 +87,28 @@ impl CategoryRepository for SeaOrmStore {
     }
 
     async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
-        let all = categories::Entity::find()
-            .order_by_asc(categories::Column::Position)
-            .order_by_asc(categories::Column::Id)
+        #[derive(Debug, sea_orm::FromQueryResult)]
+        struct Count {
+            id: i64,
+            live_listings: i64,
+        }
+        // The tree from the category cache (operators' edits only); the counts, kept on the rows by
+        // triggers (migration 19), read fresh: two integers a row, no aggregation.
+        let tree = self.all_categories().await?;
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("SELECT id, live_listings FROM categories");
+        let counts: std::collections::HashMap<i64, i64> = <Count as sea_orm::FromQueryResult>::find_by_statement(q.build())
             .all(&self.db)
             .await
-            .map_err(repo_err)?;
-        // The counts are kept on the rows by triggers (migration 19): no aggregation here.
-        Ok(all
+            .map_err(repo_err)?
             .into_iter()
-            .map(|m| {
-                let n = m.live_listings.max(0) as u64;
-                CategoryWithCount { category: to_category(m), live_listings: n }
+            .map(|c| (c.id, c.live_listings))
+            .collect();
+        Ok(tree
+            .iter()
+            .map(|c| {
+                let n = counts.get(&c.id.get()).copied().unwrap_or(0).max(0) as u64;
+                CategoryWithCount { category: c.clone(), live_listings: n }
             })
             .collect())
     }
