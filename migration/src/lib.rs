@@ -24,6 +24,7 @@ mod m20261123_000017_email_verification;
 mod m20261123_000018_category_synonyms;
 mod m20261124_000019_category_counts;
 mod m20261124_000020_tally_live;
+mod m20261124_000021_listing_counts;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261123_000018_category_synonyms::Migration),
             Box::new(m20261124_000019_category_counts::Migration),
             Box::new(m20261124_000020_tally_live::Migration),
+            Box::new(m20261124_000021_listing_counts::Migration),
         ]
     }
 }

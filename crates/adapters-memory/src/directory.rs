@@ -225,7 +225,9 @@ impl ListingRepository for MemoryStore {
             (SearchSort::MostViewed, _, _) => b.views.cmp(&a.views).then(by_id_desc(a, b)),
             (SearchSort::MostFollowed, _, _) => b.follows.cmp(&a.follows).then(by_id_desc(a, b)),
         });
-        Ok(capped_page_of(hits.into_iter().map(|(l, _)| ListingSummary::of(l)).collect(), page))
+        let found = hits.into_iter().map(|(l, _)| ListingSummary::of(l)).collect();
+        // As the SQL stores: an unfiltered list's total is exact, any other search's counted to the cap.
+        Ok(if s.is_unfiltered() { page_of(found, page) } else { capped_page_of(found, page) })
     }
 
     async fn count_live_listings(&self) -> RepoResult<u64> {

@@ -97,13 +97,14 @@ impl CategoryRepository for SeaOrmStore {
         let tree = self.all_categories().await?;
         let mut q = crate::sql::RawQuery::new(self.backend());
         q.sql("SELECT id, live_listings FROM categories");
-        let counts: std::collections::HashMap<i64, i64> = <Count as sea_orm::FromQueryResult>::find_by_statement(q.build())
-            .all(&self.db)
-            .await
-            .map_err(repo_err)?
-            .into_iter()
-            .map(|c| (c.id, c.live_listings))
-            .collect();
+        let counts: std::collections::HashMap<i64, i64> =
+            <Count as sea_orm::FromQueryResult>::find_by_statement(q.build())
+                .all(&self.db)
+                .await
+                .map_err(repo_err)?
+                .into_iter()
+                .map(|c| (c.id, c.live_listings))
+                .collect();
         Ok(tree
             .iter()
             .map(|c| {

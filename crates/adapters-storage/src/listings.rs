@@ -20,9 +20,7 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter, QuerySelect,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QuerySelect};
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
 pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: DateTime<Utc>) -> listings::ActiveModel {
@@ -248,6 +246,14 @@ const RANKED_CANDIDATES: i64 = 1_000;
 
 /// True when a search has words and no filter but its status, so SQLite can count and rank inside the
 /// full-text index and read only the page's rows.
+/// The listing status a status filter selects.
+fn status_of(f: StatusFilter) -> ListingStatus {
+    match f {
+        StatusFilter::Live => ListingStatus::Live,
+        StatusFilter::Upcoming => ListingStatus::Scheduled,
+    }
+}
+
 fn text_only(s: &ListingSearch) -> bool {
     s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty())
         && s.category.is_none()
@@ -260,6 +266,14 @@ fn text_only(s: &ListingSearch) -> bool {
 }
 
 impl SeaOrmStore {
+    /// How many listings are in `status`: the count kept by triggers (migration 21), one row.
+    async fn listings_in(&self, status: ListingStatus) -> RepoResult<u64> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT listings AS n FROM listing_counts WHERE status = ").bind(status.as_str());
+        let row = crate::store::CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map_or(0, |r| r.n.max(0) as u64))
+    }
+
     /// One listing row with the ids of its extra categories folded in (one query, not two).
     /// One listing by a unique column (`id` or `slug`); see [`SeaOrmStore::load_listings`].
     async fn load_where(&self, col: &'static str, value: sea_orm::Value) -> RepoResult<Option<Listing>> {
@@ -446,7 +460,16 @@ impl ListingRepository for SeaOrmStore {
             return Ok(Paged::new(vec![], page, 0));
         };
         count.sql(" LIMIT ").bind(COUNT_CAP as i64 + 1).sql(") t");
-        let counted = self.count(&count).await?;
+        let kept = if s.is_unfiltered() { Some(self.listings_in(status_of(s.status)).await?) } else { None };
+        let counted = match kept {
+            Some(n) => n,
+            None => self.count(&count).await?,
+        };
+        // An unfiltered list's total is the kept count: exact at any size.
+        let exact = |p: Paged<ListingSummary>| match kept {
+            Some(n) => Paged::new(p.items, page, n),
+            None => p,
+        };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
@@ -491,7 +514,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql("").page(page);
         let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
         let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
-        Ok(Paged::counted_to_cap(items, page, counted))
+        Ok(exact(Paged::counted_to_cap(items, page, counted)))
     }
 
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
@@ -704,11 +727,6 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn count_live_listings(&self) -> RepoResult<u64> {
-        let n = listings::Entity::find()
-            .filter(listings::Column::Status.eq(ListingStatus::Live.as_str()))
-            .count(&self.db)
-            .await
-            .map_err(repo_err)?;
-        Ok(n)
+        self.listings_in(ListingStatus::Live).await
     }
 }

@@ -69,8 +69,8 @@ pub struct PoolStats {
 }
 
 #[derive(Debug, FromQueryResult)]
-struct CountRow {
-    n: i64,
+pub(crate) struct CountRow {
+    pub(crate) n: i64,
 }
 
 impl SeaOrmStore {

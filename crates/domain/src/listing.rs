@@ -637,6 +637,22 @@ pub struct ListingSearch {
     pub launched_since: Option<DateTime<Utc>>,
 }
 
+impl ListingSearch {
+    /// No words and no filter but the status: every live (or upcoming) listing. Such a list's total
+    /// is exact at any size (stores keep the count); any other search counts up to
+    /// [`crate::paging::COUNT_CAP`].
+    pub fn is_unfiltered(&self) -> bool {
+        self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
+            && self.category.is_none()
+            && self.stage.is_none()
+            && self.country.is_none()
+            && self.pricing_model.is_none()
+            && self.launch_week.is_none()
+            && self.launched_since.is_none()
+            && self.domain.is_none()
+    }
+}
+
 /// What a ranked board orders live listings by (the community-weekly board counts votes per week
 /// instead: `ListingRepository::weekly_votes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

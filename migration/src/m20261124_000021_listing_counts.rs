@@ -1,0 +1,84 @@
+//! How many listings there are in each status, kept in `listing_counts` by triggers so an unfiltered
+//! list (this week's trending launches, every live listing) has an exact total without counting the
+//! listings on each read, and the site's counts are one row.
+
+use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::DbBackend;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .create_table(
+                Table::create()
+                    .table(Alias::new("listing_counts"))
+                    .if_not_exists()
+                    .col(ColumnDef::new(Alias::new("status")).string().not_null().primary_key())
+                    .col(ColumnDef::new(Alias::new("listings")).big_integer().not_null().default(0))
+                    .to_owned(),
+            )
+            .await?;
+        let db = manager.get_connection();
+        let statements: Vec<&str> = match manager.get_database_backend() {
+            DbBackend::Postgres => vec![
+                "CREATE FUNCTION listing_counts_follow() RETURNS trigger AS $$ BEGIN \
+                 IF TG_OP IN ('UPDATE', 'DELETE') THEN \
+                   UPDATE listing_counts SET listings = listings - 1 WHERE status = OLD.status; \
+                 END IF; \
+                 IF TG_OP IN ('UPDATE', 'INSERT') THEN \
+                   INSERT INTO listing_counts (status, listings) VALUES (NEW.status, 1) \
+                     ON CONFLICT (status) DO UPDATE SET listings = listing_counts.listings + 1; \
+                   RETURN NEW; \
+                 END IF; \
+                 RETURN OLD; END $$ LANGUAGE plpgsql",
+                "CREATE TRIGGER listing_counts_written AFTER INSERT OR DELETE ON listings \
+                 FOR EACH ROW EXECUTE FUNCTION listing_counts_follow()",
+                "CREATE TRIGGER listing_counts_moved AFTER UPDATE OF status ON listings \
+                 FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION listing_counts_follow()",
+            ],
+            _ => vec![
+                "CREATE TRIGGER listing_counts_added AFTER INSERT ON listings BEGIN \
+                 INSERT OR IGNORE INTO listing_counts (status, listings) VALUES (NEW.status, 0); \
+                 UPDATE listing_counts SET listings = listings + 1 WHERE status = NEW.status; END",
+                "CREATE TRIGGER listing_counts_deleted AFTER DELETE ON listings BEGIN \
+                 UPDATE listing_counts SET listings = listings - 1 WHERE status = OLD.status; END",
+                "CREATE TRIGGER listing_counts_moved AFTER UPDATE OF status ON listings \
+                 WHEN OLD.status <> NEW.status BEGIN \
+                 UPDATE listing_counts SET listings = listings - 1 WHERE status = OLD.status; \
+                 INSERT OR IGNORE INTO listing_counts (status, listings) VALUES (NEW.status, 0); \
+                 UPDATE listing_counts SET listings = listings + 1 WHERE status = NEW.status; END",
+            ],
+        };
+        for s in statements {
+            db.execute_unprepared(s).await?;
+        }
+        db.execute_unprepared(
+            "INSERT INTO listing_counts (status, listings) SELECT status, COUNT(*) FROM listings GROUP BY status",
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let db = manager.get_connection();
+        let drops: &[&str] = match manager.get_database_backend() {
+            DbBackend::Postgres => &[
+                "DROP TRIGGER IF EXISTS listing_counts_written ON listings",
+                "DROP TRIGGER IF EXISTS listing_counts_moved ON listings",
+                "DROP FUNCTION IF EXISTS listing_counts_follow()",
+            ],
+            _ => &[
+                "DROP TRIGGER IF EXISTS listing_counts_added",
+                "DROP TRIGGER IF EXISTS listing_counts_deleted",
+                "DROP TRIGGER IF EXISTS listing_counts_moved",
+            ],
+        };
+        for d in drops {
+            db.execute_unprepared(d).await?;
+        }
+        manager.drop_table(Table::drop().table(Alias::new("listing_counts")).if_exists().to_owned()).await
+    }
+}
