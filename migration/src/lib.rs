@@ -25,6 +25,7 @@ mod m20261123_000018_category_synonyms;
 mod m20261124_000019_category_counts;
 mod m20261124_000020_tally_live;
 mod m20261124_000021_listing_counts;
+mod m20261124_000022_change_scopes;
 
 #[derive(Debug)]
 pub struct Migrator;
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000019_category_counts::Migration),
             Box::new(m20261124_000020_tally_live::Migration),
             Box::new(m20261124_000021_listing_counts::Migration),
+            Box::new(m20261124_000022_change_scopes::Migration),
         ]
     }
 }

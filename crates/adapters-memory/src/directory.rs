@@ -587,14 +587,24 @@ impl AwardRepository for MemoryStore {
 
 #[async_trait]
 impl PublicChanges for MemoryStore {
-    async fn note_public_change(&self) -> RepoResult<i64> {
+    async fn note_public_change(&self, scope: &str) -> RepoResult<i64> {
         let mut st = self.lock()?;
         st.public_changes += 1;
-        Ok(st.public_changes)
+        let counter = st.public_changes;
+        st.change_scopes.push_back((counter, scope.to_owned()));
+        while st.change_scopes.len() as i64 > domain::ports::REMEMBERED_CHANGES {
+            st.change_scopes.pop_front();
+        }
+        Ok(counter)
     }
 
     async fn public_changes(&self) -> RepoResult<i64> {
         ok(self.lock()?.public_changes)
+    }
+
+    async fn public_changes_since(&self, seen: i64, limit: u64) -> RepoResult<Vec<(i64, String)>> {
+        let st = self.lock()?;
+        ok(st.change_scopes.iter().filter(|(c, _)| *c > seen).take(limit as usize).cloned().collect())
     }
 }
 

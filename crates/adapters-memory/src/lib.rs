@@ -210,6 +210,8 @@ struct State {
     settings: BTreeMap<String, String>,
     questions: Vec<InterviewQuestion>,
     public_changes: i64,
+    /// The scopes of the most recent public changes (counter, scope), oldest first.
+    change_scopes: std::collections::VecDeque<(i64, String)>,
 }
 
 impl State {

@@ -4,7 +4,7 @@
 use crate::sql::RawQuery;
 use domain::category::Category;
 use domain::ports::{RepoError, RepoResult};
-use sea_orm::{DatabaseConnection, DbBackend, DbErr, FromQueryResult, SqlErr, Statement};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, FromQueryResult, SqlErr, Statement};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -121,12 +121,46 @@ impl SeaOrmStore {
 
 #[async_trait::async_trait]
 impl domain::ports::PublicChanges for SeaOrmStore {
-    async fn note_public_change(&self) -> RepoResult<i64> {
-        self.change_counter("UPDATE public_changes SET counter = counter + 1 WHERE id = 1 RETURNING counter").await
+    async fn note_public_change(&self, scope: &str) -> RepoResult<i64> {
+        let counter = self
+            .change_counter("UPDATE public_changes SET counter = counter + 1 WHERE id = 1 RETURNING counter")
+            .await?;
+        // The scope beside the count. Should this write fail, the other instances see a counter that
+        // moved without a scope and empty their whole cache: never a stale entry.
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("INSERT INTO public_change_scopes (counter, scope) VALUES (")
+            .bind(counter)
+            .sql(", ")
+            .bind(scope)
+            .sql(")");
+        self.db.execute_raw(q.build()).await.map_err(repo_err)?;
+        if counter % 256 == 0 {
+            let mut prune = crate::sql::RawQuery::new(self.backend());
+            prune
+                .sql("DELETE FROM public_change_scopes WHERE counter <= ")
+                .bind(counter - domain::ports::REMEMBERED_CHANGES);
+            self.db.execute_raw(prune.build()).await.map_err(repo_err)?;
+        }
+        Ok(counter)
     }
 
     async fn public_changes(&self) -> RepoResult<i64> {
         self.change_counter("SELECT counter FROM public_changes WHERE id = 1").await
+    }
+
+    async fn public_changes_since(&self, seen: i64, limit: u64) -> RepoResult<Vec<(i64, String)>> {
+        #[derive(Debug, FromQueryResult)]
+        struct Row {
+            counter: i64,
+            scope: String,
+        }
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("SELECT counter, scope FROM public_change_scopes WHERE counter > ")
+            .bind(seen)
+            .sql(" ORDER BY counter LIMIT ")
+            .bind(limit as i64);
+        let rows = Row::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        Ok(rows.into_iter().map(|r| (r.counter, r.scope)).collect())
     }
 }
 

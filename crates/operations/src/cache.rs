@@ -78,6 +78,7 @@ impl ReadCache {
             .weigher(|k: &String, e: &Entry| u32::try_from(k.len() + e.json.len()).unwrap_or(u32::MAX))
             .max_capacity(CAPACITY_BYTES)
             .time_to_live(ttl)
+            .support_invalidation_closures()
             .build();
         let shared = Shared {
             entries,
@@ -162,6 +163,23 @@ impl ReadCache {
         out
     }
 
+    /// Forgets what `change` touched: everything, or for a vote or follow, that listing's entries
+    /// and the lists and pages it can move (see [`touched_by_engagement`]).
+    pub fn forget(&self, change: &Change) {
+        let Some(s) = &self.shared else { return };
+        match change {
+            Change::Everything => self.clear(),
+            Change::Engagement(slug) => {
+                // Computations under way may have read the listing before the change: none is kept.
+                s.generation.fetch_add(1, Ordering::SeqCst);
+                let slug = slug.clone();
+                if s.entries.invalidate_entries_if(move |k, _| touched_by_engagement(k, &slug)).is_err() {
+                    s.entries.invalidate_all();
+                }
+            }
+        }
+    }
+
     /// Forgets everything (after a write).
     pub fn clear(&self) {
         if let Some(s) = &self.shared {
@@ -194,16 +212,90 @@ impl ReadCache {
                     Ok(now) => {
                         let before = shared.seen.swap(now, Ordering::SeqCst);
                         if before != now && before != -1 {
-                            shared.generation.fetch_add(1, Ordering::SeqCst);
-                            shared.entries.invalidate_all();
+                            // What the changes since the last look touched; everything when the store
+                            // cannot tell (it forgot older scopes, or a scope was not written).
+                            let changes = match app.store.public_changes_since(before, CHANGES_PER_LOOK).await {
+                                Ok(rows) if rows.len() as i64 == now - before => {
+                                    rows.iter().map(|(_, scope)| Change::from_scope(scope)).collect()
+                                }
+                                _ => vec![Change::Everything],
+                            };
+                            let cache = ReadCache { shared: Some(shared.clone()), ttl: Duration::ZERO };
+                            if changes.contains(&Change::Everything) {
+                                cache.clear();
+                            } else {
+                                changes.iter().for_each(|c| cache.forget(c));
+                            }
                             app.store.forget_cached();
-                            tracing::debug!(before, now, "public data changed elsewhere; read cache emptied");
+                            tracing::debug!(before, now, "public data changed elsewhere; touched reads dropped");
                         }
                     }
                     Err(e) => tracing::warn!(error = %e, "reading the public change counter failed"),
                 }
             }
         });
+    }
+}
+
+/// Changes read per look at the shared counter; more since the last look empties the whole cache.
+const CHANGES_PER_LOOK: u64 = 256;
+
+/// What a change to public data touched, as the read cache understands it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Anything: every cached read goes.
+    Everything,
+    /// A vote or follow on the listing with this slug: its counts, and the lists ranked by them.
+    Engagement(String),
+}
+
+impl Change {
+    /// As stored with the shared counter: `*`, or `engagement:{slug}`.
+    pub fn scope(&self) -> String {
+        match self {
+            Self::Everything => "*".into(),
+            Self::Engagement(slug) => format!("engagement:{slug}"),
+        }
+    }
+
+    /// The change a stored scope names; anything unknown is everything.
+    pub fn from_scope(scope: &str) -> Self {
+        match scope.strip_prefix("engagement:") {
+            Some(slug) if !slug.is_empty() => Self::Engagement(slug.to_owned()),
+            _ => Self::Everything,
+        }
+    }
+}
+
+/// Whether the cached read under `key` can show a vote or follow on `slug`. Keys are
+/// `{date}\0{operation}\0{input}`, `{date}\0page\0{page and inputs}`, `{date}\0feed\0{path}` and
+/// `logo\0{slug}`. Untouched: other listings' profiles, badges and pages, the category tree and site
+/// counts (a vote moves no listing in or out), the blog, founders' directory, awards (decided weekly),
+/// products and questions, feeds other than this week's launches, logos. Anything else — every list
+/// ranked or shown with vote counts, and any key not recognised — is touched.
+pub fn touched_by_engagement(key: &str, slug: &str) -> bool {
+    let mut parts = key.splitn(3, '\0');
+    let (first, kind, rest) =
+        (parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    if first == "logo" {
+        return false;
+    }
+    match kind {
+        "get_listing" | "get_badges" => rest.contains(&format!("\"slug\":\"{slug}\"")),
+        "list_categories"
+        | "get_site_info"
+        | "list_blog_posts"
+        | "get_blog_post"
+        | "list_awards"
+        | "list_products"
+        | "list_interview_questions"
+        | "list_founders" => false,
+        "page" => match rest.split_once(' ') {
+            Some(("listing", other)) => other == slug,
+            _ => !matches!(rest.split(' ').next(), Some("categories" | "blog" | "post" | "awards")),
+        },
+        "feed" => rest == "/feeds/launches.atom",
+        _ => true,
     }
 }
 
@@ -319,5 +411,61 @@ mod tests {
             assert_eq!(t.await.unwrap().unwrap(), Value::from("v"));
         }
         assert_eq!(runs.load(Ordering::SeqCst), 1);
+    }
+
+    /// Keys as the registry, the pages, the feeds and the logos write them.
+    fn keys() -> Vec<(&'static str, bool)> {
+        vec![
+            ("2026-11-24\0get_listing\0{\"slug\":\"acme\"}", true),
+            ("2026-11-24\0get_listing\0{\"slug\":\"acme-two\"}", false),
+            ("2026-11-24\0get_badges\0{\"slug\":\"acme\"}", true),
+            ("2026-11-24\0search_listings\0{\"q\":\"rockets\"}", true),
+            ("2026-11-24\0get_leaderboard\0{\"board\":\"community-weekly\"}", true),
+            ("2026-11-24\0list_launches\0{}", true),
+            ("2026-11-24\0list_categories\0{}", false),
+            ("2026-11-24\0get_blog_post\0{\"slug\":\"acme\"}", false),
+            ("2026-11-24\0page\0listing acme", true),
+            ("2026-11-24\0page\0listing zeta", false),
+            ("2026-11-24\0page\0home", true),
+            ("2026-11-24\0page\0board community-weekly 1", true),
+            ("2026-11-24\0page\0categories", false),
+            ("2026-11-24\0page\0post acme", false),
+            ("2026-11-24\0feed\0/feeds/launches.atom", true),
+            ("2026-11-24\0feed\0/listings/acme/updates.atom", false),
+            ("logo\0acme", false),
+            ("2026-11-24\0something_new\0{}", true),
+        ]
+    }
+
+    #[test]
+    fn a_vote_touches_its_listing_and_the_ranked_lists_only() {
+        for (key, touched) in keys() {
+            assert_eq!(touched_by_engagement(key, "acme"), touched, "{key:?}");
+        }
+        assert_eq!(Change::from_scope(&Change::Engagement("acme".into()).scope()), Change::Engagement("acme".into()));
+        assert_eq!(Change::from_scope("*"), Change::Everything);
+        assert_eq!(Change::from_scope("engagement:"), Change::Everything, "a scope without a slug is everything");
+        assert_eq!(Change::from_scope("nonsense"), Change::Everything);
+    }
+
+    #[tokio::test]
+    async fn forgetting_an_engagement_keeps_every_untouched_entry() {
+        let cache = ReadCache::new(Duration::from_secs(60));
+        let runs = Arc::new(AtomicUsize::new(0));
+        for (key, _) in keys() {
+            cache.get_or(key.into(), counting(&runs)).await.unwrap();
+        }
+        let before = runs.load(Ordering::SeqCst);
+        cache.forget(&Change::Engagement("acme".into()));
+        for (key, touched) in keys() {
+            let n = runs.load(Ordering::SeqCst);
+            cache.get_or(key.into(), counting(&runs)).await.unwrap();
+            assert_eq!(runs.load(Ordering::SeqCst) > n, touched, "{key:?} recomputed only when touched");
+        }
+        assert_eq!(runs.load(Ordering::SeqCst) - before, keys().iter().filter(|(_, t)| *t).count());
+        cache.forget(&Change::Everything);
+        let n = runs.load(Ordering::SeqCst);
+        cache.get_or("logo\0acme".into(), counting(&runs)).await.unwrap();
+        assert_eq!(runs.load(Ordering::SeqCst), n + 1, "everything goes");
     }
 }

@@ -389,9 +389,15 @@ pub async fn authenticate(
 /// [`ReadCache::follow_changes`] polls. Failing to count is logged, not returned: the write itself
 /// succeeded, and the other instances' entries still end with their TTL.
 pub async fn public_data_changed(app: &crate::App, reads: &ReadCache) {
-    reads.clear();
+    public_change(app, reads, &cache::Change::Everything).await;
+}
+
+/// As [`public_data_changed`] for a change whose reach is known: this instance drops what it touched
+/// at once, and the other instances read its scope beside the shared counter and drop the same.
+pub async fn public_change(app: &crate::App, reads: &ReadCache, change: &cache::Change) {
+    reads.forget(change);
     app.store.forget_cached();
-    match app.store.note_public_change().await {
+    match app.store.note_public_change(&change.scope()).await {
         Ok(counter) => reads.saw_own_change(counter),
         Err(e) => tracing::warn!(error = %e, "counting a public change failed; other instances catch up by TTL"),
     }

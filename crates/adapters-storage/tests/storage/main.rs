@@ -196,17 +196,30 @@ on_every_store!(products_keep_admin_prices, |store| {
     assert!(matches!(missing, Err(RepoError::NotFound)));
 });
 
-on_every_store!(public_changes_count_up_from_zero, |store| {
+on_every_store!(public_changes_count_up_from_zero_with_their_scopes, |store| {
     assert_eq!(store.public_changes().await.unwrap(), 0);
-    assert_eq!(store.note_public_change().await.unwrap(), 1);
-    assert_eq!(store.note_public_change().await.unwrap(), 2);
+    assert_eq!(store.note_public_change("*").await.unwrap(), 1);
+    assert_eq!(store.note_public_change("engagement:acme").await.unwrap(), 2);
     assert_eq!(store.public_changes().await.unwrap(), 2);
     // Concurrent writers never lose a count.
-    let (a, b) = tokio::join!(store.note_public_change(), store.note_public_change());
+    let (a, b) = tokio::join!(store.note_public_change("*"), store.note_public_change("engagement:b"));
     let mut got = [a.unwrap(), b.unwrap()];
     got.sort_unstable();
     assert_eq!(got, [3, 4]);
     assert_eq!(store.public_changes().await.unwrap(), 4);
+    // What each change touched, after a given count, oldest first.
+    let since = store.public_changes_since(1, 10).await.unwrap();
+    assert_eq!(since.iter().map(|(c, _)| *c).collect::<Vec<_>>(), vec![2, 3, 4]);
+    assert_eq!(since[0].1, "engagement:acme");
+    assert_eq!(store.public_changes_since(1, 2).await.unwrap().len(), 2, "at most the limit");
+    // Only the newest scopes are remembered: an instance further behind cannot tell, and knows it.
+    for _ in 0..(domain::ports::REMEMBERED_CHANGES + 300) {
+        store.note_public_change("*").await.unwrap();
+    }
+    let now = store.public_changes().await.unwrap();
+    let behind = store.public_changes_since(0, 100_000).await.unwrap();
+    assert!((behind.len() as i64) < now, "older scopes forgotten: {} of {now}", behind.len());
+    assert_eq!(behind.last().map(|(c, _)| *c), Some(now), "the newest is kept");
 });
 
 on_every_store!(settings_and_questions, |store| {

@@ -201,7 +201,10 @@ where
     match change(p.user_id).await {
         Ok(changed) => {
             if changed {
-                operations::public_data_changed(&state.app, &state.ctx.reads).await;
+                // A vote or follow moves this listing's counts and the lists ranked by them: only
+                // those cached reads go, here and on every other instance.
+                let change = operations::cache::Change::Engagement(slug.to_owned());
+                operations::public_change(&state.app, &state.ctx.reads, &change).await;
             }
             see_other(&format!("{}/listings/{}", state.public_url, slug))
         }

@@ -20,7 +20,7 @@ pub use accounts::{
     ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, Throttles,
     UserRepository,
 };
-pub use changes::PublicChanges;
+pub use changes::{PublicChanges, REMEMBERED_CHANGES};
 pub use claims::{ClaimRepository, DnsError, DnsResolver};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
