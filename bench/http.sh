@@ -8,7 +8,7 @@
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
-# (BENCH_PASSES="on" or "off" runs one of the two passes).
+# (BENCH_PASSES picks the passes: on, off, churn — see the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100000}"
@@ -98,17 +98,23 @@ run() {
 }
 
 SERVER=""
-trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
+CHURN=""
+trap '[ -n "$CHURN" ] && kill $CHURN 2>/dev/null; [ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 BASE="http://127.0.0.1:$PORT"
 UA="Mozilla/5.0 (X11; Linux x86_64) launchdir-bench"
 
 # One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
 pass() {
-  local cache="$1" label="$2"
+  local cache="$1" label="$2" churn="${3:-}"
   RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp \
     --read-cache-secs "$cache" --rate-limit 1000000 &
   SERVER=$!
   for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+  CHURN=""
+  if [ -n "$churn" ]; then
+    python3 bench/churn.py "$PORT" bench-churn@bench.example "correct horse churn" "$OUT/slugs.txt" &
+    CHURN=$!
+  fi
   rm -f "$OUT/results"
   curl -sf "$BASE/api/v1/listings?q=workflow&per_page=1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["pagination"]; print("common term workflow matches", p["total"], "" if p.get("total_exact", True) else "or more (the count stops at the cap)", "listings")'
   run trivial_healthz 64 /healthz
@@ -133,6 +139,7 @@ pass() {
   run sitemap_listings 2 /sitemaps/listings-1.xml
   run feed_launches 64 /feeds/launches.atom
   run trivial_healthz_again 64 /healthz
+  if [ -n "$CHURN" ]; then kill -TERM "$CHURN"; wait "$CHURN" 2>/dev/null || true; CHURN=""; fi
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 
   echo
@@ -151,11 +158,16 @@ pass() {
   echo
 }
 
-# BENCH_PASSES picks the passes: "on off" (default), "on" or "off".
-for p in ${BENCH_PASSES:-on off}; do
+# BENCH_PASSES picks the passes: "on off churn" (default), or any of them. churn: the cache on and one
+# public change a second (a follow or unfollow on the site, by bench/churn.py).
+for p in ${BENCH_PASSES:-on off churn}; do
   case "$p" in
-    on) pass 60 "read cache on (default: 60 s, emptied on any change)" ;;
+    on) pass 60 "read cache on (default: 60 s, a change drops what it touched)" ;;
     off) pass 0 "read cache off (every request reaches SQLite)" ;;
-    *) echo "unknown pass $p (on, off)"; exit 2 ;;
+    churn)
+      printf 'correct horse churn\n' | "$BIN" admin create-user --email bench-churn@bench.example --password-stdin \
+        --database-url "sqlite://$DB?mode=rwc" >/dev/null 2>&1 || true
+      pass 60 "read cache on, one public change a second (a follow or unfollow)" churn ;;
+    *) echo "unknown pass $p (on, off, churn)"; exit 2 ;;
   esac
 done
