@@ -162,13 +162,22 @@ where
 
 type Form = web::Form<Vec<(String, String)>>;
 
+/// Runs operation `O` on `input` for listing `id` from a form, then shows the listing's page at
+/// `anchor` (or the refusal).
+async fn form_op<O: operations::Operation>(
+    state: &State,
+    req: &HttpRequest,
+    id: i64,
+    form: &[(String, String)],
+    input: O::Input,
+    anchor: &str,
+) -> HttpResponse {
+    let back = format!("{}/me/listings/{id}{anchor}", state.public_url);
+    listing_action(state, req, id, form, |p| async move { call::<O>(state, &p, input).await.map(|_| Some(back)) }).await
+}
+
 pub async fn choose_free(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
-    let id = *id;
-    let st: &State = &state;
-    listing_action(st, &req, id, &form, |p| async move {
-        call::<ChooseFreeListing>(st, &p, ListingIdInput { listing_id: id }).await.map(|_| None)
-    })
-    .await
+    form_op::<ChooseFreeListing>(&state, &req, *id, &form, ListingIdInput { listing_id: *id }, "").await
 }
 
 pub async fn buy_launch(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
@@ -210,9 +219,7 @@ pub async fn edit_listing(state: web::Data<State>, req: HttpRequest, id: web::Pa
         ..Default::default()
     };
     let input = UpdateMyListingInput { listing_id: id, fields: Some(fields), socials: None, faqs: None };
-    let st: &State = &state;
-    listing_action(st, &req, id, &form, |p| async move { call::<UpdateMyListing>(st, &p, input).await.map(|_| None) })
-        .await
+    form_op::<UpdateMyListing>(&state, &req, id, &form, input, "").await
 }
 
 pub async fn post_update(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
@@ -222,9 +229,7 @@ pub async fn post_update(state: web::Data<State>, req: HttpRequest, id: web::Pat
         title: field(&form, "title").to_owned(),
         body: field(&form, "body").to_owned(),
     };
-    let st: &State = &state;
-    listing_action(st, &req, id, &form, |p| async move { call::<PostListingUpdate>(st, &p, input).await.map(|_| None) })
-        .await
+    form_op::<PostListingUpdate>(&state, &req, id, &form, input, "").await
 }
 
 pub async fn add_milestone(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
@@ -236,16 +241,7 @@ pub async fn add_milestone(state: web::Data<State>, req: HttpRequest, id: web::P
         description: given(&form, "description"),
         url: given(&form, "url"),
     };
-    let back = format!("{}/me/listings/{id}#milestones", state.public_url);
-    let st: &State = &state;
-    listing_action(
-        st,
-        &req,
-        id,
-        &form,
-        |p| async move { call::<AddMilestone>(st, &p, input).await.map(|_| Some(back)) },
-    )
-    .await
+    form_op::<AddMilestone>(&state, &req, id, &form, input, "#milestones").await
 }
 
 pub async fn delete_milestone(
@@ -255,13 +251,8 @@ pub async fn delete_milestone(
     form: Form,
 ) -> HttpResponse {
     let (id, milestone_id) = path.into_inner();
-    let back = format!("{}/me/listings/{id}#milestones", state.public_url);
-    let st: &State = &state;
-    listing_action(st, &req, id, &form, |p| async move {
-        let input = DeleteMilestoneInput { listing_id: id, milestone_id };
-        call::<DeleteMilestone>(st, &p, input).await.map(|_| Some(back))
-    })
-    .await
+    let input = DeleteMilestoneInput { listing_id: id, milestone_id };
+    form_op::<DeleteMilestone>(&state, &req, id, &form, input, "#milestones").await
 }
 
 pub async fn set_story(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
@@ -279,16 +270,7 @@ pub async fn set_story(state: web::Data<State>, req: HttpRequest, id: web::Path<
         lessons: s("lessons"),
         whats_next: s("whats_next"),
     };
-    let back = format!("{}/me/listings/{id}#story", state.public_url);
-    let st: &State = &state;
-    listing_action(
-        st,
-        &req,
-        id,
-        &form,
-        |p| async move { call::<SetFounderStory>(st, &p, input).await.map(|_| Some(back)) },
-    )
-    .await
+    form_op::<SetFounderStory>(&state, &req, id, &form, input, "#story").await
 }
 
 /// Saves the interview answers written (`answer.{question id}`); blank ones are not sent, so an
