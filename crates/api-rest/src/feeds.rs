@@ -4,6 +4,7 @@
 //! from the public URL.
 
 use crate::server::State;
+use crate::site::read;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use askama::Template;
@@ -12,11 +13,6 @@ use operations::public::launches::{GetCategory, GetCategoryInput, GetLaunchWeek,
 use operations::public::listings::{
     GetListing, ListingSummaryOut, SearchListings, SearchListingsInput, SlugInput, SortParam,
 };
-
-/// A public read, typed.
-async fn read<O: operations::Operation>(state: &State, input: O::Input) -> Result<O::Output, OpError> {
-    operations::invoke::<O>(&state.ctx, input).await
-}
 
 /// Entries in a category's feed.
 const CATEGORY_ENTRIES: i64 = 50;

@@ -5,6 +5,7 @@
 //! from the public URL.
 
 use crate::server::State;
+use crate::site::read;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use askama::Template;
@@ -92,11 +93,6 @@ where
     }
     items.truncate(PER_FILE as usize);
     Ok(items)
-}
-
-/// A public read, typed.
-async fn read<O: operations::Operation>(state: &State, input: O::Input) -> Result<O::Output, operations::OpError> {
-    operations::invoke::<O>(&state.ctx, input).await
 }
 
 pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpResponse {

@@ -8,7 +8,7 @@
 //! blank rows to add to, up to the list's bound. A row left wholly blank is not sent, which is how
 //! an item is removed; a refusal's `faqs[i]` is renumbered to the row on the page.
 
-use super::{call, failed, refusal};
+use super::{call, failed, given, refusal};
 use crate::server::State;
 use crate::site::render;
 use crate::web::{html, page, page_with, same, see_other, signed_in};
@@ -224,11 +224,6 @@ async fn refused(
 /// The draft page again, saying the form's CSRF token did not match the session (403).
 async fn expired(state: &State, p: &Principal, csrf: &str, id: &str) -> HttpResponse {
     draft_page(state, p, csrf, id, "This form expired. Please try again.", StatusCode::FORBIDDEN).await
-}
-
-/// A form's value of `name`, trimmed, or `None` when blank.
-fn given(form: &[(String, String)], name: &str) -> Option<String> {
-    form.iter().find(|(k, _)| k == name).map(|(_, v)| v.trim().to_owned()).filter(|v| !v.is_empty())
 }
 
 /// An update of the draft `id` changing nothing yet.

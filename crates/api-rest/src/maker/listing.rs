@@ -3,7 +3,8 @@
 //! write the founders' story and answer the founder interview. Every form is CSRF-checked and runs
 //! the same operation as the API as the signed-in person; a refusal is shown naming the field.
 
-use super::{call, failed, refusal, show};
+use super::draft::sentence;
+use super::{call, failed, field, given, refusal, show};
 use crate::server::State;
 use crate::web::{same, see_other, signed_in};
 use actix_web::http::StatusCode;
@@ -59,13 +60,6 @@ fn next_step(l: &MyListingOut) -> String {
     }
 }
 
-/// `why_started` → "Why started".
-fn sentence(name: &str) -> String {
-    let text = name.replace('_', " ");
-    let mut chars = text.chars();
-    chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
-}
-
 async fn my_listing_page(
     state: &State,
     p: &Principal,
@@ -119,16 +113,6 @@ async fn my_listing_page(
 pub async fn my_listing(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>) -> HttpResponse {
     let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
     my_listing_page(&state, &p, &csrf, *id, "", StatusCode::OK).await
-}
-
-/// A form's value of `name`, or "".
-fn field<'a>(form: &'a [(String, String)], name: &str) -> &'a str {
-    form.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
-}
-
-/// A form's value of `name`, trimmed, or `None` when blank.
-fn given(form: &[(String, String)], name: &str) -> Option<String> {
-    Some(field(form, name).trim()).filter(|v| !v.is_empty()).map(str::to_owned)
 }
 
 /// Runs an operation for one of the maker's listings from a form (`run`, given the person), then

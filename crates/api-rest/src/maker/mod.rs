@@ -49,6 +49,16 @@ fn show<T: Template>(state: &State, p: &Principal, title: &str, view: &T, status
     }
 }
 
+/// A form's value of `name`, or "".
+fn field<'a>(form: &'a [(String, String)], name: &str) -> &'a str {
+    form.iter().find(|(k, _)| k == name).map_or("", |(_, v)| v.as_str())
+}
+
+/// A form's value of `name`, trimmed, or `None` when blank.
+fn given(form: &[(String, String)], name: &str) -> Option<String> {
+    Some(field(form, name).trim()).filter(|v| !v.is_empty()).map(str::to_owned)
+}
+
 /// What a refused operation says (each invalid field named as `field` renders it), and its status;
 /// `None` for a failure on our side.
 fn refusal(e: &OpError, field: impl Fn(&str) -> String) -> (String, Option<StatusCode>) {

@@ -32,8 +32,8 @@ use operations::public::listings::ListingSummaryOut;
 use operations::{OpError, OpResult, Operation};
 use serde_json::{Value, json};
 
-/// A public read, typed, as the API answers it.
-async fn read<O: Operation>(state: &State, input: O::Input) -> OpResult<O::Output> {
+/// A public read, typed, as the API answers it (the pages, feeds and sitemaps all read this way).
+pub(crate) async fn read<O: Operation>(state: &State, input: O::Input) -> OpResult<O::Output> {
     operations::invoke::<O>(&state.ctx, input).await
 }
 
