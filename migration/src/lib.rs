@@ -27,6 +27,15 @@ mod m20261124_000020_tally_live;
 mod m20261124_000021_listing_counts;
 mod m20261124_000022_change_scopes;
 
+/// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
+pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
+    let db = manager.get_connection();
+    for s in statements {
+        db.execute_unprepared(s.as_ref()).await?;
+    }
+    Ok(())
+}
+
 #[derive(Debug)]
 pub struct Migrator;
 

@@ -40,7 +40,6 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        let db = manager.get_connection();
         let mut statements: Vec<String> = Vec::new();
         match manager.get_database_backend() {
             DbBackend::Postgres => {
@@ -114,14 +113,11 @@ impl MigrationTrait for Migration {
              JOIN listings l ON l.id = lc.listing_id WHERE lc.category_id = categories.id AND l.status = 'live')"
                 .into(),
         );
-        for s in statements {
-            db.execute_unprepared(&s).await?;
-        }
+        crate::execute_all(manager, &statements).await?;
         Ok(())
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
         let drops: &[&str] = match manager.get_database_backend() {
             DbBackend::Postgres => &[
                 "DROP TRIGGER IF EXISTS category_count_link ON listing_categories",
@@ -138,9 +134,7 @@ impl MigrationTrait for Migration {
                 "DROP TRIGGER IF EXISTS category_count_deleted",
             ],
         };
-        for d in drops {
-            db.execute_unprepared(d).await?;
-        }
+        crate::execute_all(manager, drops).await?;
         manager
             .alter_table(
                 Table::alter().table(Alias::new("categories")).drop_column(Alias::new("live_listings")).to_owned(),

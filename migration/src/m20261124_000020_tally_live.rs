@@ -60,9 +60,7 @@ impl MigrationTrait for Migration {
                     .into(),
             ],
         };
-        for s in statements {
-            db.execute_unprepared(&s).await?;
-        }
+        crate::execute_all(manager, &statements).await?;
         db.execute_unprepared(
             "UPDATE vote_tallies SET live = COALESCE((SELECT l.status = 'live' FROM listings l \
              WHERE l.id = vote_tallies.listing_id), FALSE)",
@@ -72,7 +70,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
         let drops: &[&str] = match manager.get_database_backend() {
             DbBackend::Postgres => &[
                 "DROP TRIGGER IF EXISTS tally_live_status ON listings",
@@ -82,9 +79,7 @@ impl MigrationTrait for Migration {
             ],
             _ => &["DROP TRIGGER IF EXISTS tally_live_status", "DROP TRIGGER IF EXISTS tally_live_written"],
         };
-        for d in drops {
-            db.execute_unprepared(d).await?;
-        }
+        crate::execute_all(manager, drops).await?;
         manager
             .drop_index(
                 Index::drop().name("ix_vote_tallies_week_live_votes").table(Alias::new("vote_tallies")).to_owned(),

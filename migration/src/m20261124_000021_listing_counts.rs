@@ -52,9 +52,7 @@ impl MigrationTrait for Migration {
                  UPDATE listing_counts SET listings = listings + 1 WHERE status = NEW.status; END",
             ],
         };
-        for s in statements {
-            db.execute_unprepared(s).await?;
-        }
+        crate::execute_all(manager, &statements).await?;
         db.execute_unprepared(
             "INSERT INTO listing_counts (status, listings) SELECT status, COUNT(*) FROM listings GROUP BY status",
         )
@@ -63,7 +61,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let db = manager.get_connection();
         let drops: &[&str] = match manager.get_database_backend() {
             DbBackend::Postgres => &[
                 "DROP TRIGGER IF EXISTS listing_counts_written ON listings",
@@ -76,9 +73,7 @@ impl MigrationTrait for Migration {
                 "DROP TRIGGER IF EXISTS listing_counts_moved",
             ],
         };
-        for d in drops {
-            db.execute_unprepared(d).await?;
-        }
+        crate::execute_all(manager, drops).await?;
         manager.drop_table(Table::drop().table(Alias::new("listing_counts")).if_exists().to_owned()).await
     }
 }
