@@ -346,18 +346,7 @@ fn to_update(id: &str, part: &str, form: &[(String, String)]) -> Option<(UpdateD
             ));
         }
         "story" => {
-            let s = |name: &str| given(form, name);
-            let story = StoryInput {
-                title: s("title"),
-                story: s("story"),
-                why_started: s("why_started"),
-                problem: s("problem"),
-                journey: s("journey"),
-                challenges: s("challenges"),
-                achievements: s("achievements"),
-                lessons: s("lessons"),
-                whats_next: s("whats_next"),
-            };
+            let story = StoryInput::default().with_sections(|name| given(form, name));
             return Some((UpdateDraftInput { story: Some(story), ..base }, vec![]));
         }
         "seo" => {

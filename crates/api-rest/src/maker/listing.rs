@@ -241,19 +241,7 @@ pub async fn delete_milestone(
 
 pub async fn set_story(state: web::Data<State>, req: HttpRequest, id: web::Path<i64>, form: Form) -> HttpResponse {
     let id = *id;
-    let s = |name: &str| given(&form, name);
-    let input = SetFounderStoryInput {
-        listing_id: id,
-        title: s("title"),
-        story: s("story"),
-        why_started: s("why_started"),
-        problem: s("problem"),
-        journey: s("journey"),
-        challenges: s("challenges"),
-        achievements: s("achievements"),
-        lessons: s("lessons"),
-        whats_next: s("whats_next"),
-    };
+    let input = SetFounderStoryInput { listing_id: id, ..Default::default() }.with_sections(|name| given(&form, name));
     form_op::<SetFounderStory>(&state, &req, id, &form, input, "#story").await
 }
 

@@ -225,6 +225,25 @@ macro_rules! story_input {
                 }
             }
 
+            /// These sections filled by `get` (each section's name to its text, `None` for none), the
+            /// other fields kept: how a form with one input per section builds this input.
+            // `..self` keeps the extra fields; an input without any has nothing left for it to keep.
+            #[allow(clippy::needless_update)]
+            pub fn with_sections(self, get: impl Fn(&str) -> Option<String>) -> Self {
+                Self {
+                    title: get("title"),
+                    story: get("story"),
+                    why_started: get("why_started"),
+                    problem: get("problem"),
+                    journey: get("journey"),
+                    challenges: get("challenges"),
+                    achievements: get("achievements"),
+                    lessons: get("lessons"),
+                    whats_next: get("whats_next"),
+                    ..self
+                }
+            }
+
             /// The sections sent, by name.
             pub(crate) fn sections(self) -> Vec<(String, String)> {
                 [
