@@ -180,22 +180,39 @@ pub struct Generator {
     leaves: Vec<CategoryFixture>,
     used_names: HashSet<String>,
     used_slugs: HashSet<String>,
+    /// Per slug base, the lowest suffix not yet tried: a million listings share a few thousand name
+    /// bases, and probing every suffix from 2 again made generation quadratic.
+    next_suffix: HashMap<String, u32>,
+    /// Per name base, the next number of its numbered form (`Larkhub 12`), for the same reason.
+    next_number: HashMap<String, u64>,
 }
 
 impl Generator {
     pub fn new(cfg: DemoConfig, categories: &[CategoryFixture]) -> Self {
         let leaves = categories.iter().filter(|c| c.parent.is_some() && !c.features.is_empty()).cloned().collect();
-        Self { rng: Rng::new(cfg.seed), cfg, leaves, used_names: HashSet::new(), used_slugs: HashSet::new() }
+        Self {
+            rng: Rng::new(cfg.seed),
+            cfg,
+            leaves,
+            used_names: HashSet::new(),
+            used_slugs: HashSet::new(),
+            next_suffix: HashMap::new(),
+            next_number: HashMap::new(),
+        }
     }
 
     fn unique_slug(&mut self, base: &str) -> Slug {
         let base = Slug::slugify(base).unwrap_or_else(|| Slug::from_db("item".into()));
-        let mut s = base.clone();
-        let mut n = 1;
+        // Slugs are only ever added, so every suffix below the remembered one is still taken: starting
+        // there gives the same slug as probing from 2.
+        let next = self.next_suffix.entry(base.as_str().to_owned()).or_insert(1);
+        let mut n = *next;
+        let mut s = if n == 1 { base.clone() } else { base.with_suffix(n) };
         while !self.used_slugs.insert(s.as_str().to_owned()) {
             n += 1;
             s = base.with_suffix(n);
         }
+        *next = n + 1;
         s
     }
 
@@ -207,7 +224,13 @@ impl Generator {
             let name = match attempt {
                 0..=2 => base,
                 3..=8 => format!("{base} {}", self.rng.pick(&QUALIFIERS)),
-                _ => format!("{base} {attempt}"),
+                _ => {
+                    // Numbered: this base's next number (numbers appear in no other form of a name).
+                    let next = self.next_number.entry(base.clone()).or_insert(attempt);
+                    let n = (*next).max(attempt);
+                    *next = n + 1;
+                    format!("{base} {n}")
+                }
             };
             if self.used_names.insert(name.clone()) {
                 return name;
@@ -217,34 +240,38 @@ impl Generator {
     }
 
     pub fn founders(&mut self) -> Vec<NewFounder> {
-        (0..self.cfg.founder_count())
-            .map(|i| {
-                let name = format!("{} {}", FIRST[i % FIRST.len()], LAST[(i / FIRST.len() + i * 7) % LAST.len()]);
-                let (country, cities) = self.rng.pick(&PLACES);
-                let city = self.rng.pick(cities);
-                let slug = self.unique_slug(&name);
-                let years = self.rng.range(3, 15);
-                let bio = format!(
-                    "{name} spent {years} years building software before starting a company. Based in {city}, they care about \
-                     tools that respect people's time, and write about product, pricing and the unglamorous parts of running a \
-                     small business."
-                );
-                let socials = Socials::parse(
-                    "socials",
-                    [("x".to_owned(), format!("https://x.example/{slug}")), ("linkedin".to_owned(), format!("https://linkedin.example/in/{slug}"))],
-                )
-                .unwrap_or_default();
-                NewFounder {
-                    slug,
-                    name,
-                    headline: format!("Maker in {city}"),
-                    bio,
-                    country: Some((*country).to_owned()),
-                    avatar_url: String::new(),
-                    socials,
-                }
-            })
-            .collect()
+        (0..self.cfg.founder_count()).map(|i| self.founder(i)).collect()
+    }
+
+    /// Generates founder `i` (call in order, as `founders` does, for the same content).
+    pub fn founder(&mut self, i: usize) -> NewFounder {
+        let name = format!("{} {}", FIRST[i % FIRST.len()], LAST[(i / FIRST.len() + i * 7) % LAST.len()]);
+        let (country, cities) = self.rng.pick(&PLACES);
+        let city = self.rng.pick(cities);
+        let slug = self.unique_slug(&name);
+        let years = self.rng.range(3, 15);
+        let bio = format!(
+            "{name} spent {years} years building software before starting a company. Based in {city}, they care about \
+             tools that respect people's time, and write about product, pricing and the unglamorous parts of running a \
+             small business."
+        );
+        let socials = Socials::parse(
+            "socials",
+            [
+                ("x".to_owned(), format!("https://x.example/{slug}")),
+                ("linkedin".to_owned(), format!("https://linkedin.example/in/{slug}")),
+            ],
+        )
+        .unwrap_or_default();
+        NewFounder {
+            slug,
+            name,
+            headline: format!("Maker in {city}"),
+            bio,
+            country: Some((*country).to_owned()),
+            avatar_url: String::new(),
+            socials,
+        }
     }
 
     /// Generates listing `i`. `categories` maps slugs to stored ids; `founders` are the stored founder ids.
