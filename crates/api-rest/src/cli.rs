@@ -170,7 +170,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Admin(Admin::GenerateDemo { listings, seed, db }) => {
             let app = ready_app(&db).await?;
             let cfg = demo_data::generate::DemoConfig { listings, seed, now: app.now() };
-            match app.load_demo(cfg, true).await? {
+            match app.generate_demo(cfg).await? {
                 Some(r) => {
                     changed(&app).await;
                     println!(

@@ -235,13 +235,37 @@ impl App {
         cfg: demo_data::generate::DemoConfig,
         with_blog: bool,
     ) -> anyhow::Result<Option<demo_data::DemoReport>> {
+        self.load_demo_as(cfg, with_blog, false).await
+    }
+
+    /// Generates demo content at scale (`admin generate-demo`) unless the directory already holds
+    /// listings: one bulk load, the indexes built once at the end.
+    pub async fn generate_demo(
+        &self,
+        cfg: demo_data::generate::DemoConfig,
+    ) -> anyhow::Result<Option<demo_data::DemoReport>> {
+        self.load_demo_as(cfg, true, true).await
+    }
+
+    async fn load_demo_as(
+        &self,
+        cfg: demo_data::generate::DemoConfig,
+        with_blog: bool,
+        bulk: bool,
+    ) -> anyhow::Result<Option<demo_data::DemoReport>> {
         use domain::ports::DirectoryImport;
         if !self.sea.is_empty().await? {
             tracing::info!("demo data not loaded: the directory already has listings");
             return Ok(None);
         }
         let started = std::time::Instant::now();
-        let report = demo_data::load_demo(self.sea.as_ref(), cfg, with_blog).await.context("loading demo data")?;
+        let store = self.sea.as_ref();
+        let report = if bulk {
+            demo_data::bulk_load_demo(store, cfg, with_blog).await
+        } else {
+            demo_data::load_demo(store, cfg, with_blog).await
+        }
+        .context("loading demo data")?;
         tracing::info!(
             listings = report.listings,
             founders = report.founders,

@@ -65,6 +65,21 @@ pub struct DemoReport {
 /// Listings per import transaction: bounds memory at any scale.
 const BATCH: usize = 1000;
 
+/// Loads demo content as [`load_demo`] does, as one bulk load: the store builds its secondary indexes
+/// once at the end instead of after every batch (`admin generate-demo`, at up to a million listings).
+/// The indexes are built also when the load fails.
+pub async fn bulk_load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
+where
+    S: CategoryRepository + DirectoryImport + ?Sized,
+{
+    store.begin_bulk_load().await?;
+    let loaded = load_demo(store, cfg, with_blog).await;
+    let built = store.end_bulk_load().await;
+    let report = loaded?;
+    built?;
+    Ok(report)
+}
+
 /// Loads demo content. Categories must be seeded first. Awards are computed with the domain's rule
 /// from the generated votes of each past week.
 pub async fn load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
@@ -76,9 +91,17 @@ where
         store.list_categories().await?.into_iter().map(|c| (c.category.slug.to_string(), c.category.id)).collect();
     let now = cfg.now;
     let total = cfg.listings;
+    let cfg_founders = cfg.founder_count();
     let mut gen_ = Generator::new(cfg, &fixtures);
-    let founders = gen_.founders();
-    let founder_ids = store.import_founders(&founders).await?;
+    // Founders in batches too: at a million listings the pool is 666 666 people.
+    let mut founder_ids = Vec::with_capacity(cfg_founders);
+    let mut next = 0;
+    while next < cfg_founders {
+        let end = (next + BATCH).min(cfg_founders);
+        let batch: Vec<_> = (next..end).map(|i| gen_.founder(i)).collect();
+        founder_ids.extend(store.import_founders(&batch).await?);
+        next = end;
+    }
     let mut report = DemoReport { founders: founder_ids.len(), ..Default::default() };
     let mut tallies: BTreeMap<LaunchWeek, Vec<(ListingId, i64)>> = BTreeMap::new();
     let mut start = 0;

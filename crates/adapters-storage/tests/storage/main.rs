@@ -770,3 +770,62 @@ on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store|
         store.search_listings(&search(Some("widget")), PageRequest::parse(Some(60), Some(20)).unwrap()).await.unwrap();
     assert_eq!(deep.items.len(), 20, "page 60 of a search for a word on every listing");
 });
+
+/// Every index of the schema as (name, definition), by name.
+async fn index_list(store: &adapters_storage::SeaOrmStore) -> Vec<(String, String)> {
+    use sea_orm::ConnectionTrait;
+    let sql = if store.backend() == sea_orm::DbBackend::Postgres {
+        "SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname"
+    } else {
+        "SELECT name, COALESCE(sql, '') AS definition FROM sqlite_master WHERE type = 'index' ORDER BY name"
+    };
+    let rows = store.connection().query_all_raw(sea_orm::Statement::from_string(store.backend(), sql)).await.unwrap();
+    rows.iter().map(|r| (r.try_get("", "name").unwrap(), r.try_get("", "definition").unwrap())).collect()
+}
+
+async fn deferred_count(store: &adapters_storage::SeaOrmStore) -> i64 {
+    use sea_orm::ConnectionTrait;
+    let row = store
+        .connection()
+        .query_one_raw(sea_orm::Statement::from_string(store.backend(), "SELECT COUNT(*) AS n FROM deferred_indexes"))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get("", "n").unwrap()
+}
+
+on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |store| {
+    let before = index_list(store).await;
+    let plain = before.iter().filter(|(_, d)| d.starts_with("CREATE INDEX")).count();
+    assert!(plain >= 20, "the schema's plain indexes: {before:?}");
+
+    store.begin_bulk_load().await.unwrap();
+    let during = index_list(store).await;
+    assert!(
+        during.iter().all(|(_, d)| !d.starts_with("CREATE INDEX")),
+        "only unique indexes and keys stay during a bulk load: {during:?}"
+    );
+    assert!(during.iter().any(|(n, _)| n == "ix_votes_listing_user"), "the unique vote index guards the load");
+    assert_eq!(deferred_count(store).await, plain as i64, "every dropped index is remembered in the database");
+    // The load writes and reads meanwhile.
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let dev = cat_id(&cats, "dev-tools");
+    store.import_listings(&[import(listing("Bulkwise", ListingStatus::Live, Some(dev)), 3)], now()).await.unwrap();
+    let found = store.search_listings(&search(Some("bulkwise")), PageRequest::default()).await.unwrap();
+    assert_eq!(found.items.len(), 1);
+
+    // The process stops here (no end_bulk_load): the next start builds what was put off.
+    db::migrate(store.connection()).await.unwrap();
+    assert_eq!(index_list(store).await, before, "the same indexes, defined the same way");
+    assert_eq!(deferred_count(store).await, 0);
+
+    // A load that ends normally builds them too, and a second start finds nothing to do.
+    store.begin_bulk_load().await.unwrap();
+    store.import_listings(&[import(listing("Bulkwise Two", ListingStatus::Live, Some(dev)), 1)], now()).await.unwrap();
+    store.end_bulk_load().await.unwrap();
+    assert_eq!(index_list(store).await, before);
+    assert_eq!(deferred_count(store).await, 0);
+    db::migrate(store.connection()).await.unwrap();
+    assert_eq!(index_list(store).await, before);
+});

@@ -107,4 +107,16 @@ pub trait DirectoryImport: Send + Sync {
     async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize>;
 
     async fn import_awards(&self, awards: &[Award]) -> RepoResult<usize>;
+
+    /// Prepares a large import into an empty directory: a store may stop maintaining its secondary
+    /// indexes until [`DirectoryImport::end_bulk_load`] builds them once (the default does nothing).
+    /// Reads work meanwhile, only slower.
+    async fn begin_bulk_load(&self) -> RepoResult<()> {
+        Ok(())
+    }
+
+    /// Ends a bulk load (also after a failed one): builds what `begin_bulk_load` put off.
+    async fn end_bulk_load(&self) -> RepoResult<()> {
+        Ok(())
+    }
 }
