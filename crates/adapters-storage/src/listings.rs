@@ -440,12 +440,21 @@ impl ListingRepository for SeaOrmStore {
             // Ranks a bounded candidate set: the newest matches the index hands out (by rowid), as many as
             // the page needs and at least RANKED_CANDIDATES — not every match of a word on every listing.
             let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
+            // The status is checked on the listing row, not matched in the index: walking the index
+            // newest first, FTS5 would merge the status token's doclist (every live listing) for each
+            // query (at 1M listings a rare word ranked in 28 ms this way, 7 ms the other).
+            let status = match s.status {
+                StatusFilter::Live => ListingStatus::Live,
+                StatusFilter::Upcoming => ListingStatus::Scheduled,
+            };
             let mut q = RawQuery::new(backend);
-            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT id, r FROM (SELECT rowid AS id, ")
+            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT id, r FROM (SELECT listings_fts.rowid AS id, ")
                 .sql(BM25)
-                .sql(" AS r FROM listings_fts WHERE listings_fts MATCH ")
-                .bind(matched)
-                .sql(" ORDER BY rowid DESC LIMIT ")
+                .sql(" AS r FROM listings_fts CROSS JOIN listings s ON s.id = listings_fts.rowid WHERE listings_fts MATCH ")
+                .bind(fts.clone())
+                .sql(" AND s.status = ")
+                .bind(status.as_str())
+                .sql(" ORDER BY listings_fts.rowid DESC LIMIT ")
                 .bind(candidates)
                 .sql(") ORDER BY r, id DESC")
                 .page(page)
