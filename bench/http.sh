@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # HTTP benchmark of the public read API (issue 3): loads N listings (default 100 000) with
-# `launchdir-api admin generate-demo` into a fresh SQLite file, starts the release server, and drives
+# `launchdir-api admin generate-demo` into a fresh SQLite file (and a PostgreSQL database when
+# BENCH_STORES names it), starts the release server, and drives
 # each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
@@ -8,7 +9,8 @@
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
-# (BENCH_PASSES picks the passes: on, off, churn — see the end of this file).
+# (BENCH_PASSES picks the passes: on, off, churn; BENCH_STORES the stores: sqlite, postgres — see the end
+# of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100000}"
@@ -24,33 +26,60 @@ fi
 
 cargo build --release -q --bin launchdir-api
 BIN=target/release/launchdir-api
-DB="$OUT/bench-$N.db"
-if [ ! -f "$DB" ]; then
-  echo "generating $N listings into $DB (once; delete the file to regenerate)"
-  /usr/bin/time -f "generate-demo: %e s, %M KiB max RSS" "$BIN" admin generate-demo --listings "$N" --database-url "sqlite://$DB?mode=rwc"
-fi
+PG_ADMIN="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 
-# Slugs of live listings for the per-request random pick (uniform over 20 000 profiles: harder on a
-# cache than real traffic, where a few listings get most views).
-python3 - "$DB" "$OUT/slugs.lua" "$OUT/slugs.txt" "$OUT/site_slugs.lua" "$OUT/site_new_viewers.lua" <<'PY'
-import sqlite3, sys
-rows = sqlite3.connect(sys.argv[1]).execute("SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000").fetchall()
+# Points DB_URL at the store's benchmark database, generating N listings into it once.
+prepare_store() {
+  STORE="$1"
+  case "$STORE" in
+    sqlite)
+      local db="$OUT/bench-$N.db"
+      DB_URL="sqlite://$db?mode=rwc"
+      if [ ! -f "$db" ]; then
+        echo "generating $N listings into $db (once; delete the file to regenerate)"
+        /usr/bin/time -f "generate-demo: %e s, %M KiB max RSS" "$BIN" admin generate-demo --listings "$N" --database-url "$DB_URL"
+      fi ;;
+    postgres)
+      local name="launchdir_bench_$N"
+      DB_URL="${PG_ADMIN%/*}/$name"
+      if ! psql "$PG_ADMIN" -Atc "SELECT 1 FROM pg_database WHERE datname = '$name'" | grep -q 1; then
+        psql "$PG_ADMIN" -qc "CREATE DATABASE $name"
+        echo "generating $N listings into PostgreSQL database $name (once; drop it to regenerate)"
+        /usr/bin/time -f "generate-demo: %e s, %M KiB max RSS" "$BIN" admin generate-demo --listings "$N" --database-url "$DB_URL"
+        psql "$DB_URL" -qc "VACUUM ANALYZE"
+      fi ;;
+    *) echo "unknown store $STORE (sqlite, postgres)"; exit 2 ;;
+  esac
+  # Slugs of live listings for the per-request random pick (uniform over 20 000 profiles: harder on
+  # a cache than real traffic, where a few listings get most views).
+  local query="SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000"
+  if [ "$STORE" = sqlite ]; then
+    python3 -c 'import sqlite3, sys; [print(r[0]) for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2])]' "$OUT/bench-$N.db" "$query" > "$OUT/slugs.txt"
+  else
+    psql "$DB_URL" -Atc "$query" > "$OUT/slugs.txt"
+  fi
+  write_scripts
+}
+
+write_scripts() {
+python3 - "$OUT/slugs.txt" "$OUT/slugs.lua" "$OUT/site_slugs.lua" "$OUT/site_new_viewers.lua" <<'PY'
+import sys
+rows = [(s,) for s in open(sys.argv[1]).read().split()]
 with open(sys.argv[2], "w") as f:
     f.write("slugs = {" + ",".join('"%s"' % r[0] for r in rows) + "}\n")
     f.write("math.randomseed(7)\nrequest = function() return wrk.format('GET', '/api/v1/listings/' .. slugs[math.random(#slugs)]) end\n")
-with open(sys.argv[3], "w") as f:
-    f.write("\n".join(r[0] for r in rows) + "\n")
 slugs = "slugs = {" + ",".join('"%s"' % r[0] for r in rows) + "}\nmath.randomseed(7)\n"
 # The listing page, as one person browsing (one address and browser: after the first view of a
 # listing that day, a view is a lookup of the existing mark).
-with open(sys.argv[4], "w") as f:
+with open(sys.argv[3], "w") as f:
     f.write(slugs + "request = function() return wrk.format('GET', '/listings/' .. slugs[math.random(#slugs)]) end\n")
 # The listing page, every request a new person (a new browser string): each view is counted, so each
 # request writes a view mark and the listing's view count.
-with open(sys.argv[5], "w") as f:
+with open(sys.argv[4], "w") as f:
     f.write(slugs + "n = 0\nrequest = function() n = n + 1; return wrk.format('GET', '/listings/' .. slugs[math.random(#slugs)], "
             "{['User-Agent'] = 'Mozilla/5.0 (bench viewer ' .. math.random(1000000000) .. '-' .. n .. ')'}) end\n")
 PY
+}
 
 # Requests every profile of slugs.txt once (8 keep-alive connections) and prints the rate: a running
 # instance has seen its listings before, so the cached pass measures a warm cache.
@@ -106,7 +135,7 @@ UA="Mozilla/5.0 (X11; Linux x86_64) launchdir-bench"
 # One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
 pass() {
   local cache="$1" label="$2" churn="${3:-}"
-  RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp \
+  RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
     --read-cache-secs "$cache" --rate-limit 1000000 &
   SERVER=$!
   for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
@@ -143,7 +172,7 @@ pass() {
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 
   echo
-  echo "== $label: listings=$N duration=${SECS}s per endpoint, wrk -t2, release build, SQLite"
+  echo "== $label: listings=$N duration=${SECS}s per endpoint, wrk -t2, release build, $STORE"
   local base slug
   base=$(awk '$1 == "trivial_healthz" {print $3}' "$OUT/results")
   slug=$(awk '$1 == "get_listing" {print $3}' "$OUT/results")
@@ -154,20 +183,25 @@ pass() {
     printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %8s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
       "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / $slug" | bc -l)" "$cold"
   done < "$OUT/results"
-  cp "$OUT/results" "$OUT/results-cache-$cache"
+  cp "$OUT/results" "$OUT/results-$STORE-cache-$cache"
   echo
 }
 
 # BENCH_PASSES picks the passes: "on off churn" (default), or any of them. churn: the cache on and one
 # public change a second (a follow or unfollow on the site, by bench/churn.py).
+# BENCH_STORES picks the stores: "sqlite" (default) or "sqlite postgres" (PostgreSQL at BENCH_POSTGRES_URL's
+# server, sharing this machine's cores with the service and wrk).
+for store in ${BENCH_STORES:-sqlite}; do
+prepare_store "$store"
 for p in ${BENCH_PASSES:-on off churn}; do
   case "$p" in
     on) pass 60 "read cache on (default: 60 s, a change drops what it touched)" ;;
-    off) pass 0 "read cache off (every request reaches SQLite)" ;;
+    off) pass 0 "read cache off (every request reaches the database)" ;;
     churn)
       printf 'correct horse churn\n' | "$BIN" admin create-user --email bench-churn@bench.example --password-stdin \
-        --database-url "sqlite://$DB?mode=rwc" >/dev/null 2>&1 || true
+        --database-url "$DB_URL" >/dev/null 2>&1 || true
       pass 60 "read cache on, one public change a second (a follow or unfollow)" churn ;;
     *) echo "unknown pass $p (on, off, churn)"; exit 2 ;;
   esac
+done
 done
