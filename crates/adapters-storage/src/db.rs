@@ -116,8 +116,6 @@ pub async fn build_deferred_indexes(db: &DatabaseConnection) -> Result<usize, Db
             // Sort through temporary files, not memory (this build of SQLite keeps temporary data in
             // memory by default): sorting 29 million votes must not take a gigabyte.
             txn.execute_unprepared("PRAGMA temp_store = FILE").await?;
-        }
-        if backend == DbBackend::Sqlite {
             // Read the schema first: a pooled connection that last saw this index before another
             // connection dropped it parses CREATE INDEX against its stale copy ("already exists")
             // unless a statement has checked the schema cookie inside this transaction.
