@@ -65,6 +65,11 @@ pub struct DemoReport {
 /// Listings per import transaction: bounds memory at any scale.
 const BATCH: usize = 1000;
 
+/// `0..n` in consecutive ranges of at most BATCH.
+fn batches(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
+    (0..n).step_by(BATCH).map(move |start| start..(start + BATCH).min(n))
+}
+
 /// Loads demo content as [`load_demo`] does, as one bulk load: the store builds its secondary indexes
 /// once at the end instead of after every batch (`admin generate-demo`, at up to a million listings).
 /// The indexes are built also when the load fails.
@@ -95,20 +100,15 @@ where
     let mut gen_ = Generator::new(cfg, &fixtures);
     // Founders in batches too: at a million listings the pool is 666 666 people.
     let mut founder_ids = Vec::with_capacity(cfg_founders);
-    let mut next = 0;
-    while next < cfg_founders {
-        let end = (next + BATCH).min(cfg_founders);
-        let batch: Vec<_> = (next..end).map(|i| gen_.founder(i)).collect();
-        founder_ids.extend(store.import_founders(&batch).await?);
-        next = end;
+    for batch in batches(cfg_founders) {
+        let founders: Vec<_> = batch.map(|i| gen_.founder(i)).collect();
+        founder_ids.extend(store.import_founders(&founders).await?);
     }
     let mut report = DemoReport { founders: founder_ids.len(), ..Default::default() };
     let mut tallies: BTreeMap<LaunchWeek, Vec<(ListingId, i64)>> = BTreeMap::new();
-    let mut start = 0;
-    while start < total {
-        let end = (start + BATCH).min(total);
+    for batch in batches(total) {
         let (items, launch_votes): (Vec<_>, Vec<_>) =
-            (start..end).map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
+            batch.map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
         report.votes += items.iter().map(|i| i.votes.len()).sum::<usize>();
         let ids = store.import_listings(&items, now).await?;
         for (launch, id) in launch_votes.into_iter().zip(ids) {
@@ -116,8 +116,7 @@ where
                 tallies.entry(week).or_default().push((id, votes));
             }
         }
-        report.listings += end - start;
-        start = end;
+        report.listings += items.len();
     }
     let this_week = LaunchWeek::of(now);
     let awards: Vec<Award> = tallies
