@@ -61,7 +61,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         audience: Audience::Mcp,
     };
     let limits = actix_web::web::Data::new(api_http::middleware::Limits::new(
-        bootstrap::App::rate_limiter(&args).await?,
+        app.rate_limiter(&args).await?,
         domain::ratelimit::Quota::per_minute(args.rate_limit),
         args.trusted_proxies.clone(),
         Some(api_http::middleware::CredentialBuckets::new(ctx.clone())),

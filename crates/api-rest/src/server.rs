@@ -131,7 +131,7 @@ impl Application {
             audience: operations::oauth::Audience::Api,
         };
         let limits = web::Data::new(mw::Limits::new(
-            App::rate_limiter(args).await?,
+            app.rate_limiter(args).await?,
             domain::ratelimit::Quota::per_minute(args.rate_limit),
             args.trusted_proxies.clone(),
             Some(mw::CredentialBuckets::new(ctx.clone())),

@@ -194,14 +194,23 @@ impl App {
     }
 
     /// The rate limiter `args` ask for: shared through Redis when `redis_url` is set (an unreachable Redis
-    /// at start is an error, not a silent downgrade), else in this process.
-    pub async fn rate_limiter(args: &ServeArgs) -> anyhow::Result<Arc<dyn RateLimiter>> {
+    /// at start is an error, not a silent downgrade), else in this process. The Redis keys are scoped to
+    /// this deployment by a name derived from its root secret, which every instance of it shares: two
+    /// deployments on one Redis (staging and production) number their API keys alike, and `key:1` of one
+    /// must not spend `key:1` of the other.
+    pub async fn rate_limiter(&self, args: &ServeArgs) -> anyhow::Result<Arc<dyn RateLimiter>> {
         Ok(match &args.redis_url {
-            Some(url) => Arc::new(
-                adapters_ratelimit::RedisLimiter::connect(url, "launchdir:ratelimit:")
-                    .await
-                    .with_context(|| format!("cannot reach Redis at {}", redact(url)))?,
-            ),
+            Some(url) => {
+                let keys = self.app.keys().await.map_err(anyhow::Error::msg)?;
+                let key: String = keys.address.iter().map(|b| format!("{b:02x}")).collect();
+                let deployment = self.app.secrets.hash_token(&format!("{key}\u{0}rate-limit-prefix"));
+                let prefix = format!("launchdir:ratelimit:{}:", &deployment[..16]);
+                Arc::new(
+                    adapters_ratelimit::RedisLimiter::connect(url, &prefix)
+                        .await
+                        .with_context(|| format!("cannot reach Redis at {}", redact(url)))?,
+                )
+            }
             None => Arc::new(adapters_ratelimit::MemoryLimiter::default()),
         })
     }

@@ -81,6 +81,30 @@ pub async fn postgres() -> Option<TestDatabase> {
     Some(TestDatabase { url: format!("{base}/{name}"), cleanup: Cleanup::Postgres { admin_url, name } })
 }
 
+/// The Redis the service's shared rate limits can use (`LAUNCHDIR_TEST_REDIS_URL`, default
+/// `redis://127.0.0.1:6379`), when something answers there. `None` (with a note on stderr) when it
+/// does not and `CI` is not `true`; with `CI=true` that panics, as for PostgreSQL.
+pub async fn redis() -> Option<String> {
+    let url = std::env::var("LAUNCHDIR_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
+    let addr = url.trim_start_matches("redis://").trim_end_matches('/').to_owned();
+    let answered = async {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(&addr).await.ok()?;
+        s.write_all(b"PING\r\n").await.ok()?;
+        let mut buf = [0u8; 7];
+        s.read_exact(&mut buf).await.ok()?;
+        (&buf == b"+PONG\r\n").then_some(())
+    };
+    match tokio::time::timeout(std::time::Duration::from_secs(2), answered).await {
+        Ok(Some(())) => Some(url),
+        _ if std::env::var("CI").as_deref() != Ok("true") => {
+            eprintln!("Redis unreachable at {url}; skipping (CI=true makes this fail)");
+            None
+        }
+        _ => panic!("Redis unreachable at {url}"),
+    }
+}
+
 /// A fixture site from `fixtures/sites/<name>` served on loopback (see fixtures/sites/README.md),
 /// recording every request in order.
 #[derive(Debug)]

@@ -54,36 +54,37 @@ async fn a_burst_past_the_limit_gets_429_with_the_headers() {
 }
 
 #[tokio::test]
-async fn two_instances_sharing_redis_enforce_one_limit() {
-    let url = std::env::var("LAUNCHDIR_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into());
-    if redis_unreachable(&url) {
-        assert!(std::env::var("CI").map_or(true, |v| v != "true"), "Redis at {url} is required in CI");
-        eprintln!("skipping: Redis at {url} unreachable");
-        return;
-    }
-    let configure = |a: &mut bootstrap::ServeArgs| {
-        a.rate_limit = 5;
-        a.redis_url = Some(url.clone());
-        // Behind a trusted proxy, each run is a client of its own in the shared Redis.
-        a.trusted_proxies = vec![bootstrap::config::parse_cidr("127.0.0.1").unwrap()];
-    };
-    let db = test_support::sqlite();
-    let a = spawn_app_configured(db, false, configure).await;
-    let b = spawn_app_configured(test_support::sqlite(), false, configure).await;
-    a.wait_ready().await;
-    b.wait_ready().await;
+async fn two_instances_sharing_redis_enforce_one_limit_and_another_deployment_its_own() {
+    let Some(url) = test_support::redis().await else { return };
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let configure = |secret: String| {
+        let url = url.clone();
+        move |a: &mut bootstrap::ServeArgs| {
+            a.rate_limit = 5;
+            a.redis_url = Some(url);
+            // Behind a trusted proxy, each run is a client of its own in the shared Redis.
+            a.trusted_proxies = vec![bootstrap::config::parse_cidr("127.0.0.1").unwrap()];
+            a.secrets.secret_key = Some(secret);
+        }
+    };
+    let ours = format!("one-deployment-with-two-instances-{nanos}");
+    let a = spawn_app_configured(test_support::sqlite(), false, configure(ours.clone())).await;
+    let b = spawn_app_configured(test_support::sqlite(), false, configure(ours)).await;
+    // Another deployment (say staging) on the same Redis: a root secret of its own.
+    let staging =
+        spawn_app_configured(test_support::sqlite(), false, configure(format!("staging-{nanos}-{}", "s".repeat(32))))
+            .await;
+    for app in [&a, &b, &staging] {
+        app.wait_ready().await;
+    }
     let client = format!("2001:db8:{:x}:{:x}::1", nanos >> 16, nanos & 0xffff);
+    let get = |app: &crate::helpers::TestApp| {
+        app.client.get(format!("{}/api/v1/categories", app.base)).header("X-Forwarded-For", client.clone()).send()
+    };
     let mut statuses = Vec::new();
     for i in 0..6 {
-        let app = if i % 2 == 0 { &a } else { &b };
-        let r = app.client.get(format!("{}/api/v1/categories", app.base)).header("X-Forwarded-For", &client);
-        statuses.push(r.send().await.unwrap().status().as_u16());
+        statuses.push(get(if i % 2 == 0 { &a } else { &b }).await.unwrap().status().as_u16());
     }
     assert_eq!(statuses, [200, 200, 200, 200, 200, 429], "five across both instances, then 429");
-}
-
-fn redis_unreachable(url: &str) -> bool {
-    let addr = url.trim_start_matches("redis://").trim_end_matches('/');
-    std::net::TcpStream::connect_timeout(&addr.parse().unwrap(), std::time::Duration::from_secs(1)).is_err()
+    assert_eq!(get(&staging).await.unwrap().status(), 200, "another deployment's limit is its own");
 }
