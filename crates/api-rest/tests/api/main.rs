@@ -9,6 +9,7 @@ mod claims;
 mod drafts;
 mod helpers;
 mod http;
+mod instances;
 mod journey;
 mod limits;
 mod mcp;
