@@ -27,6 +27,7 @@ mod m20261124_000020_tally_live;
 mod m20261124_000021_listing_counts;
 mod m20261124_000022_change_scopes;
 mod m20261124_000023_deferred_indexes;
+mod m20261124_000024_moderation;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000021_listing_counts::Migration),
             Box::new(m20261124_000022_change_scopes::Migration),
             Box::new(m20261124_000023_deferred_indexes::Migration),
+            Box::new(m20261124_000024_moderation::Migration),
         ]
     }
 }

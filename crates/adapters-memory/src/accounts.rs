@@ -34,6 +34,7 @@ impl UserRepository for MemoryStore {
             is_admin: new.is_admin,
             created_at: now,
             email_verified_at: new.verified.then_some(now),
+            suspended_at: None,
         };
         st.users.push(UserRow { user: user.clone(), password_hash: Some(new.password_hash), demo: false });
         Ok(user)

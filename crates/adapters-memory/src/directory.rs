@@ -100,6 +100,7 @@ impl State {
                     is_admin: false,
                     created_at: now,
                     email_verified_at: None,
+                    suspended_at: None,
                 },
                 password_hash: None,
                 demo: true,

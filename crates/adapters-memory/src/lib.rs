@@ -9,6 +9,7 @@
 
 mod accounts;
 mod directory;
+mod moderation;
 mod own;
 mod work;
 
@@ -95,6 +96,7 @@ struct UserRow {
 struct OwnerRow {
     listing: ListingId,
     user: UserId,
+    role: &'static str,
     created_at: DateTime<Utc>,
 }
 
@@ -212,6 +214,8 @@ struct State {
     public_changes: i64,
     /// The scopes of the most recent public changes (counter, scope), oldest first.
     change_scopes: std::collections::VecDeque<(i64, String)>,
+
+    moderation: moderation::Moderation,
 }
 
 impl State {
@@ -238,11 +242,11 @@ impl State {
         self.users.iter().find(|u| u.user.id == id)
     }
 
-    /// Adds `user` as a member of `listing` (owner, co-founder or claimant: no port reads the role)
-    /// unless they are one already.
-    fn add_owner(&mut self, listing: ListingId, user: UserId, now: DateTime<Utc>) {
+    /// Adds `user` as a member of `listing` in `role` (owner, cofounder or claimant, as the SQL stores
+    /// name them) unless they are one already.
+    fn add_owner(&mut self, listing: ListingId, user: UserId, role: &'static str, now: DateTime<Utc>) {
         if !self.owners.iter().any(|o| o.listing == listing && o.user == user) {
-            self.owners.push(OwnerRow { listing, user, created_at: now });
+            self.owners.push(OwnerRow { listing, user, role, created_at: now });
         }
     }
 

@@ -26,6 +26,18 @@ fn parse_as_of(raw: &str) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(raw).ok().map(|t| t.with_timezone(&Utc))
 }
 
+/// Adds (`one` = 1) or takes away (-1) a vote's share of its listing's total, trending score (weighted
+/// as of the scores' instant) and week's tally, as the SQL stores' `count_vote` does.
+pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
+    let as_of = st.settings.get(TRENDING_AS_OF).and_then(|t| parse_as_of(t)).unwrap_or(vote.at);
+    let weight = vote.weight * trending::weight_as_of(vote.at, as_of);
+    if let Some(l) = st.listing_mut(vote.listing) {
+        l.votes += one;
+        l.trending_score += one as f64 * weight;
+    }
+    *st.tallies.entry((LaunchWeek::of(vote.at).monday(), vote.listing)).or_default() += one;
+}
+
 #[async_trait]
 impl OwnListingRepository for MemoryStore {
     async fn owned_listings(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Listing>> {
@@ -200,20 +212,15 @@ impl OwnListingRepository for MemoryStore {
         if st.listing(v.listing_id).is_none() {
             return Err(RepoError::NotFound);
         }
-        let as_of = st.settings.get(TRENDING_AS_OF).and_then(|t| parse_as_of(t)).unwrap_or(v.cast_at);
-        let weight = v.weight * trending::weight_as_of(v.cast_at, as_of);
-        st.votes.push(VoteRow {
+        let row = VoteRow {
             listing: v.listing_id,
             user: v.voter,
             at: v.cast_at,
             weight: v.weight,
             address_key: v.address_key.clone(),
-        });
-        if let Some(l) = st.listing_mut(v.listing_id) {
-            l.votes += 1;
-            l.trending_score += weight;
-        }
-        *st.tallies.entry((LaunchWeek::of(v.cast_at).monday(), v.listing_id)).or_default() += 1;
+        };
+        count_vote(&mut st, &row, 1);
+        st.votes.push(row);
         Ok(true)
     }
 
@@ -221,15 +228,7 @@ impl OwnListingRepository for MemoryStore {
         let mut st = self.lock()?;
         let Some(i) = st.votes.iter().position(|x| x.listing == id && x.user == voter) else { return Ok(false) };
         let vote = st.votes.remove(i);
-        let as_of = st.settings.get(TRENDING_AS_OF).and_then(|t| parse_as_of(t)).unwrap_or(vote.at);
-        let weight = vote.weight * trending::weight_as_of(vote.at, as_of);
-        if let Some(l) = st.listing_mut(id) {
-            l.votes -= 1;
-            l.trending_score -= weight;
-        }
-        if let Some(n) = st.tallies.get_mut(&(LaunchWeek::of(vote.at).monday(), id)) {
-            *n -= 1;
-        }
+        count_vote(&mut st, &vote, -1);
         Ok(true)
     }
 

@@ -76,7 +76,7 @@ impl DraftRepository for MemoryStore {
         if let Some(row) = st.listings.get_mut(&id) {
             row.draft = Some(draft.id);
         }
-        st.add_owner(id, draft.owner, now);
+        st.add_owner(id, draft.owner, "owner", now);
         let cofounders: Vec<UserId> = st
             .invites
             .iter()
@@ -85,7 +85,7 @@ impl DraftRepository for MemoryStore {
             .filter(|u| *u != draft.owner)
             .collect();
         for u in cofounders {
-            st.add_owner(id, u, now);
+            st.add_owner(id, u, "cofounder", now);
         }
         if let Some(d) = st.drafts.get_mut(&draft.id) {
             d.listing_id = Some(id);
@@ -139,7 +139,7 @@ impl DraftRepository for MemoryStore {
         row.invite.accepted_by.get_or_insert(user);
         let draft = row.invite.draft;
         if let Some(listing) = st.drafts.get(&draft).and_then(|d| d.listing_id) {
-            st.add_owner(listing, user, now);
+            st.add_owner(listing, user, "cofounder", now);
         }
         Ok(())
     }
@@ -658,7 +658,7 @@ impl ClaimRepository for MemoryStore {
         }
         r.claim.verified_at = Some(check.at);
         let (listing, user) = (r.claim.listing, r.claim.user);
-        st.add_owner(listing, user, check.at);
+        st.add_owner(listing, user, "claimant", check.at);
         if let Some(l) = st.listing_mut(listing) {
             l.verified = true;
         }

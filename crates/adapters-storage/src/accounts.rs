@@ -20,6 +20,7 @@ fn to_user(m: users::Model) -> Option<User> {
         is_admin: m.is_admin,
         created_at: m.created_at.with_timezone(&Utc),
         email_verified_at: m.email_verified_at.map(|t| t.with_timezone(&Utc)),
+        suspended_at: m.suspended_at.map(|t| t.with_timezone(&Utc)),
     })
 }
 

@@ -115,6 +115,8 @@ impl SeaOrmStore {
                 created_at: Set(now.into()),
                 // Demo voters have no password and no mailbox; their votes are the demo's own.
                 email_verified_at: Set(None),
+                suspended_at: Set(None),
+                suspended_reason: Set(None),
             });
             ids.push(id);
             id += 1;

@@ -16,6 +16,7 @@ mod import;
 mod jobs;
 mod json;
 mod listings;
+mod moderation;
 mod oauth;
 mod orders;
 mod own;

@@ -105,7 +105,7 @@ pub(crate) fn category_rows(listing_id: i64, new: &NewListing) -> Vec<listing_ca
 /// The listing row's columns, named (see [`columns`]).
 static LISTING_COLUMNS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| columns::<listings::Entity>("l"));
 
-fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
+pub(crate) fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
     let status = ListingStatus::parse(&m.status).unwrap_or(ListingStatus::Draft);
     let plan = Plan::parse(&m.plan).unwrap_or(Plan::None);
     let lifecycle = Lifecycle::from_parts(
@@ -113,7 +113,8 @@ fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing {
         plan,
         m.launch_week.map(LaunchWeek::containing),
         m.launched_at.map(|t| t.with_timezone(&Utc)),
-    );
+    )
+    .holding(m.held_status.as_deref().and_then(ListingStatus::parse));
     let profile = ListingProfile {
         name: m.name,
         url: m.url,

@@ -25,7 +25,7 @@ use sea_orm::{
     QueryFilter, QueryOrder,
 };
 
-fn ts(t: DateTime<Utc>) -> DateTime<FixedOffset> {
+pub(crate) fn ts(t: DateTime<Utc>) -> DateTime<FixedOffset> {
     t.into()
 }
 
@@ -53,7 +53,7 @@ struct EmailRow {
 }
 
 /// Inserts `row` in `txn`; false when a unique index refuses it (the caller rolls back).
-async fn insert_once<A>(txn: &DatabaseTransaction, row: A) -> RepoResult<bool>
+pub(crate) async fn insert_once<A>(txn: &DatabaseTransaction, row: A) -> RepoResult<bool>
 where
     A: ActiveModelTrait + Send,
     <A::Entity as EntityTrait>::Model: sea_orm::IntoActiveModel<A>,
@@ -70,6 +70,100 @@ const TRENDING_AS_OF: &str = "_trending_as_of";
 
 fn as_of_text(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// Moves a listing's lifecycle from `from` to `to` only if it still is `from` (compare-and-set), on
+/// `db` (the pool, or a transaction that does more).
+pub(crate) async fn move_lifecycle_on(
+    db: &impl sea_orm::ConnectionTrait,
+    id: ListingId,
+    from: &Lifecycle,
+    to: &Lifecycle,
+    now: DateTime<Utc>,
+) -> RepoResult<bool> {
+    let mut q = listings::Entity::update_many()
+        .col_expr(listings::Column::Status, Expr::value(to.status().as_str()))
+        .col_expr(listings::Column::Plan, Expr::value(to.plan().as_str()))
+        .col_expr(listings::Column::LaunchWeek, Expr::value(to.launch_week().map(LaunchWeek::monday)))
+        .col_expr(listings::Column::LaunchedAt, Expr::value(to.launched_at().map(ts)))
+        .col_expr(listings::Column::HeldStatus, Expr::value(to.held().map(|s| s.as_str())))
+        .col_expr(listings::Column::UpdatedAt, Expr::value(ts(now)))
+        .filter(listings::Column::Id.eq(id.get()))
+        .filter(listings::Column::Status.eq(from.status().as_str()))
+        .filter(listings::Column::Plan.eq(from.plan().as_str()));
+    q = match from.launch_week() {
+        Some(w) => q.filter(listings::Column::LaunchWeek.eq(w.monday())),
+        None => q.filter(listings::Column::LaunchWeek.is_null()),
+    };
+    let r = q.exec(db).await.map_err(repo_err)?;
+    Ok(r.rows_affected == 1)
+}
+
+/// Whether [`count_vote`] adds a vote's share or takes it away.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Count {
+    /// `live`: whether the listing is live now (the flag of a week's tally row made for this vote).
+    Add {
+        live: bool,
+    },
+    Take,
+}
+
+/// Adds or takes away one vote's share of a listing's kept figures: its total, its trending score
+/// (weighted as of the instant the stored scores are, so the next decay is exact) and the tally of
+/// the week it was cast in. Inside the caller's transaction.
+pub(crate) async fn count_vote(
+    txn: &DatabaseTransaction,
+    listing: i64,
+    cast_at: DateTime<Utc>,
+    weight: f64,
+    count: Count,
+) -> RepoResult<()> {
+    let as_of = read_trending_as_of(txn).await?.unwrap_or(cast_at);
+    let weight = weight * domain::listing::trending::weight_as_of(cast_at, as_of);
+    let (one, weight) = match count {
+        Count::Add { .. } => (1, weight),
+        Count::Take => (-1, -weight),
+    };
+    listings::Entity::update_many()
+        .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(one))
+        .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(weight))
+        .filter(listings::Column::Id.eq(listing))
+        .exec(txn)
+        .await
+        .map_err(repo_err)?;
+    let week = LaunchWeek::of(cast_at).monday();
+    match count {
+        Count::Add { live } => {
+            vote_tallies::Entity::insert(vote_tallies::ActiveModel {
+                week_start: Set(week),
+                listing_id: Set(listing),
+                votes: Set(1),
+                live: Set(live),
+            })
+            .on_conflict(
+                OnConflict::columns([vote_tallies::Column::WeekStart, vote_tallies::Column::ListingId])
+                    .value(
+                        vote_tallies::Column::Votes,
+                        Expr::col((vote_tallies::Entity, vote_tallies::Column::Votes)).add(1),
+                    )
+                    .to_owned(),
+            )
+            .exec(txn)
+            .await
+            .map_err(repo_err)?;
+        }
+        Count::Take => {
+            vote_tallies::Entity::update_many()
+                .col_expr(vote_tallies::Column::Votes, Expr::col(vote_tallies::Column::Votes).sub(1))
+                .filter(vote_tallies::Column::WeekStart.eq(week))
+                .filter(vote_tallies::Column::ListingId.eq(listing))
+                .exec(txn)
+                .await
+                .map_err(repo_err)?;
+        }
+    }
+    Ok(())
 }
 
 async fn read_trending_as_of(db: &impl sea_orm::ConnectionTrait) -> RepoResult<Option<DateTime<Utc>>> {
@@ -191,21 +285,7 @@ impl OwnListingRepository for SeaOrmStore {
         to: &Lifecycle,
         now: DateTime<Utc>,
     ) -> RepoResult<bool> {
-        let mut q = listings::Entity::update_many()
-            .col_expr(listings::Column::Status, Expr::value(to.status().as_str()))
-            .col_expr(listings::Column::Plan, Expr::value(to.plan().as_str()))
-            .col_expr(listings::Column::LaunchWeek, Expr::value(to.launch_week().map(LaunchWeek::monday)))
-            .col_expr(listings::Column::LaunchedAt, Expr::value(to.launched_at().map(ts)))
-            .col_expr(listings::Column::UpdatedAt, Expr::value(ts(now)))
-            .filter(listings::Column::Id.eq(id.get()))
-            .filter(listings::Column::Status.eq(from.status().as_str()))
-            .filter(listings::Column::Plan.eq(from.plan().as_str()));
-        q = match from.launch_week() {
-            Some(w) => q.filter(listings::Column::LaunchWeek.eq(w.monday())),
-            None => q.filter(listings::Column::LaunchWeek.is_null()),
-        };
-        let r = q.exec(&self.db).await.map_err(repo_err)?;
-        Ok(r.rows_affected == 1)
+        move_lifecycle_on(&self.db, id, from, to, now).await
     }
 
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {
@@ -370,34 +450,8 @@ impl OwnListingRepository for SeaOrmStore {
             txn.rollback().await.map_err(repo_err)?;
             return Ok(false);
         }
-        // Weighted relative to the instant the stored scores are as of, so the next decay is exact.
-        let as_of = read_trending_as_of(&txn).await?.unwrap_or(v.cast_at);
-        let weight = v.weight * domain::listing::trending::weight_as_of(v.cast_at, as_of);
-        listings::Entity::update_many()
-            .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(1))
-            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(weight))
-            .filter(listings::Column::Id.eq(v.listing_id.get()))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
-        vote_tallies::Entity::insert(vote_tallies::ActiveModel {
-            week_start: Set(LaunchWeek::of(v.cast_at).monday()),
-            listing_id: Set(v.listing_id.get()),
-            votes: Set(1),
-            // A vote is only ever cast for a live listing; a trigger keeps this true to the listing.
-            live: Set(true),
-        })
-        .on_conflict(
-            OnConflict::columns([vote_tallies::Column::WeekStart, vote_tallies::Column::ListingId])
-                .value(
-                    vote_tallies::Column::Votes,
-                    Expr::col((vote_tallies::Entity, vote_tallies::Column::Votes)).add(1),
-                )
-                .to_owned(),
-        )
-        .exec(&txn)
-        .await
-        .map_err(repo_err)?;
+        // A vote is only ever cast for a live listing; a trigger keeps the tally's flag true to the listing.
+        count_vote(&txn, v.listing_id.get(), v.cast_at, v.weight, Count::Add { live: true }).await?;
         txn.commit().await.map_err(repo_err)?;
         Ok(true)
     }
@@ -424,23 +478,7 @@ impl OwnListingRepository for SeaOrmStore {
             txn.rollback().await.map_err(repo_err)?;
             return Ok(false);
         }
-        let cast_at = vote.created_at.with_timezone(&Utc);
-        let as_of = read_trending_as_of(&txn).await?.unwrap_or(cast_at);
-        let weight = vote.weight * domain::listing::trending::weight_as_of(cast_at, as_of);
-        listings::Entity::update_many()
-            .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).sub(1))
-            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).sub(weight))
-            .filter(listings::Column::Id.eq(id.get()))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
-        vote_tallies::Entity::update_many()
-            .col_expr(vote_tallies::Column::Votes, Expr::col(vote_tallies::Column::Votes).sub(1))
-            .filter(vote_tallies::Column::WeekStart.eq(LaunchWeek::of(cast_at).monday()))
-            .filter(vote_tallies::Column::ListingId.eq(id.get()))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
+        count_vote(&txn, id.get(), vote.created_at.with_timezone(&Utc), vote.weight, Count::Take).await?;
         txn.commit().await.map_err(repo_err)?;
         Ok(true)
     }

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use domain::money::Cents;
 use domain::ports::RepoError;
 use domain::product::ProductCode;
+use operations::moderation::{self, Actor};
 use std::net::TcpListener;
 
 #[derive(Debug, Parser)]
@@ -132,6 +133,72 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+    /// Take a listing off every public read at once (search, categories, boards, its page, sitemaps,
+    /// feeds, MCP), with a reason its owners see and are emailed. Restore it with restore-listing.
+    HideListing {
+        slug: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        links: LinkArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Bring a hidden listing back exactly as it was.
+    RestoreListing {
+        slug: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Suspend an account: its sessions, API keys and OAuth grants stop working at once, it cannot sign
+    /// in (told why), its listings are hidden and its votes stop counting. Undo with restore-user.
+    SuspendUser {
+        email: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        links: LinkArgs,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Undo a suspension: the account works again, its listings hidden by the suspension come back,
+    /// its votes count again.
+    RestoreUser {
+        email: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Print people's reports on listings, newest first, with the count per listing of open ones.
+    Reports {
+        /// Only reports the site team has not closed (by hiding the listing or dismissing them).
+        #[arg(long)]
+        open: bool,
+        #[arg(long, default_value_t = 200)]
+        limit: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Put a domain on the blocklist: it and its subdomains cannot be submitted or claimed.
+    BlockDomain {
+        domain: String,
+        #[arg(long)]
+        reason: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Take a domain off the blocklist.
+    UnblockDomain {
+        domain: String,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
+    /// Print the moderation audit log (who did what, when and why), newest first.
+    Audit {
+        #[arg(long, default_value_t = 200)]
+        limit: u64,
+        #[command(flatten)]
+        db: DatabaseArgs,
+    },
     /// Set a site setting, e.g. `free_plan_min_weeks 6` or `seller_country IE`.
     SetSetting {
         key: String,
@@ -139,6 +206,28 @@ pub enum Admin {
         #[command(flatten)]
         db: DatabaseArgs,
     },
+}
+
+/// The base of the links an admin command writes into emails.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LinkArgs {
+    /// Base of the links in the emails it sends (as `serve --public-url`).
+    #[arg(long, env = "LAUNCHDIR_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+    public_url: String,
+}
+
+/// Opens the database with schema and reference data in place, with `links` for the emails it writes.
+async fn ready_app_linking(db: &DatabaseArgs, links: &LinkArgs) -> anyhow::Result<App> {
+    let app =
+        App::open(bootstrap::Setup { public_url: links.public_url.clone(), ..bootstrap::Setup::new(&db.database_url) })
+            .await?;
+    app.start(false).await?;
+    Ok(app)
+}
+
+/// An operation's refusal as the command line says it.
+fn said(e: operations::OpError) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
 }
 
 /// Opens the database with schema and reference data in place, as every admin command needs.
@@ -341,6 +430,81 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 if let Some(k) = c.last_check {
                     println!("  last check {}: looked for {}; found {}", k.at.to_rfc3339(), k.looked_for, k.found);
                 }
+            }
+            Ok(())
+        }
+        Command::Admin(Admin::HideListing { slug, reason, links, db }) => {
+            let app = ready_app_linking(&db, &links).await?;
+            let l = moderation::hide_listing(&app, &Actor::Cli, &slug, &reason).await.map_err(said)?;
+            println!("hid {} ({}); its owners are emailed", l.slug, l.profile.name);
+            Ok(())
+        }
+        Command::Admin(Admin::RestoreListing { slug, db }) => {
+            let app = ready_app(&db).await?;
+            let l = moderation::restore_listing(&app, &Actor::Cli, &slug).await.map_err(said)?;
+            println!("restored {} ({}): {}", l.slug, l.profile.name, l.lifecycle.status().as_str());
+            Ok(())
+        }
+        Command::Admin(Admin::SuspendUser { email, reason, links, db }) => {
+            let app = ready_app_linking(&db, &links).await?;
+            let (u, e) = moderation::suspend_user(&app, &Actor::Cli, &email, &reason).await.map_err(said)?;
+            println!("suspended {}: {} listing(s) hidden, {} vote(s) no longer counted", u.email, e.listings, e.votes);
+            Ok(())
+        }
+        Command::Admin(Admin::RestoreUser { email, db }) => {
+            let app = ready_app(&db).await?;
+            let (u, e) = moderation::restore_user(&app, &Actor::Cli, &email).await.map_err(said)?;
+            println!("restored {}: {} listing(s) back, {} vote(s) counted again", u.email, e.listings, e.votes);
+            Ok(())
+        }
+        Command::Admin(Admin::Reports { open, limit, db }) => {
+            let app = ready_app(&db).await?;
+            let reports = moderation::reports(&app, open, limit).await.map_err(said)?;
+            if reports.is_empty() {
+                println!("{}", if open { "no open reports" } else { "no reports" });
+            }
+            for q in moderation::queue(&reports) {
+                let reasons: Vec<&str> = q.reasons.iter().map(|r| r.as_str()).collect();
+                println!("{} · {} open report(s) · {} · {}", q.slug, q.count, reasons.join(", "), q.name);
+            }
+            for r in &reports {
+                let state = r.closed_at.map_or_else(|| "open".to_owned(), |at| format!("closed {}", at.to_rfc3339()));
+                let who = r.reporter.as_deref().unwrap_or("a deleted account");
+                println!(
+                    "--- report {} · {} · {} · by {who} · {} · {state}",
+                    r.id,
+                    r.listing_slug,
+                    r.reason.as_str(),
+                    r.at.to_rfc3339()
+                );
+                if !r.note.is_empty() {
+                    println!("{}", r.note);
+                }
+            }
+            Ok(())
+        }
+        Command::Admin(Admin::BlockDomain { domain, reason, db }) => {
+            let app = ready_app(&db).await?;
+            let b = moderation::block_domain(&app, &Actor::Cli, &domain, &reason).await.map_err(said)?;
+            println!("blocked {} and its subdomains", b.domain.as_str());
+            Ok(())
+        }
+        Command::Admin(Admin::UnblockDomain { domain, db }) => {
+            let app = ready_app(&db).await?;
+            moderation::unblock_domain(&app, &Actor::Cli, &domain).await.map_err(said)?;
+            println!("unblocked {}", domain.trim());
+            Ok(())
+        }
+        Command::Admin(Admin::Audit { limit, db }) => {
+            let app = ready_app(&db).await?;
+            let lines = moderation::audit_log(&app, limit).await.map_err(said)?;
+            if lines.is_empty() {
+                println!("the audit log is empty");
+            }
+            for l in lines {
+                let e = l.entry;
+                let why = if e.reason.is_empty() { String::new() } else { format!(" · why: {}", e.reason) };
+                println!("{} · {} · {} {}{why}", e.at.to_rfc3339(), e.actor, e.action.as_str(), e.target);
             }
             Ok(())
         }

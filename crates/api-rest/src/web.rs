@@ -344,6 +344,13 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
             r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
             r
         }
+        Ok(accounts::SignIn::Suspended(why)) => {
+            let msg = format!(
+                "This account is suspended by the site team: {why}. Its keys and apps do not work meanwhile; reply \
+                 to the email we sent if you think it is a mistake."
+            );
+            credentials_page(&state, "/signin", "Sign in", &f.email, Some(&msg), StatusCode::FORBIDDEN)
+        }
         Ok(accounts::SignIn::Busy) => {
             let msg = "We are checking a lot of sign-ins right now. Please try again in a few seconds.";
             let mut r =

@@ -19,6 +19,7 @@ pub mod ids;
 pub mod image;
 pub mod interview;
 pub mod listing;
+pub mod moderation;
 pub mod money;
 pub mod oauth;
 pub mod order;

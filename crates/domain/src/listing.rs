@@ -116,10 +116,14 @@ pub enum ListingStatus {
     /// Public.
     Live,
     Removed,
+    /// Taken off every public read by the site team (moderation); restoring brings back the status it
+    /// had, which the lifecycle holds meanwhile.
+    Hidden,
 }
 
 impl ListingStatus {
-    pub const ALL: [Self; 5] = [Self::Draft, Self::AwaitingBadge, Self::Scheduled, Self::Live, Self::Removed];
+    pub const ALL: [Self; 6] =
+        [Self::Draft, Self::AwaitingBadge, Self::Scheduled, Self::Live, Self::Removed, Self::Hidden];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -128,6 +132,7 @@ impl ListingStatus {
             Self::Scheduled => "scheduled",
             Self::Live => "live",
             Self::Removed => "removed",
+            Self::Hidden => "hidden",
         }
     }
 
@@ -176,12 +181,14 @@ pub struct Lifecycle {
     plan: Plan,
     launch_week: Option<LaunchWeek>,
     launched_at: Option<DateTime<Utc>>,
+    /// While hidden: the status a restore brings back.
+    held: Option<ListingStatus>,
 }
 
 impl Lifecycle {
     /// A listing just saved from a draft.
     pub fn saved() -> Self {
-        Self { status: ListingStatus::Draft, plan: Plan::None, launch_week: None, launched_at: None }
+        Self { status: ListingStatus::Draft, plan: Plan::None, launch_week: None, launched_at: None, held: None }
     }
 
     /// Rebuilds a lifecycle from storage. Storage only holds states these methods produced.
@@ -191,7 +198,19 @@ impl Lifecycle {
         launch_week: Option<LaunchWeek>,
         launched_at: Option<DateTime<Utc>>,
     ) -> Self {
-        Self { status, plan, launch_week, launched_at }
+        Self { status, plan, launch_week, launched_at, held: None }
+    }
+
+    /// As stored for a hidden listing: `held` is the status a restore brings back (ignored unless the
+    /// status is hidden).
+    pub fn holding(mut self, held: Option<ListingStatus>) -> Self {
+        self.held = if self.status == ListingStatus::Hidden { held } else { None };
+        self
+    }
+
+    /// While hidden, the status a restore brings back.
+    pub fn held(&self) -> Option<ListingStatus> {
+        self.held
     }
 
     pub fn status(&self) -> ListingStatus {
@@ -290,8 +309,34 @@ impl Lifecycle {
             ListingStatus::Removed => Err(self.refuse("remove")),
             _ => {
                 self.status = ListingStatus::Removed;
+                self.held = None;
                 Ok(())
             }
+        }
+    }
+
+    /// Moderation: takes the listing off every public read, holding its status (plan, week and launch
+    /// stay as they are). Refused for a removed or already hidden listing.
+    pub fn hide(&mut self) -> Result<(), TransitionError> {
+        match self.status {
+            ListingStatus::Removed | ListingStatus::Hidden => Err(self.refuse("hide")),
+            held => {
+                self.held = Some(held);
+                self.status = ListingStatus::Hidden;
+                Ok(())
+            }
+        }
+    }
+
+    /// Moderation: brings a hidden listing back exactly as it was. Refused for any other listing.
+    pub fn restore(&mut self) -> Result<(), TransitionError> {
+        match (self.status, self.held) {
+            (ListingStatus::Hidden, Some(held)) => {
+                self.status = held;
+                self.held = None;
+                Ok(())
+            }
+            _ => Err(self.refuse("restore")),
         }
     }
 
@@ -743,6 +788,46 @@ mod tests {
         l.go_live(week.starts_at()).unwrap();
         assert!(l.is_public());
         assert_eq!(l.launched_at(), Some(week.starts_at()));
+    }
+
+    #[test]
+    fn hiding_holds_the_lifecycle_and_restoring_brings_it_back_exactly() {
+        let week = LaunchWeek::of(now()).plus_weeks(7);
+        let mut scheduled = Lifecycle::saved();
+        scheduled.paid_launch(Some(week), now()).unwrap();
+        let mut live = Lifecycle::saved();
+        live.paid_launch(None, now()).unwrap();
+        for before in [Lifecycle::saved(), scheduled, live] {
+            let mut l = before;
+            l.hide().unwrap();
+            assert_eq!((l.status(), l.held()), (ListingStatus::Hidden, Some(before.status())));
+            assert!(!l.is_public(), "hidden is never public");
+            assert_eq!(
+                (l.plan(), l.launch_week(), l.launched_at()),
+                (before.plan(), before.launch_week(), before.launched_at())
+            );
+            assert_eq!(l.hide().unwrap_err().to_string(), "cannot hide: the listing is hidden");
+            assert!(
+                l.go_live(week.starts_at()).is_err() && l.paid_launch(None, now()).is_err(),
+                "no move while hidden"
+            );
+            assert!(l.choose_free(week).is_err() && l.badge_found().is_err());
+            l.restore().unwrap();
+            assert_eq!(l, before, "restored exactly");
+            assert_eq!(l.restore().unwrap_err().current, before.status().as_str());
+        }
+        let mut removed = Lifecycle::saved();
+        removed.remove().unwrap();
+        assert!(removed.hide().is_err(), "a removed listing is not hidden");
+        let mut owner_removes = live;
+        owner_removes.hide().unwrap();
+        owner_removes.remove().unwrap();
+        assert_eq!((owner_removes.status(), owner_removes.held()), (ListingStatus::Removed, None));
+        // Storage hands back what it holds; a held status on a listing that is not hidden is dropped.
+        let stored =
+            Lifecycle::from_parts(ListingStatus::Hidden, Plan::Paid, None, None).holding(Some(ListingStatus::Live));
+        assert_eq!(stored.held(), Some(ListingStatus::Live));
+        assert_eq!(live.holding(Some(ListingStatus::Draft)).held(), None);
     }
 
     #[test]

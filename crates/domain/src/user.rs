@@ -106,11 +106,18 @@ pub struct User {
     /// When the account proved it receives mail at its address (a link it opened, signed in); `None`
     /// until then. Voting, inviting and email claims need it.
     pub email_verified_at: Option<DateTime<Utc>>,
+    /// When the site team suspended the account (`None`: not suspended). A suspended account's
+    /// sessions, API keys and OAuth grants are refused and it cannot sign in.
+    pub suspended_at: Option<DateTime<Utc>>,
 }
 
 impl User {
     pub fn email_verified(&self) -> bool {
         self.email_verified_at.is_some()
+    }
+
+    pub fn suspended(&self) -> bool {
+        self.suspended_at.is_some()
     }
 }
 

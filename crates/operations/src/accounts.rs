@@ -162,6 +162,9 @@ pub enum SignIn {
     Wait(chrono::Duration),
     /// Every password check slot stayed busy for [`PASSWORD_QUEUE_WAIT`]: a storm of sign-ins.
     Busy,
+    /// The password matched, but the site team suspended the account: why (only told to someone who
+    /// knows the password, so the answer says nothing about other people's accounts).
+    Suspended(String),
 }
 
 /// How many password hashes run at once: one per core. Each runs on tokio's blocking pool, so a storm
@@ -229,6 +232,10 @@ pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> O
     match user {
         Some(user) if matches => {
             app.store.clear_throttles(&[keys[0].clone()]).await?;
+            if user.suspended() {
+                let why = app.store.suspension(user.id).await?.map(|(_, reason)| reason).unwrap_or_default();
+                return Ok(SignIn::Suspended(why));
+            }
             Ok(SignIn::Welcome(user))
         }
         _ => {
@@ -279,7 +286,7 @@ pub async fn authenticate_bearer(app: &App, credential: &str) -> OpResult<Princi
     if !app.secrets.same_hash(&app.secrets.hash_api_key(&token), &stored_hash) || key.revoked_at.is_some() {
         return Err(OpError::InvalidToken);
     }
-    let Some(user) = app.store.get_user(key.user_id).await? else { return Err(OpError::InvalidToken) };
+    let Some(user) = active(app.store.get_user(key.user_id).await?) else { return Err(OpError::InvalidToken) };
     if let Err(e) = app.store.touch_api_key(key.id, app.now()).await {
         tracing::warn!(error = %e, "could not record an API key's use");
     }
@@ -290,6 +297,13 @@ pub async fn authenticate_bearer(app: &App, credential: &str) -> OpResult<Princi
         scopes: key.scopes,
         via: Via::ApiKey(key.id),
     })
+}
+
+/// The account unless it is suspended: every credential (session, API key, OAuth access token)
+/// resolves its account through here or checks [`User::suspended`], so a suspension stops them all at
+/// once.
+pub(crate) fn active(user: Option<User>) -> Option<User> {
+    user.filter(|u| !u.suspended())
 }
 
 /// How long a browser session lasts.
@@ -308,7 +322,7 @@ pub async fn start_session(app: &App, user: UserId) -> OpResult<(String, String)
 /// the session's CSRF token.
 pub async fn session(app: &App, token: &str) -> OpResult<Option<(Principal, String)>> {
     let found = app.store.session(&app.secrets.hash_token(token), app.now()).await?;
-    Ok(found.map(|(user, csrf)| {
+    Ok(found.filter(|(user, _)| !user.suspended()).map(|(user, csrf)| {
         let p = Principal {
             user_id: user.id,
             email: user.email,

@@ -340,6 +340,7 @@ impl Operation for ClaimListing {
             .await?
             .filter(|l| matches!(l.lifecycle.status(), ListingStatus::Live | ListingStatus::Scheduled))
             .ok_or(OpError::NotFound("listing"))?;
+        crate::moderation::refuse_blocked(&ctx.app, "slug", &listing_domain(&l)).await?;
         if store.owned_listing(user, l.id).await?.is_some() {
             return Err(OpError::Conflict {
                 code: "already_owner",

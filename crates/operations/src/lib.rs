@@ -21,6 +21,7 @@ pub mod invites;
 pub mod keys;
 pub mod lifecycle;
 pub mod logos;
+pub mod moderation;
 pub mod oauth;
 pub mod openapi;
 pub mod orders;

@@ -678,7 +678,9 @@ pub async fn authenticate_access_token(app: &App, token: &str, audience: Audienc
         return Err(OpError::InvalidToken);
     }
     let Ok(id) = c.sub.parse::<i64>() else { return Err(OpError::InvalidToken) };
-    let Some(user) = app.store.get_user(UserId::from_db(id)).await? else { return Err(OpError::InvalidToken) };
+    let Some(user) = crate::accounts::active(app.store.get_user(UserId::from_db(id)).await?) else {
+        return Err(OpError::InvalidToken);
+    };
     Ok(Principal {
         user_id: user.id,
         email: user.email,

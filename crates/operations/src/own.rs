@@ -130,12 +130,15 @@ pub struct BadgeRequirementOut {
 pub struct MyListingOut {
     pub listing_id: i64,
     pub slug: String,
-    /// draft (saved, not published), awaiting_badge, scheduled, live or removed.
+    /// draft (saved, not published), awaiting_badge, scheduled, live, removed, or hidden (taken off
+    /// every public read by the site team; `hidden` says why).
     pub status: String,
     /// none, free or paid.
     pub plan: String,
     /// Monday of the launch week.
     pub launch_week: Option<String>,
+    /// While the site team hides the listing: why and since when. Null otherwise.
+    pub hidden: Option<HiddenOut>,
     /// Sections shown publicly (a paid plan unlocks all).
     pub unlocked: UnlockedOut,
     /// Whether get_listing shows it (live).
@@ -156,6 +159,14 @@ pub struct MyListingOut {
     /// Everything public, with every section the owner has written (shown publicly only where
     /// unlocked).
     pub profile: ListingProfileOut,
+}
+
+/// Why the site team hid a listing.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HiddenOut {
+    pub reason: String,
+    /// RFC 3339.
+    pub hidden_at: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -188,6 +199,9 @@ fn next_step(l: &Listing) -> String {
         ListingStatus::Scheduled => format!("Scheduled: goes live on Monday {week}."),
         ListingStatus::Live => "Live: people can see and vote for it.".into(),
         ListingStatus::Removed => "Removed from the directory.".into(),
+        ListingStatus::Hidden => "Hidden by the site team (see hidden.reason): it shows nowhere public. Nothing is \
+            lost; reply to the email we sent if you think it is a mistake."
+            .into(),
     }
 }
 
@@ -213,6 +227,15 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
         None
     };
     let free_launch = free_launch_of(ctx, &l).await?;
+    let hidden = match l.lifecycle.status() {
+        ListingStatus::Hidden => ctx
+            .app
+            .store
+            .listing_hold(l.id)
+            .await?
+            .map(|h| HiddenOut { reason: h.reason, hidden_at: h.at.to_rfc3339() }),
+        _ => None,
+    };
     let everything = UnlockedSections { story: true, milestones: true, media: true };
     Ok(MyListingOut {
         free_launch,
@@ -221,6 +244,7 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
         status: l.lifecycle.status().as_str().into(),
         plan: l.lifecycle.plan().as_str().into(),
         launch_week: l.lifecycle.launch_week().map(|w| w.monday().to_string()),
+        hidden,
         unlocked: {
             let u = l.unlocked.effective(l.lifecycle.plan());
             UnlockedOut { story: u.story, milestones: u.milestones, media: u.media }
@@ -249,7 +273,8 @@ impl Operation for ListMyListings {
     const SCOPE: Option<Scope> = Some(Scope::AccountRead);
     const SUMMARY: &'static str = "Every listing the caller owns, in any status";
     const DESCRIPTION: &'static str = "Lists the listings the caller owns or co-owns, newest first, whatever their \
-        status (draft = saved not published, awaiting_badge, scheduled, live), with plan and launch week. \
+        status (draft = saved not published, awaiting_badge, scheduled, live, hidden by the site team), with plan \
+        and launch week. \
         Call get_my_listing for one in full. Read-only.";
     type Input = PageInput;
     type Output = MyListingPage;
@@ -297,7 +322,8 @@ impl Operation for GetMyListing {
     const SUMMARY: &'static str = "One of the caller's listings: status, plan, launch week, everything public";
     const DESCRIPTION: &'static str = "Returns the caller's listing with status, plan, launch week, unlocked \
         sections, what to do next, and on the free plan the badge to place on the homepage with the last check \
-        (when, what was found). 404 when the listing is unknown or not the caller's. Read-only.";
+        (when, what was found). A listing the site team hid has status hidden and says why in hidden (it shows \
+        nowhere public until they restore it). 404 when the listing is unknown or not the caller's. Read-only.";
     type Input = ListingIdInput;
     type Output = MyListingOut;
 

@@ -61,6 +61,7 @@ pub struct Model {
     pub plan: String,
     pub launch_week: Option<Date>,
     pub launched_at: Option<DateTimeWithTimeZone>,
+    pub held_status: Option<String>,
     pub primary_category_id: Option<i64>,
     pub unlocked_story: bool,
     pub unlocked_milestones: bool,

@@ -16,6 +16,9 @@ pub struct Model {
     pub is_demo: bool,
     pub created_at: DateTimeWithTimeZone,
     pub email_verified_at: Option<DateTimeWithTimeZone>,
+    pub suspended_at: Option<DateTimeWithTimeZone>,
+    #[sea_orm(column_type = "Text", nullable)]
+    pub suspended_reason: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

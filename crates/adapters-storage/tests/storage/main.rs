@@ -6,6 +6,7 @@ mod claims;
 mod drafts;
 mod harness;
 mod jobs;
+mod moderation;
 mod oauth;
 mod orders;
 mod own;
@@ -50,7 +51,7 @@ fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
     }
 }
 
-async fn seed_categories(store: &std::sync::Arc<dyn domain::ports::Store>) -> Vec<(String, CategoryId)> {
+pub(crate) async fn seed_categories(store: &std::sync::Arc<dyn domain::ports::Store>) -> Vec<(String, CategoryId)> {
     store
         .ensure_categories(&[
             cat("dev-tools", None, 1),
@@ -62,7 +63,7 @@ async fn seed_categories(store: &std::sync::Arc<dyn domain::ports::Store>) -> Ve
     store.list_categories().await.unwrap().into_iter().map(|c| (c.category.slug.to_string(), c.category.id)).collect()
 }
 
-fn cat_id(cats: &[(String, CategoryId)], s: &str) -> CategoryId {
+pub(crate) fn cat_id(cats: &[(String, CategoryId)], s: &str) -> CategoryId {
     cats.iter().find(|(n, _)| n == s).unwrap().1
 }
 

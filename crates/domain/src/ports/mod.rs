@@ -9,6 +9,7 @@ mod content;
 mod directory;
 mod drafts;
 mod jobs;
+mod moderation;
 mod oauth;
 mod orders;
 mod own;
@@ -30,6 +31,7 @@ pub use drafts::{
     SiteError, SiteReader,
 };
 pub use jobs::{Job, JobBacklog, JobQueue};
+pub use moderation::{Blocked, ListingVersionOf, ModerationRepository, SuspensionEffect};
 pub use oauth::OAuthStore;
 pub use orders::OrderRepository;
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository};

@@ -35,6 +35,7 @@ store_of_roles!(
     InterviewRepository,
     JobQueue,
     ListingRepository,
+    ModerationRepository,
     OAuthStore,
     OrderRepository,
     Outbox,

@@ -123,6 +123,7 @@ impl Operation for SubmitListing {
     async fn run(ctx: &Ctx, input: SubmitListingInput) -> OpResult<DraftOut> {
         let p = ctx.principal()?;
         let url = domain::draft::SiteUrl::parse("url", &input.url)?;
+        crate::moderation::refuse_blocked(&ctx.app, "url", &listing::domain_of(url.as_str())).await?;
         let now = ctx.app.now();
         let in_progress = ctx.app.store.drafts_in_progress(p.user_id).await?;
         if in_progress >= domain::draft::crawl_caps::CONCURRENT {
