@@ -435,25 +435,34 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Admin(Admin::HideListing { slug, reason, links, db }) => {
             let app = ready_app_linking(&db, &links).await?;
-            let l = moderation::hide_listing(&app, &Actor::Cli, &slug, &reason).await.map_err(said)?;
+            let l = moderation::hide_listing(&app, &operations::ReadCache::disabled(), &Actor::Cli, &slug, &reason)
+                .await
+                .map_err(said)?;
             println!("hid {} ({}); its owners are emailed", l.slug, l.profile.name);
             Ok(())
         }
         Command::Admin(Admin::RestoreListing { slug, db }) => {
             let app = ready_app(&db).await?;
-            let l = moderation::restore_listing(&app, &Actor::Cli, &slug).await.map_err(said)?;
+            let l = moderation::restore_listing(&app, &operations::ReadCache::disabled(), &Actor::Cli, &slug)
+                .await
+                .map_err(said)?;
             println!("restored {} ({}): {}", l.slug, l.profile.name, l.lifecycle.status().as_str());
             Ok(())
         }
         Command::Admin(Admin::SuspendUser { email, reason, links, db }) => {
             let app = ready_app_linking(&db, &links).await?;
-            let (u, e) = moderation::suspend_user(&app, &Actor::Cli, &email, &reason).await.map_err(said)?;
+            let (u, e) =
+                moderation::suspend_user(&app, &operations::ReadCache::disabled(), &Actor::Cli, &email, &reason)
+                    .await
+                    .map_err(said)?;
             println!("suspended {}: {} listing(s) hidden, {} vote(s) no longer counted", u.email, e.listings, e.votes);
             Ok(())
         }
         Command::Admin(Admin::RestoreUser { email, db }) => {
             let app = ready_app(&db).await?;
-            let (u, e) = moderation::restore_user(&app, &Actor::Cli, &email).await.map_err(said)?;
+            let (u, e) = moderation::restore_user(&app, &operations::ReadCache::disabled(), &Actor::Cli, &email)
+                .await
+                .map_err(said)?;
             println!("restored {}: {} listing(s) back, {} vote(s) counted again", u.email, e.listings, e.votes);
             Ok(())
         }

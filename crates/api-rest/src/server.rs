@@ -174,6 +174,7 @@ impl Application {
                 .configure(crate::seo::routes)
                 .configure(crate::feeds::routes)
                 .configure(crate::maker::routes)
+                .configure(crate::console::routes)
                 .configure(move |cfg| {
                     if let Some(m) = mcp {
                         cfg.service(m.scope("/mcp"));

@@ -52,15 +52,22 @@ async fn user_by_email(app: &App, email: &str) -> OpResult<User> {
     app.store.user_by_email(&email).await?.map(|(u, _)| u).ok_or(OpError::NotFound("account"))
 }
 
-/// Tells running instances that public data changed in a way no key names (a listing left or came
-/// back, an account's votes): every cached read goes.
-async fn everything_changed(app: &App) {
-    crate::public_data_changed(app, &crate::ReadCache::disabled()).await;
+/// Tells this instance (`reads`, its read cache: emptied at once) and every other (through the shared
+/// change counter, within a poll) that public data changed in a way no key names — a listing left or
+/// came back, an account's votes: every cached read goes.
+async fn everything_changed(app: &App, reads: &crate::ReadCache) {
+    crate::public_data_changed(app, reads).await;
 }
 
 /// Hides a listing from every public read, with `reason` (shown to its owners, who are emailed).
 /// 409 when it is hidden already or removed.
-pub async fn hide_listing(app: &App, actor: &Actor, slug: &str, reason: &str) -> OpResult<Listing> {
+pub async fn hide_listing(
+    app: &App,
+    reads: &crate::ReadCache,
+    actor: &Actor,
+    slug: &str,
+    reason: &str,
+) -> OpResult<Listing> {
     let reason = ModerationReason::parse(reason.trim())?;
     let mut l = listing_by_slug(app, slug).await?;
     let from = l.lifecycle;
@@ -70,7 +77,7 @@ pub async fn hide_listing(app: &App, actor: &Actor, slug: &str, reason: &str) ->
     if !app.store.hide_listing(l.id, &from, &l.lifecycle, &hold, &line).await? {
         return Err(conflict("listing_state", "the listing changed meanwhile; look again and retry"));
     }
-    everything_changed(app).await;
+    everything_changed(app, reads).await;
     tell_owners_hidden(app, &l, reason.as_str()).await;
     Ok(l)
 }
@@ -110,7 +117,7 @@ async fn send(app: &App, to: &str, subject: &str, body: &str) {
 
 /// Brings a hidden listing back exactly as it was. 409 when it is not hidden, or when it is hidden
 /// because its owner's account is suspended (restore the account instead).
-pub async fn restore_listing(app: &App, actor: &Actor, slug: &str) -> OpResult<Listing> {
+pub async fn restore_listing(app: &App, reads: &crate::ReadCache, actor: &Actor, slug: &str) -> OpResult<Listing> {
     let mut l = listing_by_slug(app, slug).await?;
     let from = l.lifecycle;
     if app.store.listing_hold(l.id).await?.is_some_and(|h| h.cause == HoldCause::Suspension) {
@@ -128,7 +135,7 @@ pub async fn restore_listing(app: &App, actor: &Actor, slug: &str) -> OpResult<L
         // Badge checks stop while a listing is hidden; the next one is due now.
         crate::worker::enqueue(app, &crate::worker::JobSpec::BadgeCheck { listing: l.id.get() }).await?;
     }
-    everything_changed(app).await;
+    everything_changed(app, reads).await;
     Ok(l)
 }
 
@@ -140,7 +147,13 @@ pub async fn hold_of(app: &App, id: ListingId) -> OpResult<Option<Hold>> {
 /// Suspends an account: its sessions, API keys and OAuth grants stop working at once, its listings
 /// are hidden, its votes stop counting. 409 when it is suspended already; an admin account cannot be
 /// suspended (take its admin right away first) so the console always has someone to undo it.
-pub async fn suspend_user(app: &App, actor: &Actor, email: &str, reason: &str) -> OpResult<(User, SuspensionEffect)> {
+pub async fn suspend_user(
+    app: &App,
+    reads: &crate::ReadCache,
+    actor: &Actor,
+    email: &str,
+    reason: &str,
+) -> OpResult<(User, SuspensionEffect)> {
     let reason = ModerationReason::parse(reason.trim())?;
     let user = user_by_email(app, email).await?;
     if user.is_admin {
@@ -156,7 +169,7 @@ pub async fn suspend_user(app: &App, actor: &Actor, email: &str, reason: &str) -
     let Some(effect) = app.store.suspend_user(user.id, &hold, &line).await? else {
         return Err(conflict("account_state", "the account is suspended already"));
     };
-    everything_changed(app).await;
+    everything_changed(app, reads).await;
     let body = format!(
         "The site team suspended your launchdir account ({email}).\n\nWhy: {reason}\n\nWhile it is suspended you \
          cannot sign in, your API keys and connected apps do not work, your listings are hidden and your votes do \
@@ -169,13 +182,18 @@ pub async fn suspend_user(app: &App, actor: &Actor, email: &str, reason: &str) -
 
 /// Undoes a suspension: the account works again, the listings hidden because of it come back, its
 /// votes count again. 409 when it is not suspended.
-pub async fn restore_user(app: &App, actor: &Actor, email: &str) -> OpResult<(User, SuspensionEffect)> {
+pub async fn restore_user(
+    app: &App,
+    reads: &crate::ReadCache,
+    actor: &Actor,
+    email: &str,
+) -> OpResult<(User, SuspensionEffect)> {
     let user = user_by_email(app, email).await?;
     let line = audit(app, actor, AuditAction::RestoreUser, user.email.as_str(), "");
     let Some(effect) = app.store.restore_user(user.id, &line).await? else {
         return Err(conflict("account_state", "the account is not suspended"));
     };
-    everything_changed(app).await;
+    everything_changed(app, reads).await;
     Ok((user, effect))
 }
 
@@ -205,6 +223,11 @@ pub async fn report_listing(app: &App, reporter: UserId, slug: &str, reason: &st
         return Err(conflict("already_reported", "you reported this listing already; the site team has it"));
     }
     Ok(())
+}
+
+/// When and why the account is suspended; `None` when it is not.
+pub async fn suspension(app: &App, user: UserId) -> OpResult<Option<(chrono::DateTime<chrono::Utc>, String)>> {
+    Ok(app.store.suspension(user).await?)
 }
 
 /// People's reports, newest first (only open ones with `open_only`).

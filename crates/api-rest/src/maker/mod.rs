@@ -61,7 +61,7 @@ fn given(form: &[(String, String)], name: &str) -> Option<String> {
 
 /// What a refused operation says (each invalid field named as `field` renders it), and its status;
 /// `None` for a failure on our side.
-fn refusal(e: &OpError, field: impl Fn(&str) -> String) -> (String, Option<StatusCode>) {
+pub(crate) fn refusal(e: &OpError, field: impl Fn(&str) -> String) -> (String, Option<StatusCode>) {
     match e {
         OpError::Invalid(errs) => (
             errs.0.iter().map(|e| format!("{}: {}", field(&e.field), e.problem)).collect::<Vec<_>>().join("; "),

@@ -8,6 +8,7 @@ use crate::web::{html, oops, page, page_with, see_other, signed_in};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use askama::Template;
+use domain::moderation::{ReportNote, ReportReason};
 use operations::OpError;
 use operations::OpResult;
 use operations::public::compare::GetAlternatives;
@@ -49,6 +50,9 @@ struct Actions<'a> {
     csrf: Option<&'a str>,
     voted: bool,
     following: bool,
+    /// What a report can be for: value and label.
+    reasons: Vec<(&'static str, &'static str)>,
+    note_max: usize,
 }
 
 pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<String>) -> HttpResponse {
@@ -79,6 +83,8 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         csrf: session.as_ref().map(|(_, c)| c.as_str()),
         voted,
         following,
+        reasons: ReportReason::ALL.iter().map(|r| (r.as_str(), r.label())).collect(),
+        note_max: ReportNote::MAX,
     };
     let actions = match render(&actions) {
         Ok(a) => a,
@@ -256,4 +262,56 @@ pub async fn follow(
         operations::engagement::follow(&app, user, &target, on).await
     })
     .await
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ReportForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    reason: String,
+    #[serde(default)]
+    note: String,
+}
+
+/// A signed-in person reports a listing to the site team: once per listing, a few a day.
+pub async fn report(
+    state: web::Data<State>,
+    req: HttpRequest,
+    slug: web::Path<String>,
+    form: web::Form<ReportForm>,
+) -> HttpResponse {
+    #[derive(Template)]
+    #[template(
+        source = "<section class=\"card\"><p id=\"reported\">{{ message }}</p><p><a href=\"{{ back }}\">Back to the listing</a></p></section>",
+        ext = "html"
+    )]
+    struct Said<'a> {
+        message: &'a str,
+        back: &'a str,
+    }
+    let Some((p, csrf)) = signed_in(&state, &req).await else { return see_other(&state.url("/signin")) };
+    if !crate::web::same(&state, &form.csrf, &csrf) {
+        return html(
+            StatusCode::FORBIDDEN,
+            page(&state, "Expired", Some(&p), "<p>This form expired. Please try again.</p>"),
+        );
+    }
+    let done = operations::moderation::report_listing(&state.app, p.user_id, &slug, &form.reason, &form.note).await;
+    let (message, status) = match done {
+        Ok(()) => ("Thank you: the site team will look at this listing.".to_owned(), StatusCode::OK),
+        Err(OpError::NotFound(_)) => return not_found(&state, Some(&p), "No live listing has this address."),
+        Err(e) => match crate::maker::refusal(&e, str::to_owned) {
+            (m, Some(status)) => (m, status),
+            (_, None) => {
+                tracing::error!(error = %e, "report");
+                return oops(&state, Some(&p));
+            }
+        },
+    };
+    let back = format!("{}/listings/{}", state.public_url, slug.as_str());
+    match render(&Said { message: &message, back: &back }) {
+        Ok(body) => html(status, page(&state, "Report", Some(&p), &body)),
+        Err(e) => page_error(&state, Some(&p), e, ""),
+    }
 }

@@ -264,6 +264,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(web::resource("/listings/{slug}").route(web::get().to(listing::listing)).default_service(na()))
         .service(web::resource("/listings/{slug}/vote").route(web::post().to(listing::vote)).default_service(na()))
         .service(web::resource("/listings/{slug}/follow").route(web::post().to(listing::follow)).default_service(na()))
+        .service(web::resource("/listings/{slug}/report").route(web::post().to(listing::report)).default_service(na()))
         .service(web::resource("/leaderboards/{board}").route(web::get().to(boards::leaderboard)).default_service(na()))
         .service(web::resource("/categories").route(web::get().to(catalog::categories)).default_service(na()))
         .service(web::resource("/categories/{slug}").route(web::get().to(catalog::category)).default_service(na()))

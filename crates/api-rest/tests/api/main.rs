@@ -14,6 +14,7 @@ mod journey;
 mod limits;
 mod mcp;
 mod metrics;
+mod moderation;
 mod oauth;
 mod orders;
 mod own;

@@ -10,7 +10,7 @@ pub async fn rpc(app: &TestApp, method: &str, params: Value) -> Value {
 }
 
 /// Posts one JSON-RPC request to /mcp, with an API key or token when `key` is given.
-async fn post(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> reqwest::Response {
+pub(crate) async fn post(app: &TestApp, key: Option<&str>, method: &str, params: Value) -> reqwest::Response {
     let mut req = app.client.post(format!("{}/mcp", app.base));
     if let Some(k) = key {
         req = req.header("Authorization", format!("Bearer {k}"));

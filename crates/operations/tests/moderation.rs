@@ -1,0 +1,136 @@
+//! Moderation's use cases with no database: every credential of a suspended account is refused in
+//! the same place (API key, session, OAuth access token, sign-in), and comes back on restore; the
+//! refusals of hide, restore and suspend name what is wrong.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use operations::OpError;
+use operations::moderation::{self, Actor};
+use operations::oauth::{self, Audience, AuthorizeParams, Registration, TokenForm};
+
+const REDIRECT: &str = "http://127.0.0.1:33333/callback";
+const VERIFIER: &str = "dBjftJeZ4CVP-mJ92K9DcBXXLZxYfY6dWG7GDCrOf7I";
+
+/// An access token for `user` through the whole authorization-code flow with PKCE.
+async fn access_token(app: &operations::App, user: domain::ids::UserId) -> String {
+    let reg = Registration {
+        redirect_uris: Some(vec![REDIRECT.into()]),
+        client_name: Some("Assistant".into()),
+        client_uri: None,
+        token_endpoint_auth_method: None,
+        grant_types: None,
+        response_types: None,
+        scope: None,
+    };
+    let client = oauth::register(app, &reg).await.map_err(|e| format!("{e:?}")).unwrap();
+    let params = AuthorizeParams {
+        response_type: Some("code".into()),
+        client_id: client["client_id"].as_str().map(str::to_owned),
+        redirect_uri: Some(REDIRECT.into()),
+        code_challenge: Some("STn9BZZqMY3XQsnSyCSQS7IZKPa2aLRvoRhWoB0SpNw".into()),
+        code_challenge_method: Some("S256".into()),
+        state: Some("s".into()),
+        scope: Some("account:read".into()),
+        resource: Some(Audience::Mcp.url(&app.public_url)),
+    };
+    let req = oauth::check_authorize(app, &params).await.map_err(|e| format!("{e:?}")).unwrap();
+    let back = oauth::approve(app, &req, user).await.unwrap();
+    let code = back.split(['?', '&']).find_map(|p| p.strip_prefix("code=")).unwrap().to_owned();
+    let form = TokenForm {
+        grant_type: Some("authorization_code".into()),
+        code: Some(code),
+        redirect_uri: Some(REDIRECT.into()),
+        client_id: params.client_id.clone(),
+        code_verifier: Some(VERIFIER.into()),
+        refresh_token: None,
+        scope: None,
+        resource: params.resource.clone(),
+    };
+    let token = oauth::token(app, &form).await.map_err(|e| format!("{e:?}")).unwrap();
+    token["access_token"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn every_credential_of_a_suspended_account_is_refused_until_it_is_restored() {
+    let store = common::store(true).await;
+    let app = common::app(store.clone(), |_| {});
+    let reads = operations::ReadCache::disabled();
+    let user =
+        operations::accounts::create_user(&app, "sock@puppets.example", "correct horse 1", "", false).await.unwrap();
+    let (_, key) =
+        operations::accounts::create_api_key(&app, user.id, "k", &[domain::user::Scope::AccountRead]).await.unwrap();
+    let (session, _) = operations::accounts::start_session(&app, user.id).await.unwrap();
+    let token = access_token(&app, user.id).await;
+    let works = |app: operations::App, key: String, session: String, token: String| async move {
+        (
+            operations::accounts::authenticate_bearer(&app, key.as_str()).await.is_ok(),
+            operations::accounts::session(&app, &session).await.unwrap().is_some(),
+            oauth::authenticate_access_token(&app, &token, Audience::Mcp).await.is_ok(),
+        )
+    };
+    assert_eq!(works(app.clone(), key.as_str().into(), session.clone(), token.clone()).await, (true, true, true));
+
+    let (_, effect) =
+        moderation::suspend_user(&app, &reads, &Actor::Cli, "SOCK@puppets.example", "votes for itself").await.unwrap();
+    assert_eq!((effect.listings, effect.votes), (0, 0));
+    assert_eq!(
+        works(app.clone(), key.as_str().into(), session.clone(), token.clone()).await,
+        (false, false, false),
+        "key, session and the access token already issued are all refused at once"
+    );
+    match operations::accounts::sign_in(&app, "sock@puppets.example", "correct horse 1", "ip:192.0.2.1").await.unwrap()
+    {
+        operations::accounts::SignIn::Suspended(why) => assert_eq!(why, "votes for itself"),
+        other => panic!("told why: {other:?}"),
+    }
+    let e = moderation::suspend_user(&app, &reads, &Actor::Cli, "sock@puppets.example", "again").await.unwrap_err();
+    assert!(matches!(e, OpError::Conflict { .. }), "{e:?}");
+    let mails = domain::ports::Outbox::outbox(store.as_ref(), Some("sock@puppets.example"), 5).await.unwrap();
+    assert!(mails.iter().any(|m| m.subject.contains("suspended") && m.body.contains("votes for itself")), "{mails:?}");
+
+    moderation::restore_user(&app, &reads, &Actor::Cli, "sock@puppets.example").await.unwrap();
+    // The session ended for good (a suspension signs out everywhere); the key and the token work again.
+    assert_eq!(works(app.clone(), key.as_str().into(), session, token).await, (true, false, true));
+    let e = moderation::restore_user(&app, &reads, &Actor::Cli, "sock@puppets.example").await.unwrap_err();
+    assert!(matches!(e, OpError::Conflict { .. }), "not suspended: {e:?}");
+}
+
+#[tokio::test]
+async fn refusals_name_what_is_wrong() {
+    let store = common::store(true).await;
+    let app = common::app(store.clone(), |_| {});
+    let reads = operations::ReadCache::disabled();
+    let field = |e: OpError| match e {
+        OpError::Invalid(errs) => errs.0[0].field.clone(),
+        other => panic!("a 400, not {other:?}"),
+    };
+    assert_eq!(
+        field(moderation::hide_listing(&app, &reads, &Actor::Cli, "Not A Slug!", "x").await.unwrap_err()),
+        "slug"
+    );
+    let long = "x".repeat(501);
+    assert_eq!(field(moderation::hide_listing(&app, &reads, &Actor::Cli, "acme", &long).await.unwrap_err()), "reason");
+    assert!(matches!(
+        moderation::hide_listing(&app, &reads, &Actor::Cli, "no-such-listing", "x").await.unwrap_err(),
+        OpError::NotFound("listing")
+    ));
+    assert_eq!(
+        field(moderation::suspend_user(&app, &reads, &Actor::Cli, "not an email", "x").await.unwrap_err()),
+        "email"
+    );
+    assert!(matches!(
+        moderation::suspend_user(&app, &reads, &Actor::Cli, "nobody@nowhere.example", "x").await.unwrap_err(),
+        OpError::NotFound("account")
+    ));
+    assert_eq!(field(moderation::block_domain(&app, &Actor::Cli, "localhost", "x").await.unwrap_err()), "domain");
+    assert!(matches!(
+        moderation::unblock_domain(&app, &Actor::Cli, "never.example").await.unwrap_err(),
+        OpError::NotFound(_)
+    ));
+    let admin =
+        operations::accounts::create_user(&app, "root@site.example", "correct horse 1", "", true).await.unwrap();
+    let e = moderation::suspend_user(&app, &reads, &Actor::Cli, admin.email.as_str(), "x").await.unwrap_err();
+    assert!(matches!(e, OpError::Conflict { .. }), "an admin cannot be suspended: {e:?}");
+    assert!(moderation::audit_log(&app, 10).await.unwrap().is_empty(), "nothing refused is audited");
+}
