@@ -78,6 +78,8 @@ struct Layout<'a> {
     search_max: usize,
     /// The signed-in person's email.
     who: Option<&'a str>,
+    /// Whether they are an admin (the header links the console).
+    admin: bool,
 }
 
 /// A page with `head`, the tags it describes itself with (description, canonical URL, Open Graph,
@@ -98,6 +100,7 @@ pub(crate) fn page_with(
         body,
         search_max: domain::listing::SearchText::MAX,
         who: signed_in.map(|p| p.email.as_str()),
+        admin: signed_in.is_some_and(|p| p.is_admin),
     };
     layout.render().unwrap_or_else(|e| {
         tracing::error!(error = %e, "rendering the page frame");

@@ -56,6 +56,11 @@ fn next_step(l: &MyListingOut) -> String {
         "scheduled" => format!("Scheduled: goes live on Monday {week}."),
         "live" => "Live: people can see and vote for it.".into(),
         "removed" => "Removed from the directory.".into(),
+        "hidden" => format!(
+            "Hidden by the site team: {}. It shows nowhere public until they restore it; nothing is lost. Reply to \
+             the email we sent if you think it is a mistake.",
+            l.hidden.as_ref().map_or("no reason recorded", |h| h.reason.as_str())
+        ),
         other => other.to_owned(),
     }
 }

@@ -450,3 +450,95 @@ async fn a_maker_submits_a_site_and_launches_it_for_free_in_chromium() {
     d.screenshot("journey-free-launch-badge.png").await;
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }
+
+/// The moderation walk in Chromium: a person reports a listing from its page; an admin finds it in
+/// the console's queue and hides it; it is gone from search, its page, the sitemap and MCP; its owner
+/// sees why on their listing's page. Screenshots of the console and the owner's page are left for
+/// review.
+async fn an_admin_hides_a_reported_listing(db: test_support::TestDatabase) {
+    let Some(d) = Driver::start().await else { return };
+    use domain::listing::{Lifecycle, ListingStatus, Plan};
+    use domain::user::Scope::AccountRead;
+    crate::drafts::key_for(&db.url, "maker@rockets.example", &[AccountRead]).await;
+    let app = spawn_app_configured(db, false, |a| a.read_cache_secs = 600).await;
+    app.wait_ready().await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    operations::accounts::create_user(&store, "admin@site.example", "correct horse 1", "", true).await.unwrap();
+    let live = Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(chrono::Utc::now()));
+    let id = crate::orders::owned_listing_in(&store, "Crypto Doubler", "maker@rockets.example", live).await;
+    let base = app.base.clone();
+    let source = || async { d.cmd(reqwest::Method::GET, "/source", Value::Null).await.as_str().unwrap().to_owned() };
+    let sign_in_as = |email: &'static str| {
+        let (d, base) = (&d, base.clone());
+        async move {
+            d.cmd(reqwest::Method::DELETE, "/cookie", Value::Null).await;
+            d.go(&format!("{base}/signin")).await;
+            d.type_into("input[name=email]", email).await;
+            d.type_into("input[name=password]", "correct horse 1").await;
+            d.click("button[type=submit]").await;
+            d.find("input[name=scope_listings_write]").await;
+        }
+    };
+    d.go(&format!("{base}/sitemaps/listings-1.xml")).await;
+    assert!(source().await.contains("/listings/crypto-doubler"), "in the sitemap (and cached) first");
+    d.go(&format!("{base}/search?q=crypto")).await;
+    assert!(d.text("main").await.contains("Crypto Doubler"), "found (and cached) first");
+
+    // A person reports it from its page.
+    d.sign_up(&app, "rita@people.example").await;
+    d.go(&format!("{base}/listings/crypto-doubler")).await;
+    d.click("#report summary").await;
+    d.click("select[name=reason] option[value=scam]").await;
+    d.type_into("textarea[name=note]", "Asks for your wallet's recovery words.").await;
+    d.click("#report button").await;
+    d.wait_text("#reported", |t| t.contains("the site team will look")).await;
+
+    // The admin hides it from the console's queue.
+    sign_in_as("admin@site.example").await;
+    d.click("header a[href$='/admin']").await;
+    let queue = d.text("#queue").await;
+    assert!(queue.contains("Crypto Doubler") && queue.contains("Scam or fraud"), "{queue}");
+    d.screenshot("console.png").await;
+    d.type_into("#queue input[name=reason]", "Scam: asks for wallet recovery words").await;
+    d.click("#queue button").await;
+    d.wait_text("#outcome", |t| t.contains("is hidden")).await;
+    d.go(&format!("{base}/admin")).await;
+    assert!(d.text("#no-reports").await.contains("No open reports"), "the report is closed");
+
+    // Gone from search, its page, the sitemap and MCP.
+    d.go(&format!("{base}/search?q=crypto")).await;
+    assert!(!d.text("main").await.contains("Crypto Doubler"), "not found any more");
+    d.go(&format!("{base}/listings/crypto-doubler")).await;
+    assert!(d.text("main").await.contains("No live listing"), "its page is a 404");
+    // (The sitemap may be kept 10 minutes by a browser or proxy, as its Cache-Control says; ask anew.)
+    d.go(&format!("{base}/sitemaps/listings-1.xml?after-hiding")).await;
+    assert!(!source().await.contains("/listings/crypto-doubler"), "out of the sitemap");
+    let mcp = crate::mcp::rpc_as(
+        &app,
+        None,
+        "tools/call",
+        json!({"name": "get_listing", "arguments": {"slug": "crypto-doubler"}}),
+    )
+    .await;
+    assert_eq!(mcp["result"]["isError"], true, "{mcp}");
+
+    // Its owner sees why.
+    sign_in_as("maker@rockets.example").await;
+    d.go(&format!("{base}/me/listings/{id}")).await;
+    assert_eq!(d.text("#listing-status").await, "hidden");
+    assert!(d.text("#next-step").await.contains("Scam: asks for wallet recovery words"));
+    d.screenshot("hidden-listing-owner.png").await;
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
+
+#[tokio::test]
+async fn an_admin_hides_a_reported_listing_in_chromium_on_sqlite() {
+    an_admin_hides_a_reported_listing(test_support::sqlite()).await;
+}
+
+#[tokio::test]
+async fn an_admin_hides_a_reported_listing_in_chromium_on_postgres() {
+    if let Some(db) = test_support::postgres().await {
+        an_admin_hides_a_reported_listing(db).await;
+    }
+}

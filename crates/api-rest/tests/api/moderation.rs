@@ -94,6 +94,7 @@ async fn a_reported_listing_is_hidden_from_the_console_and_gone_everywhere(db: T
     sign_up(&mut rita, "rita@people.example").await;
     let (_, page, _) = rita.get("/listings/crypto-doubler").await;
     assert!(page.contains(r#"action="#) && page.contains("/listings/crypto-doubler/report"), "the report form");
+    assert!(!page.contains(r#"/admin">Console"#), "no console link for a person without the admin right");
     let csrf = hidden(&page, "csrf");
     let (s, body, _) = report(&mut rita, &csrf, "meh", String::new()).await;
     assert!(s == 400 && body.contains("reason"), "an unknown reason: {s} {body}");
@@ -128,6 +129,7 @@ async fn a_reported_listing_is_hidden_from_the_console_and_gone_everywhere(db: T
     let (s, console, _) = admin.get("/admin").await;
     assert_eq!(s, 200, "{console}");
     assert!(console.contains("Crypto Doubler") && console.contains("Scam or fraud"), "the queue: {console}");
+    assert!(console.contains(r#"/admin">Console"#), "the header links the console for an admin");
     let admin_csrf = hidden(&console, "csrf");
     let (s, _, _) = admin.post("/admin/listings/crypto-doubler/hide", &[("csrf", "forged"), ("reason", "x")]).await;
     assert_eq!(s, 403, "a forged form is refused");
