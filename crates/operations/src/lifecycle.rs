@@ -71,6 +71,9 @@ async fn enqueue_at(app: &App, spec: &JobSpec, at: chrono::DateTime<chrono::Utc>
 pub(crate) async fn notify_followers(app: &App, id: ListingId, title: &str, body: &str) -> Result<(), String> {
     let err = |e: RepoError| e.to_string();
     let Some(l) = app.store.get_listing(id).await.map_err(err)? else { return Ok(()) };
+    if l.lifecycle.status() == domain::listing::ListingStatus::Hidden {
+        return Ok(()); // Hidden after the update was posted: nothing is sent for it.
+    }
     let page = domain::own::listing_page(&app.public_url, l.slug.as_str());
     let subject = format!("{}: {title}", l.profile.name);
     let text = format!(

@@ -374,6 +374,13 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
             }
             (false, None) => None,
         };
+        if listing.as_ref().is_some_and(|l| l.lifecycle.status() == ListingStatus::Hidden) {
+            errs.push(ValidationError::new(
+                f("listing_id"),
+                "is hidden by the site team; nothing can be bought for it until they restore it",
+            ));
+            continue;
+        }
         let options = match p.kind {
             ProductKind::Launch => {
                 let Some(l) = &listing else { continue };

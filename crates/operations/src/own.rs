@@ -550,6 +550,14 @@ impl Operation for PostListingUpdate {
         errs.into_result()?;
         let (Some(title), Some(body)) = (title, body) else { return Err(OpError::Invalid(Default::default())) };
         let l = own_listing(ctx, i.listing_id).await?;
+        if l.lifecycle.status() == ListingStatus::Hidden {
+            return Err(OpError::Conflict {
+                code: "listing_hidden",
+                message: "the site team hid this listing (see get_my_listing); its updates are neither shown nor sent \
+                          to followers until they restore it"
+                    .into(),
+            });
+        }
         // Followers asked for updates, but not for a flood of them.
         let user = ctx.principal()?.user_id;
         crate::quotas::take(

@@ -10,7 +10,7 @@ use crate::orders::owned_listing_in;
 use crate::own::call;
 use crate::pages::{Browser, hidden, sign_in, sign_in_with, sign_up};
 use domain::listing::{Lifecycle, ListingStatus, Plan};
-use domain::user::Scope::{AccountRead, ListingsWrite};
+use domain::user::Scope::{AccountRead, ListingsWrite, OrdersWrite};
 use serde_json::{Value, json};
 use test_support::TestDatabase;
 
@@ -27,7 +27,7 @@ struct World {
 /// A served directory with the read cache on (as deployed), an admin account, and a maker's live
 /// listing "Crypto Doubler" beside another, "Honest Rockets".
 async fn world(db: TestDatabase) -> World {
-    let maker_key = key_for(&db.url, MAKER, &[AccountRead, ListingsWrite]).await;
+    let maker_key = key_for(&db.url, MAKER, &[AccountRead, ListingsWrite, OrdersWrite]).await;
     let app = spawn_app_configured(db, false, |a| a.read_cache_secs = 600).await;
     app.wait_ready().await;
     let store = bootstrap::App::connect(&app.db.url).await.unwrap();
@@ -153,6 +153,14 @@ async fn a_reported_listing_is_hidden_from_the_console_and_gone_everywhere(db: T
     assert_eq!(s, 200, "{mine}");
     assert_eq!((mine["status"].as_str(), mine["public"].as_bool()), (Some("hidden"), Some(false)));
     assert_eq!(mine["hidden"]["reason"], why);
+    // While hidden it cannot reach people another way: no update to its followers, nothing bought for it.
+    let update = json!({"title": "Now 3x", "body": "More doubling"});
+    let (s, body) =
+        call(app, "POST", &format!("/me/listings/{}/updates", w.listing_id), &w.maker_key, Some(update)).await;
+    assert_eq!(s, 409, "{body}");
+    let items = json!({"items": [{"product": "billboard", "listing_id": w.listing_id, "amount_cents": 5000}], "billing_country": "US"});
+    let (s, body) = call(app, "POST", "/orders/quote", &w.maker_key, Some(items)).await;
+    assert_eq!((s, body["error"]["details"][0]["field"].as_str()), (400, Some("items[0].listing_id")), "{body}");
     let mails = domain::ports::Outbox::outbox(w.store.store.as_ref(), Some(MAKER), 10).await.unwrap();
     assert!(mails.iter().any(|m| m.subject.contains("Crypto Doubler is hidden") && m.body.contains(why)), "{mails:?}");
     // The reports are closed; the audit log names who, what and why (console and command line).
