@@ -134,3 +134,50 @@ async fn refusals_name_what_is_wrong() {
     assert!(matches!(e, OpError::Conflict { .. }), "an admin cannot be suspended: {e:?}");
     assert!(moderation::audit_log(&app, 10).await.unwrap().is_empty(), "nothing refused is audited");
 }
+
+#[tokio::test]
+async fn a_person_reports_at_most_twenty_listings_a_day_and_only_public_ones() {
+    use domain::listing::{Lifecycle, ListingProfile, ListingStatus, NewListing, Plan};
+    let store = common::store(true).await;
+    let app = common::app(store.clone(), |_| {});
+    let rita =
+        operations::accounts::create_user(&app, "rita@people.example", "correct horse 1", "", false).await.unwrap();
+    let now = chrono::Utc::now();
+    let live = Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(now));
+    let mut slugs = Vec::new();
+    for i in 0..=domain::moderation::REPORTS_PER_ACCOUNT_PER_DAY {
+        let slug = domain::slug::Slug::parse(format!("listing-{i}")).unwrap();
+        let profile =
+            ListingProfile::named(format!("Listing {i}"), format!("https://l{i}.example/"), format!("l{i}.example"));
+        let l = domain::ports::ListingRepository::create_listing(
+            store.as_ref(),
+            NewListing::plain(slug, profile, live, now),
+        )
+        .await
+        .unwrap();
+        slugs.push(l.slug.to_string());
+    }
+    let saved = domain::ports::ListingRepository::create_listing(
+        store.as_ref(),
+        NewListing::plain(
+            domain::slug::Slug::parse("not-public".to_owned()).unwrap(),
+            ListingProfile::named("Not Public", "https://np.example/", "np.example"),
+            Lifecycle::saved(),
+            now,
+        ),
+    )
+    .await
+    .unwrap();
+    let e = moderation::report_listing(&app, rita.id, saved.slug.as_str(), "spam", "").await.unwrap_err();
+    assert!(matches!(e, OpError::NotFound("listing")), "a listing nobody can see cannot be reported: {e:?}");
+    let (last, first) = slugs.split_last().unwrap();
+    for slug in first {
+        moderation::report_listing(&app, rita.id, slug, "spam", "").await.unwrap();
+    }
+    match moderation::report_listing(&app, rita.id, last, "spam", "").await.unwrap_err() {
+        OpError::TooMany { code, retry_after_secs, .. } => assert!(code == "report_quota" && retry_after_secs > 0),
+        other => panic!("the 21st report of the day is a 429: {other:?}"),
+    }
+    let reports = moderation::reports(&app, true, 100).await.unwrap();
+    assert_eq!(reports.len() as i64, domain::moderation::REPORTS_PER_ACCOUNT_PER_DAY, "twenty stored, not more");
+}
