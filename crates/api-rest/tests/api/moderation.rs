@@ -32,7 +32,9 @@ async fn world(db: TestDatabase) -> World {
     app.wait_ready().await;
     let store = bootstrap::App::connect(&app.db.url).await.unwrap();
     operations::accounts::create_user(&store, ADMIN, "correct horse 1", "", true).await.unwrap();
-    let live = || Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, None, Some(chrono::Utc::now()));
+    let now = chrono::Utc::now();
+    let week = domain::week::LaunchWeek::of(now);
+    let live = || Lifecycle::from_parts(ListingStatus::Live, Plan::Paid, Some(week), Some(now));
     let listing_id = owned_listing_in(&store, "Crypto Doubler", MAKER, live()).await;
     owned_listing_in(&store, "Honest Rockets", MAKER, live()).await;
     World { app, store, maker_key, listing_id }
@@ -66,6 +68,14 @@ async fn public_reads(w: &World) -> Vec<(&'static str, bool)> {
         ("sitemap", text(app, "/sitemaps/listings-1.xml").await.contains("/listings/crypto-doubler")),
         ("mcp get_listing", mcp["result"]["isError"] == false),
         ("mcp search", mcp_search["result"]["structuredContent"].to_string().contains("crypto-doubler")),
+        ("api this week", text(app, "/api/v1/launches/weeks/this").await.contains("crypto-doubler")),
+        ("api compare", status_of(app, "/api/v1/compare?a=crypto-doubler&b=honest-rockets").await == 200),
+        (
+            "api alternatives",
+            text(app, "/api/v1/listings/honest-rockets/alternatives").await.contains("crypto-doubler"),
+        ),
+        ("site this week", text(app, "/launches/this").await.contains("/listings/crypto-doubler")),
+        ("feed", text(app, "/feeds/launches.atom").await.contains("/listings/crypto-doubler")),
     ]
 }
 
