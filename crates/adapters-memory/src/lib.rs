@@ -23,7 +23,7 @@ use domain::draft::Draft;
 use domain::founder::Founder;
 use domain::ids::{DraftId, ListingId, UserId};
 use domain::interview::InterviewQuestion;
-use domain::listing::{Listing, ListingSummary};
+use domain::listing::{Lifecycle, Listing, ListingSummary};
 use domain::oauth::{AuthCode, OAuthClient, RefreshGrant};
 use domain::order::OrderRecord;
 use domain::paging::{PageRequest, Paged};
@@ -248,6 +248,25 @@ impl State {
         if !self.owners.iter().any(|o| o.listing == listing && o.user == user) {
             self.owners.push(OwnerRow { listing, user, role, created_at: now });
         }
+    }
+
+    /// The lifecycle's compare-and-set (`move_lifecycle`, and each move moderation makes inside its own
+    /// step). The SQL stores compare status, plan and week (not the launch instant), and so does this.
+    pub(crate) fn move_lifecycle(
+        &mut self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+    ) -> bool {
+        let Some(l) = self.listing_mut(id) else { return false };
+        let c = &l.lifecycle;
+        if c.status() != from.status() || c.plan() != from.plan() || c.launch_week() != from.launch_week() {
+            return false;
+        }
+        l.lifecycle = *to;
+        l.updated_at = now;
+        true
     }
 
     fn owns(&self, user: UserId, listing: ListingId) -> bool {

@@ -27,18 +27,6 @@ impl State {
         self.moderation.audit.push(AuditEntry { id, entry: a.clone() });
     }
 
-    /// The compare-and-set of `move_lifecycle`.
-    fn move_lifecycle(&mut self, id: ListingId, from: &Lifecycle, to: &Lifecycle, now: DateTime<Utc>) -> bool {
-        let Some(l) = self.listing_mut(id) else { return false };
-        let c = &l.lifecycle;
-        if c.status() != from.status() || c.plan() != from.plan() || c.launch_week() != from.launch_week() {
-            return false;
-        }
-        l.lifecycle = *to;
-        l.updated_at = now;
-        true
-    }
-
     fn close_reports(&mut self, id: ListingId, at: DateTime<Utc>) -> u64 {
         let mut n = 0;
         for (_, _, closed) in self.moderation.reports.iter_mut().filter(|(_, r, c)| r.listing == id && c.is_none()) {

@@ -110,16 +110,7 @@ impl OwnListingRepository for MemoryStore {
         to: &Lifecycle,
         now: DateTime<Utc>,
     ) -> RepoResult<bool> {
-        let mut st = self.lock()?;
-        let Some(l) = st.listing_mut(id) else { return Ok(false) };
-        let (c, f) = (&l.lifecycle, from);
-        // The SQL stores compare status, plan and week (not the launch instant).
-        if c.status() != f.status() || c.plan() != f.plan() || c.launch_week() != f.launch_week() {
-            return Ok(false);
-        }
-        l.lifecycle = *to;
-        l.updated_at = now;
-        Ok(true)
+        Ok(self.lock()?.move_lifecycle(id, from, to, now))
     }
 
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {

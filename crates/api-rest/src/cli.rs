@@ -395,13 +395,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             for v in versions {
                 let user = v.user_id.map_or_else(|| "a deleted account".to_owned(), |u| format!("user {u}"));
                 println!("--- version {} · {} · by {user}", v.id, v.created_at.to_rfc3339());
-                let before: serde_json::Value = serde_json::from_str(&v.before).unwrap_or_default();
-                let after: serde_json::Value = serde_json::from_str(&v.after).unwrap_or_default();
-                for (field, new) in after.as_object().into_iter().flatten() {
-                    let old = &before[field];
-                    if old != new {
-                        println!("{field}:\n  before: {old}\n  after:  {new}");
-                    }
+                for (field, old, new) in operations::admin::changed_fields(&v.before, &v.after) {
+                    println!("{field}:\n  before: {old}\n  after:  {new}");
                 }
             }
             Ok(())

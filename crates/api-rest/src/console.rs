@@ -91,18 +91,13 @@ struct Edit {
 }
 
 fn changes(before: &str, after: &str) -> Vec<String> {
-    let before: serde_json::Value = serde_json::from_str(before).unwrap_or_default();
-    let after: serde_json::Value = serde_json::from_str(after).unwrap_or_default();
     let short = |v: &serde_json::Value| {
         let s = v.to_string();
         if s.chars().count() > 160 { format!("{}…", s.chars().take(160).collect::<String>()) } else { s }
     };
-    after
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter(|(field, new)| &before[field.as_str()] != *new)
-        .map(|(field, new)| format!("{field}: {} → {}", short(&before[field.as_str()]), short(new)))
+    operations::admin::changed_fields(before, after)
+        .iter()
+        .map(|(field, old, new)| format!("{field}: {} → {}", short(old), short(new)))
         .collect()
 }
 

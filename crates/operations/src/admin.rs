@@ -39,6 +39,20 @@ pub async fn listing_history(app: &App, id: ListingId) -> OpResult<Vec<ListingVe
     Ok(app.store.listing_versions(id).await?)
 }
 
+/// The fields an owner's edit changed, each with its value before and after, in the edit's order
+/// (`before` and `after` are a `ListingVersion`'s copies: JSON objects of the own-editable fields).
+pub fn changed_fields(before: &str, after: &str) -> Vec<(String, serde_json::Value, serde_json::Value)> {
+    let before: serde_json::Value = serde_json::from_str(before).unwrap_or_default();
+    let after: serde_json::Value = serde_json::from_str(after).unwrap_or_default();
+    after
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(field, new)| &before[field.as_str()] != *new)
+        .map(|(field, new)| (field.clone(), before[field.as_str()].clone(), new.clone()))
+        .collect()
+}
+
 /// Every claim on a listing with the claimant's email (or "user N" for a deleted account), oldest first.
 pub async fn listing_claims(app: &App, id: ListingId) -> OpResult<Vec<(Claim, String)>> {
     let mut out = Vec::new();

@@ -95,6 +95,9 @@ async fn cli_out(w: &World, args: &[&str]) -> String {
 async fn a_reported_listing_is_hidden_from_the_console_and_gone_everywhere(db: TestDatabase) {
     let w = world(db).await;
     let app = &w.app;
+    let edit = json!({"fields": {"tagline": "Double your coins overnight"}});
+    let (s, body) = call(app, "PATCH", &format!("/me/listings/{}", w.listing_id), &w.maker_key, Some(edit)).await;
+    assert_eq!(s, 200, "{body}");
     let shown = public_reads(&w).await;
     assert!(shown.iter().all(|(_, s)| *s), "shown and cached everywhere first: {shown:?}");
     assert!(text(app, "/api/v1/listings?q=honest").await.contains("honest-rockets"));
@@ -140,6 +143,10 @@ async fn a_reported_listing_is_hidden_from_the_console_and_gone_everywhere(db: T
     assert_eq!(s, 200, "{console}");
     assert!(console.contains("Crypto Doubler") && console.contains("Scam or fraud"), "the queue: {console}");
     assert!(console.contains(r#"/admin">Console"#), "the header links the console for an admin");
+    assert!(
+        crate::pages::unescape(&console).contains(r#"tagline: "" → "Double your coins overnight""#),
+        "the recent edit with its change: {console}"
+    );
     let admin_csrf = hidden(&console, "csrf");
     let (s, _, _) = admin.post("/admin/listings/crypto-doubler/hide", &[("csrf", "forged"), ("reason", "x")]).await;
     assert_eq!(s, 403, "a forged form is refused");
