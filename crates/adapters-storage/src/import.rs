@@ -140,6 +140,7 @@ impl DirectoryImport for SeaOrmStore {
 
     async fn end_bulk_load(&self) -> RepoResult<()> {
         crate::db::build_deferred_indexes(&self.db).await.map_err(repo_err)?;
+        crate::db::compact_after_bulk_load(&self.db).await.map_err(repo_err)?;
         Ok(())
     }
 

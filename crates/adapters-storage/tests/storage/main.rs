@@ -830,3 +830,35 @@ on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |
     db::migrate(store.connection()).await.unwrap();
     assert_eq!(index_list(store).await, before);
 });
+
+on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
+    use sea_orm::ConnectionTrait;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let dev = cat_id(&cats, "dev-tools");
+    store.begin_bulk_load().await.unwrap();
+    // Each live listing updates its category's count and the live total: a new row version each.
+    for chunk in 0..4 {
+        let batch: Vec<ImportListing> = (0..100)
+            .map(|i| import(listing(&format!("Compact {chunk} {i}"), ListingStatus::Live, Some(dev)), 0))
+            .collect();
+        store.import_listings(&batch, now()).await.unwrap();
+    }
+    store.end_bulk_load().await.unwrap();
+    assert_eq!(category_counts(shared.as_ref()).await["dev-tools"], 400);
+    if store.backend() == sea_orm::DbBackend::Postgres {
+        for table in ["categories", "listing_counts"] {
+            let row = store
+                .connection()
+                .query_one_raw(sea_orm::Statement::from_string(
+                    store.backend(),
+                    format!("SELECT pg_relation_size('{table}') / current_setting('block_size')::bigint AS pages"),
+                ))
+                .await
+                .unwrap()
+                .unwrap();
+            let pages: i64 = row.try_get("", "pages").unwrap();
+            assert_eq!(pages, 1, "{table} holds its few rows in one page after the load, not every old version");
+        }
+    }
+});
