@@ -1,7 +1,7 @@
 //! What search engines read besides the pages: `robots.txt` (what to crawl, where the sitemap is) and
 //! the sitemaps — `/sitemap.xml`, an index of files of at most 50 000 addresses each: the live listings
-//! (one file per 50 000 listing ids, each one indexed range read, so a directory of a million listings
-//! is twenty quick files), founders, categories, launch weeks and blog posts. Every address is built
+//! (one file per 50 000 listing ids, each streamed as a few indexed range reads, so a directory of a
+//! million listings is twenty files none of which is ever held whole), founders, categories, launch weeks and blog posts. Every address is built
 //! from the public URL.
 
 use crate::server::State;
@@ -9,10 +9,12 @@ use crate::site::read;
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 use askama::Template;
+use futures_util::StreamExt;
 use operations::drafts::PageInput;
 use operations::public::catalog::{CategoryNode, ListCategories, ListCategoriesInput};
 use operations::public::content::{ListBlogPosts, ListBlogPostsInput, ListFounders, ListFoundersInput};
-use operations::sitemap::PER_FILE;
+use operations::sitemap::{IDS_PER_READ, PER_FILE};
+use std::fmt::Write;
 
 /// Weeks of the calendar the weeks sitemap lists, back from this one, and ahead.
 const WEEKS_BACK: i64 = 26;
@@ -95,6 +97,35 @@ where
     Ok(items)
 }
 
+/// A listing sitemap file, streamed: written a slice of ids at a time as the client reads it, so the
+/// server holds one slice's rows (at most [`IDS_PER_READ`]) and never the file's 50 000 addresses. A
+/// store error after the first bytes cuts the response short (the client sees an incomplete file, never
+/// a complete-looking one that misses listings).
+fn listings_file(app: operations::App, base: &str, n: i64) -> HttpResponse {
+    const HEAD: &str =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
+    let base = operations::badges::escape(base);
+    let rows = operations::sitemap::listings_in_file_by_slices(app, n, IDS_PER_READ).map(move |slice| {
+        let slice = slice.inspect_err(|e| tracing::error!(error = %e, "sitemap"))?;
+        let mut out = String::with_capacity(slice.len() * 96);
+        for (slug, at) in slice {
+            let _ = writeln!(
+                out,
+                "<url><loc>{base}/listings/{slug}</loc><lastmod>{}</lastmod></url>",
+                at.format("%Y-%m-%dT%H:%M:%SZ")
+            );
+        }
+        Ok::<_, operations::OpError>(web::Bytes::from(out))
+    });
+    let body = futures_util::stream::once(async { Ok(web::Bytes::from_static(HEAD.as_bytes())) })
+        .chain(rows)
+        .chain(futures_util::stream::once(async { Ok(web::Bytes::from_static(b"</urlset>\n")) }));
+    HttpResponse::Ok()
+        .content_type("application/xml; charset=utf-8")
+        .insert_header((header::CACHE_CONTROL, "public, max-age=600"))
+        .streaming(body)
+}
+
 pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpResponse {
     let base = &state.public_url;
     let name = name.into_inner();
@@ -106,16 +137,7 @@ pub async fn file(state: web::Data<State>, name: web::Path<String>) -> HttpRespo
             Ok(_) => return not_found(),
             Err(e) => return failed(e),
         }
-        return match operations::sitemap::listings_in_file(&state.app, n).await {
-            Ok(rows) => urlset(
-                rows.into_iter()
-                    .map(|(slug, at)| {
-                        (format!("{base}/listings/{slug}"), Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string()))
-                    })
-                    .collect(),
-            ),
-            Err(e) => failed(e),
-        };
+        return listings_file((*state.app).clone(), base, n);
     }
     let urls: Result<Vec<(String, Option<String>)>, operations::OpError> = match name.as_str() {
         "founders.xml" => all_items(|p| {

@@ -175,6 +175,14 @@ async fn robots_names_the_sitemap_and_the_sitemaps_hold_every_live_listing() {
     for kind in ["listings-1.xml", "founders.xml", "categories.xml", "weeks.xml", "blog.xml"] {
         assert!(files.iter().any(|f| f.ends_with(&format!("/sitemaps/{kind}"))), "{kind} in {files:?}");
     }
+    // A listing file streams (written as it is read, no length known up front).
+    let listings_file = app.get("/sitemaps/listings-1.xml").await;
+    assert_eq!(listings_file.status(), 200);
+    assert!(listings_file.headers().get("content-length").is_none(), "{:?}", listings_file.headers());
+    assert_eq!(listings_file.headers()["transfer-encoding"], "chunked");
+    let body = listings_file.text().await.unwrap();
+    roxmltree::Document::parse(&body).unwrap_or_else(|e| panic!("not XML ({e}): {body}"));
+    assert!(body.ends_with("</urlset>\n"), "the file is whole");
     let mut listed = BTreeSet::new();
     let mut founders = 0;
     for file in &files {
