@@ -189,6 +189,71 @@ pub(crate) struct SummaryRow {
     launch_week: Option<chrono::NaiveDate>,
 }
 
+/// The select-list expression of a listing's extra categories' ids, comma-separated in id order
+/// (`l` is the listing).
+fn extra_categories_sql(backend: DbBackend) -> &'static str {
+    match backend {
+        DbBackend::Postgres => {
+            "(SELECT string_agg(lc.category_id::text, ',' ORDER BY lc.category_id) FROM listing_categories lc \
+             WHERE lc.listing_id = l.id AND NOT lc.is_primary)"
+        }
+        _ => {
+            "(SELECT group_concat(category_id) FROM (SELECT lc.category_id FROM listing_categories lc \
+             WHERE lc.listing_id = l.id AND NOT lc.is_primary ORDER BY lc.category_id))"
+        }
+    }
+}
+
+fn parse_extras(ids: Option<String>) -> Vec<CategoryId> {
+    ids.unwrap_or_default().split(',').filter_map(|id| id.trim().parse::<i64>().ok()).map(CategoryId::from_db).collect()
+}
+
+/// A stored milestone, or none when the row no longer passes the domain's rules.
+fn to_milestone(id: i64, date: &str, title: String, description: String, url: String) -> Option<StoredMilestone> {
+    let milestone = Milestone::parse(date, title, Some(description), Some(url).filter(|u| !u.is_empty())).ok()?;
+    Some(StoredMilestone { id: MilestoneId::from_db(id), milestone })
+}
+
+fn to_award(week_start: chrono::NaiveDate, rank: i64, listing_id: i64, votes: i64) -> Option<Award> {
+    Some(Award {
+        week: LaunchWeek::containing(week_start),
+        rank: AwardRank::parse(rank).ok()?,
+        listing_id: ListingId::from_db(listing_id),
+        votes,
+    })
+}
+
+fn to_story(sections: &str) -> Option<Story> {
+    let sections = serde_json::from_str::<Vec<(String, String)>>(sections).ok()?;
+    Story::parse("story", sections, Story::MAX_SECTION).ok()
+}
+
+/// A timestamp as a JSON aggregate carries it: RFC 3339 from PostgreSQL, the stored text from SQLite
+/// (`2026-11-24 10:00:00.123+00:00`).
+fn json_time(t: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(t)
+        .or_else(|_| DateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S%.f%:z"))
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// `json_group_array`/`json_agg` of `row` (a list of expressions) over `from`, in `order`, as text; an
+/// empty set gives `[]` on SQLite and NULL on PostgreSQL (read both as empty).
+fn json_rows(backend: DbBackend, row: &str, from: &str, order: &str) -> String {
+    match backend {
+        DbBackend::Postgres => format!("(SELECT json_agg(json_build_array({row}) ORDER BY {order})::text {from})"),
+        _ => format!("(SELECT json_group_array(json_array({row}) ORDER BY {order}) {from})"),
+    }
+}
+
+/// A JSON aggregate's rows (absent: none). A row that does not parse is a store fault, not an empty list.
+fn from_json_rows<T: serde::de::DeserializeOwned>(json: Option<String>, what: &str) -> RepoResult<Vec<T>> {
+    match json {
+        None => Ok(Vec::new()),
+        Some(j) => serde_json::from_str(&j).map_err(|e| RepoError::Unexpected(format!("{what}: {e}").into())),
+    }
+}
+
 /// A listing row and its extra categories' ids, comma-separated.
 #[derive(Debug, FromQueryResult)]
 struct ListingRow {
@@ -290,33 +355,15 @@ impl SeaOrmStore {
     /// `FROM listings l`. Raw statements: sea-orm's select builder cost ~100 µs per call here for this
     /// 57-column row (measured in `benches/directory.rs`), four times the statement itself.
     pub(crate) async fn load_listings(&self, tail: impl FnOnce(&mut RawQuery)) -> RepoResult<Vec<Listing>> {
-        let extras = match self.backend() {
-            DbBackend::Postgres => {
-                "(SELECT string_agg(lc.category_id::text, ',' ORDER BY lc.category_id) FROM listing_categories lc \
-                 WHERE lc.listing_id = l.id AND NOT lc.is_primary)"
-            }
-            _ => {
-                "(SELECT group_concat(category_id) FROM (SELECT lc.category_id FROM listing_categories lc \
-                 WHERE lc.listing_id = l.id AND NOT lc.is_primary ORDER BY lc.category_id))"
-            }
-        };
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT ").sql(&LISTING_COLUMNS).sql(", ").sql(extras).sql(" AS extra_category_ids FROM listings l");
+        q.sql("SELECT ")
+            .sql(&LISTING_COLUMNS)
+            .sql(", ")
+            .sql(extra_categories_sql(self.backend()))
+            .sql(" AS extra_category_ids FROM listings l");
         tail(&mut q);
         let rows = ListingRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        Ok(rows
-            .into_iter()
-            .map(|r| {
-                let extras = r
-                    .extra_category_ids
-                    .unwrap_or_default()
-                    .split(',')
-                    .filter_map(|id| id.trim().parse::<i64>().ok())
-                    .map(CategoryId::from_db)
-                    .collect();
-                to_listing(r.listing, extras)
-            })
-            .collect())
+        Ok(rows.into_iter().map(|r| to_listing(r.listing, parse_extras(r.extra_category_ids))).collect())
     }
 
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
@@ -552,7 +599,7 @@ impl ListingRepository for SeaOrmStore {
         };
         let mut uq =
             raw(&format!("SELECT {} FROM listing_updates WHERE listing_id = ", columns::<listing_updates::Entity>("")));
-        uq.sql(" ORDER BY posted_at DESC LIMIT 50");
+        uq.sql(" ORDER BY posted_at DESC, id DESC LIMIT 50");
         let updates = listing_updates::Entity::find()
             .from_raw_sql(uq.build())
             .all(&self.db)
@@ -574,11 +621,7 @@ impl ListingRepository for SeaOrmStore {
                 .map_err(repo_err)?
                 .into_iter()
                 .filter_map(|m| {
-                    let date = m.date.format("%Y-%m-%d").to_string();
-                    let parsed =
-                        Milestone::parse(&date, m.title, Some(m.description), Some(m.url).filter(|u| !u.is_empty()))
-                            .ok()?;
-                    Some(StoredMilestone { id: MilestoneId::from_db(m.id), milestone: parsed })
+                    to_milestone(m.id, &m.date.format("%Y-%m-%d").to_string(), m.title, m.description, m.url)
                 })
                 .collect()
         };
@@ -592,27 +635,120 @@ impl ListingRepository for SeaOrmStore {
                 .one(&self.db)
                 .await
                 .map_err(repo_err)?
-                .and_then(|s| serde_json::from_str::<Vec<(String, String)>>(&s.sections).ok())
-                .and_then(|sections| Story::parse("story", sections, Story::MAX_SECTION).ok())
+                .and_then(|s| to_story(&s.sections))
         };
         let mut aq = raw(&format!("SELECT {} FROM awards WHERE listing_id = ", columns::<awards::Entity>("")));
-        aq.sql(" ORDER BY week_start DESC");
+        aq.sql(" ORDER BY week_start DESC, id");
         let awards = awards::Entity::find()
             .from_raw_sql(aq.build())
             .all(&self.db)
             .await
             .map_err(repo_err)?
             .into_iter()
-            .filter_map(|a| {
-                Some(Award {
-                    week: LaunchWeek::containing(a.week_start),
-                    rank: AwardRank::parse(i64::from(a.rank)).ok()?,
-                    listing_id: ListingId::from_db(a.listing_id),
-                    votes: a.votes,
-                })
-            })
+            .filter_map(|a| to_award(a.week_start, i64::from(a.rank), a.listing_id, a.votes))
             .collect();
         Ok(ListingDetails { founders, updates, milestones, story, awards })
+    }
+
+    async fn listing_with_details(&self, slug: &Slug) -> RepoResult<Option<(Listing, ListingDetails)>> {
+        // One statement: the listing row and each part of its details as a JSON aggregate beside it.
+        // Each query is a hand-off to the database and back (on SQLite, to the connection's thread and
+        // back: about 35 µs, measured); five of them were most of an uncached profile's cost.
+        #[derive(Debug, FromQueryResult)]
+        struct Row {
+            #[sea_orm(nested)]
+            listing: listings::Model,
+            extra_category_ids: Option<String>,
+            founders_json: Option<String>,
+            updates_json: Option<String>,
+            milestones_json: Option<String>,
+            story_sections: Option<String>,
+            awards_json: Option<String>,
+        }
+        type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);
+        let b = self.backend();
+        let founders = json_rows(
+            b,
+            "f.id, f.slug, f.name, f.headline, f.bio, f.country, f.avatar_url, f.socials, f.user_id, lf.title",
+            "FROM listing_founders lf JOIN founders f ON f.id = lf.founder_id WHERE lf.listing_id = l.id",
+            "lf.position",
+        );
+        let updates = json_rows(
+            b,
+            "u.title, u.body, u.posted_at",
+            "FROM (SELECT id, title, body, posted_at FROM listing_updates WHERE listing_id = l.id \
+             ORDER BY posted_at DESC, id DESC LIMIT 50) u",
+            "u.posted_at DESC, u.id DESC",
+        );
+        let milestones = json_rows(
+            b,
+            "m.id, m.date, m.title, m.description, m.url",
+            "FROM milestones m WHERE m.listing_id = l.id",
+            "m.date, m.id",
+        );
+        let awards = json_rows(
+            b,
+            "a.week_start, a.rank, a.votes",
+            "FROM awards a WHERE a.listing_id = l.id",
+            "a.week_start DESC, a.id",
+        );
+        let mut q = RawQuery::new(b);
+        q.sql("SELECT ")
+            .sql(&LISTING_COLUMNS)
+            .sql(", ")
+            .sql(extra_categories_sql(b))
+            .sql(" AS extra_category_ids, ")
+            .sql(&founders)
+            .sql(" AS founders_json, ")
+            .sql(&updates)
+            .sql(" AS updates_json, ")
+            .sql(&milestones)
+            .sql(
+                " AS milestones_json, (SELECT s.sections FROM stories s WHERE s.listing_id = l.id) AS story_sections, ",
+            )
+            .sql(&awards)
+            .sql(" AS awards_json FROM listings l WHERE l.slug = ")
+            .bind(slug.as_str());
+        let Some(r) = Row::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
+            return Ok(None);
+        };
+        let id = r.listing.id;
+        let founders = from_json_rows::<FounderJson>(r.founders_json, "founders")?
+            .into_iter()
+            .map(|(id, slug, name, headline, bio, country, avatar_url, socials, user_id, title)| {
+                let founder = domain::founder::Founder {
+                    id: domain::ids::FounderId::from_db(id),
+                    slug: Slug::from_db(slug),
+                    name,
+                    headline,
+                    bio,
+                    country,
+                    avatar_url,
+                    socials: socials_from_json(&socials),
+                    user_id: user_id.map(domain::ids::UserId::from_db),
+                };
+                (founder, title)
+            })
+            .collect();
+        let updates = from_json_rows::<(String, String, String)>(r.updates_json, "updates")?
+            .into_iter()
+            .map(|(title, body, at)| {
+                let posted_at =
+                    json_time(&at).ok_or_else(|| RepoError::Unexpected(format!("update time {at:?}").into()))?;
+                Ok(ListingUpdate { title, body, posted_at })
+            })
+            .collect::<RepoResult<_>>()?;
+        let milestones = from_json_rows::<(i64, String, String, String, String)>(r.milestones_json, "milestones")?
+            .into_iter()
+            .filter_map(|(id, date, title, description, url)| to_milestone(id, &date, title, description, url))
+            .collect();
+        let awards = from_json_rows::<(chrono::NaiveDate, i64, i64)>(r.awards_json, "awards")?
+            .into_iter()
+            .filter_map(|(week, rank, votes)| to_award(week, rank, id, votes))
+            .collect();
+        let story = r.story_sections.as_deref().and_then(to_story);
+        let listing = to_listing(r.listing, parse_extras(r.extra_category_ids));
+        Ok(Some((listing, ListingDetails { founders, updates, milestones, story, awards })))
     }
 
     async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>> {

@@ -256,7 +256,10 @@ async fn my_listing_out(ctx: &Ctx, l: Listing) -> OpResult<MyListingOut> {
         summary: l.profile.summary.clone(),
         seo_title: l.profile.seo_title.clone(),
         seo_description: l.profile.seo_description.clone(),
-        profile: profile_out(ctx, l, everything).await?,
+        profile: {
+            let details = ctx.app.store.listing_details(l.id, true).await?;
+            profile_out(ctx, l, details, everything).await?
+        },
     })
 }
 

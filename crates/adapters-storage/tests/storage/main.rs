@@ -422,6 +422,26 @@ on_every_store!(reference_and_demo_content_load, |store| {
     assert!(cats.iter().filter(|c| c.live_listings > 0).count() >= 20, "listings spread over the categories");
     let hits = store.search_listings(&search(Some("export")), PageRequest::default()).await.unwrap();
     assert!(hits.total >= 60, "a common word matches many listings: {}", hits.total);
+
+    // A profile's one read holds what its separate reads hold, for every listing of the demo.
+    let mut seen = [0usize; 5];
+    for id in 1..=store.max_listing_id().await.unwrap() {
+        let Some(l) = store.get_listing(domain::ids::ListingId::from_db(id)).await.unwrap() else { continue };
+        let d = store.listing_details(l.id, true).await.unwrap();
+        for (n, has) in seen.iter_mut().zip([
+            !d.founders.is_empty(),
+            !d.updates.is_empty(),
+            !d.milestones.is_empty(),
+            d.story.is_some(),
+            !d.awards.is_empty(),
+        ]) {
+            *n += usize::from(has);
+        }
+        let slug = l.slug.clone();
+        assert_eq!(store.listing_with_details(&slug).await.unwrap(), Some((l, d)), "{slug}");
+    }
+    assert!(seen.iter().all(|n| *n > 0), "founders, updates, milestones, stories and awards all compared: {seen:?}");
+    assert_eq!(store.listing_with_details(&slug("no-such-listing")).await.unwrap(), None);
 });
 
 on_every_store!(listing_details_and_weekly_votes, |store| {

@@ -47,8 +47,14 @@ pub trait ListingRepository: Send + Sync {
     /// (empty parts when it has none, or when not asked for).
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails>;
 
-    /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
-    /// that count; listings without votes in the week are not ranked.
+    /// A listing by slug (any status) with all its details, the paid sections included (callers show
+    /// what is unlocked): what a profile reads, in one read where the store can make it one.
+    async fn listing_with_details(&self, slug: &Slug) -> RepoResult<Option<(Listing, ListingDetails)>> {
+        let Some(listing) = self.get_listing_by_slug(slug).await? else { return Ok(None) };
+        let details = self.listing_details(listing.id, true).await?;
+        Ok(Some((listing, details)))
+    }
+
     /// Alternatives to a listing: live listings its owner approved (flag `true`) first, then other live
     /// listings in its primary category by votes; never the listing itself; at most `limit`.
     async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>>;
@@ -56,6 +62,8 @@ pub trait ListingRepository: Send + Sync {
     /// Live listings with a positive `metric`, highest first (ties: older listing first), with the value.
     async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
 
+    /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
+    /// that count; listings without votes in the week are not ranked.
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
 }
 

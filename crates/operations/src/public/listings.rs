@@ -349,27 +349,27 @@ impl Operation for GetListing {
     async fn run(ctx: &Ctx, i: SlugInput) -> OpResult<ListingProfileOut> {
         let slug = path_slug(i.slug)?;
         let store = ctx.app.store.as_ref();
-        let l = store
-            .get_listing_by_slug(&slug)
+        let (l, details) = store
+            .listing_with_details(&slug)
             .await?
-            .filter(|l| l.lifecycle.is_public())
+            .filter(|(l, _)| l.lifecycle.is_public())
             .ok_or(OpError::NotFound("listing"))?;
         let unlocked = l.unlocked.effective(l.lifecycle.plan());
-        profile_out(ctx, l, unlocked).await
+        profile_out(ctx, l, details, unlocked).await
     }
 }
 
-/// A listing's full profile as get_listing shows it, with the paid-only sections of `sections` (the
-/// owner's view passes all of them).
+/// A listing's full profile as get_listing shows it from the listing and its `details`, with the
+/// paid-only sections of `unlocked` (the owner's view passes all of them).
 pub(crate) async fn profile_out(
     ctx: &Ctx,
     l: domain::listing::Listing,
+    details: domain::listing::ListingDetails,
     unlocked: domain::listing::UnlockedSections,
 ) -> OpResult<ListingProfileOut> {
     let store = ctx.app.store.as_ref();
     let link_followed = l.link_followed();
     {
-        let details = store.listing_details(l.id, unlocked.story || unlocked.milestones).await?;
         let cats = store.all_categories().await?;
         let cref = |id: domain::ids::CategoryId| {
             cats.iter().find(|c| c.id == id).map(|c| CategoryRef { slug: c.slug.to_string(), name: c.name.clone() })
