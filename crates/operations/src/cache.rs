@@ -18,7 +18,6 @@
 
 use crate::{OpError, OpResult};
 use domain::ports::RepoError;
-use serde_json::Value;
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -40,7 +39,8 @@ struct Entry {
     born: Instant,
 }
 
-fn serialize(v: &Value) -> OpResult<bytes::Bytes> {
+#[cfg(test)]
+fn serialize(v: &serde_json::Value) -> OpResult<bytes::Bytes> {
     serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
 }
 
@@ -107,25 +107,18 @@ impl ReadCache {
 
     /// The cached result for `key`, or the result of `compute` (stored when it succeeds), as a JSON value.
     #[cfg(test)]
-    pub(crate) async fn get_or<F>(&self, key: String, compute: F) -> OpResult<Value>
+    pub(crate) async fn get_or<F>(&self, key: String, compute: F) -> OpResult<serde_json::Value>
     where
-        F: Future<Output = OpResult<Value>> + Send + 'static,
+        F: Future<Output = OpResult<serde_json::Value>> + Send + 'static,
     {
-        let json = self.get_or_json(key, compute).await?;
+        let json = self.get_or_bytes(key, async move { serialize(&compute.await?) }).await?;
         serde_json::from_slice(&json).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
     }
 
-    /// The cached result for `key`, or the result of `compute` (stored when it succeeds), serialized.
-    /// `compute` is awaited here on a miss, or spawned as the background refresh of an ageing entry.
-    pub(crate) async fn get_or_json<F>(&self, key: String, compute: F) -> OpResult<bytes::Bytes>
-    where
-        F: Future<Output = OpResult<Value>> + Send + 'static,
-    {
-        self.get_or_bytes(key, async move { serialize(&compute.await?) }).await
-    }
-
-    /// As `get_or_json`, for what is already bytes: a page rendered only from public reads (the same
-    /// for every visitor), kept beside the reads it came from and emptied with them.
+    /// The cached result for `key`, or the result of `compute` (stored when it succeeds), serialized:
+    /// an operation's JSON, or a page rendered only from public reads (the same for every visitor),
+    /// kept beside the reads it came from and emptied with them. `compute` is awaited here on a miss,
+    /// or spawned as the background refresh of an ageing entry.
     pub async fn get_or_bytes<F>(&self, key: String, compute: F) -> OpResult<bytes::Bytes>
     where
         F: Future<Output = OpResult<bytes::Bytes>> + Send + 'static,
@@ -334,6 +327,7 @@ fn unshare(e: Arc<OpError>) -> OpError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use std::sync::atomic::AtomicUsize;
 
     fn counting(runs: &Arc<AtomicUsize>) -> impl Future<Output = OpResult<Value>> + Send + 'static {

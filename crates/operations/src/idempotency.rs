@@ -35,7 +35,7 @@ fn fingerprint(input: &Value) -> String {
 }
 
 /// Runs `op` at most once for (caller, operation, key); returns its response and whether it is a replay.
-pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Value) -> OpResult<(Value, bool)> {
+pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Value) -> OpResult<(bytes::Bytes, bool)> {
     let key = parse_key(&key)?;
     let user = ctx.principal()?.user_id;
     let scope = format!("user:{user}:{}", op.id);
@@ -47,11 +47,7 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
         tracing::warn!(error = %e, "could not prune idempotency records");
     }
     match store.begin_idempotent(&scope, &key, &fingerprint(&input), now, STALE_AFTER).await? {
-        IdempotencyBegin::Replay(body) => {
-            let v = serde_json::from_str(&body)
-                .map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(Box::new(e))))?;
-            Ok((v, true))
-        }
+        IdempotencyBegin::Replay(body) => Ok((bytes::Bytes::from(body), true)),
         IdempotencyBegin::InFlight => Err(OpError::IdempotencyInFlight),
         IdempotencyBegin::Mismatch => Err(OpError::IdempotencyMismatch),
         IdempotencyBegin::Started => {
@@ -59,7 +55,7 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
             let task = tokio::spawn(async move {
                 let out = call(ctx, input).await;
                 let recorded = match &out {
-                    Ok(v) => store.finish_idempotent(&scope, &key, &v.to_string()).await,
+                    Ok(v) => store.finish_idempotent(&scope, &key, &String::from_utf8_lossy(v)).await,
                     Err(_) => store.abandon_idempotent(&scope, &key).await,
                 };
                 if let Err(e) = recorded {

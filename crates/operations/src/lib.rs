@@ -207,7 +207,9 @@ pub trait Operation: Send + Sync + 'static {
     fn refine_input_schema(_schema: &mut serde_json::Value) {}
 }
 
-type Call = Arc<dyn Fn(Ctx, serde_json::Value) -> BoxFuture<'static, OpResult<serde_json::Value>> + Send + Sync>;
+/// An erased operation: JSON input in, the output serialized out (straight from its Rust type: building a
+/// `serde_json::Value` first cost allocations on every uncached read, measured in docs/BENCHMARKS.md).
+type Call = Arc<dyn Fn(Ctx, serde_json::Value) -> BoxFuture<'static, OpResult<bytes::Bytes>> + Send + Sync>;
 
 /// An operation with its types erased, for the generators.
 #[derive(Clone)]
@@ -265,7 +267,9 @@ impl Descriptor {
                     objects_are_objects(&shape, &value, "")?;
                     let input: O::Input = parse_input(value)?;
                     let out = O::run(&ctx, input).await?;
-                    serde_json::to_value(out).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+                    serde_json::to_vec(&out)
+                        .map(bytes::Bytes::from)
+                        .map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
                 })
             }),
         }
@@ -288,9 +292,6 @@ impl Descriptor {
     /// As [`Descriptor::call_replayable`], the result serialized: what REST sends. A cached public read
     /// is answered with the stored bytes as they are.
     pub async fn call_json(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<(bytes::Bytes, bool)> {
-        let to_json = |v: &serde_json::Value| {
-            serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
-        };
         let ctx = self.authorize(ctx).await?;
         if let (true, Some(key)) = (self.idempotency_key, ctx.idempotency_key.clone()) {
             let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
@@ -298,17 +299,15 @@ impl Descriptor {
             if matches!(out, Ok((_, false))) {
                 public_data_changed(&app, &reads).await;
             }
-            let (v, replayed) = out?;
-            return Ok((to_json(&v)?, replayed));
+            return out;
         }
         if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
             // The UTC date is part of the key: "this week" and "today" change meaning at midnight.
             let key = format!("{}\u{0}{}\u{0}{input}", ctx.app.clock.now().date_naive(), self.id);
             let reads = ctx.reads.clone();
-            return reads.get_or_json(key, (self.call)(ctx, input)).await.map(|j| (j, false));
+            return reads.get_or_bytes(key, (self.call)(ctx, input)).await.map(|j| (j, false));
         }
-        let v = self.run(ctx, input).await?;
-        Ok((to_json(&v)?, false))
+        Ok((self.run(ctx, input).await?, false))
     }
 
     /// The erased operation itself, for the idempotency wrapper.
@@ -318,7 +317,7 @@ impl Descriptor {
 
     /// Runs the operation uncached; a successful write empties the read caches (see
     /// [`public_data_changed`]).
-    async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<serde_json::Value> {
+    async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<bytes::Bytes> {
         let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
         let out = (self.call)(ctx, input).await;
         if !self.read_only && out.is_ok() {
