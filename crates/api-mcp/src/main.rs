@@ -9,6 +9,10 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use operations::oauth::Audience;
 
+/// mimalloc instead of the system allocator: fewer cycles per request (measured, docs/BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Debug, Parser)]
 #[command(name = "launchdir-mcp", version, about = "The launchdir MCP server.")]
 struct Cli {

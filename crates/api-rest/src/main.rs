@@ -2,6 +2,10 @@
 
 use clap::Parser;
 
+/// mimalloc instead of the system allocator: fewer cycles per request (measured, docs/BENCHMARKS.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
     if let Err(e) = bootstrap::telemetry::init() {
