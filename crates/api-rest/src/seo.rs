@@ -14,7 +14,6 @@ use operations::drafts::PageInput;
 use operations::public::catalog::{CategoryNode, ListCategories, ListCategoriesInput};
 use operations::public::content::{ListBlogPosts, ListBlogPostsInput, ListFounders, ListFoundersInput};
 use operations::sitemap::{IDS_PER_READ, PER_FILE};
-use std::fmt::Write;
 
 /// Weeks of the calendar the weeks sitemap lists, back from this one, and ahead.
 const WEEKS_BACK: i64 = 26;
@@ -97,6 +96,13 @@ where
     Ok(items)
 }
 
+/// Rows of a sitemap: what [`UrlSet`] holds between its opening and closing tags.
+#[derive(Template)]
+#[template(path = "urlset_rows.xml")]
+struct UrlRows {
+    urls: Vec<(String, Option<String>)>,
+}
+
 /// A listing sitemap file, streamed: written a slice of ids at a time as the client reads it, so the
 /// server holds one slice's rows (at most [`IDS_PER_READ`]) and never the file's 50 000 addresses. A
 /// store error after the first bytes cuts the response short (the client sees an incomplete file, never
@@ -104,18 +110,18 @@ where
 fn listings_file(app: operations::App, base: &str, n: i64) -> HttpResponse {
     const HEAD: &str =
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n";
-    let base = operations::badges::escape(base);
+    let base = base.to_owned();
     let rows = operations::sitemap::listings_in_file_by_slices(app, n, IDS_PER_READ).map(move |slice| {
-        let slice = slice.inspect_err(|e| tracing::error!(error = %e, "sitemap"))?;
-        let mut out = String::with_capacity(slice.len() * 96);
-        for (slug, at) in slice {
-            let _ = writeln!(
-                out,
-                "<url><loc>{base}/listings/{slug}</loc><lastmod>{}</lastmod></url>",
-                at.format("%Y-%m-%dT%H:%M:%SZ")
-            );
+        let urls = slice?
+            .into_iter()
+            .map(|(slug, at)| (format!("{base}/listings/{slug}"), Some(at.format("%Y-%m-%dT%H:%M:%SZ").to_string())))
+            .collect();
+        crate::site::render(&UrlRows { urls }).map(web::Bytes::from)
+    });
+    let rows = rows.inspect(|r| {
+        if let Err(e) = r {
+            tracing::error!(error = %e, "sitemap");
         }
-        Ok::<_, operations::OpError>(web::Bytes::from(out))
     });
     let body = futures_util::stream::once(async { Ok(web::Bytes::from_static(HEAD.as_bytes())) })
         .chain(rows)
