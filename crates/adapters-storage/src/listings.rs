@@ -278,6 +278,21 @@ struct WeeklyRow {
     week_votes: i64,
 }
 
+/// A page's row with the read's total beside it (`page_total`, a scalar subquery the database runs
+/// once per statement): a page and its count in one statement, one hand-off to the database instead of
+/// two. An empty page carries no total, so the caller counts apart then.
+#[derive(Debug)]
+struct Counted<R> {
+    row: R,
+    total: Option<i64>,
+}
+
+impl<R: FromQueryResult> FromQueryResult for Counted<R> {
+    fn from_query_result(res: &sea_orm::QueryResult, pre: &str) -> Result<Self, sea_orm::DbErr> {
+        Ok(Self { row: R::from_query_result(res, pre)?, total: res.try_get(pre, "page_total")? })
+    }
+}
+
 impl SummaryRow {
     pub(crate) fn into_summary(self) -> Option<ListingSummary> {
         Some(ListingSummary {
@@ -340,8 +355,7 @@ impl SeaOrmStore {
         Ok(row.map_or(0, |r| r.n.max(0) as u64))
     }
 
-    /// One listing row with the ids of its extra categories folded in (one query, not two).
-    /// One listing by a unique column (`id` or `slug`); see [`SeaOrmStore::load_listings`].
+    /// One listing (with the ids of its extra categories folded in) by a unique column (`id` or `slug`); see [`SeaOrmStore::load_listings`].
     async fn load_where(&self, col: &'static str, value: sea_orm::Value) -> RepoResult<Option<Listing>> {
         let rows = self
             .load_listings(|q| {
@@ -517,16 +531,10 @@ impl ListingRepository for SeaOrmStore {
             return Ok(Paged::new(vec![], page, 0));
         };
         count.sql(" LIMIT ").bind(COUNT_CAP as i64 + 1).sql(") t");
-        let kept = if s.is_unfiltered() { Some(self.listings_in(status_of(s.status)).await?) } else { None };
-        let counted = match kept {
-            Some(n) => n,
-            None => self.count(&count).await?,
-        };
-        // An unfiltered list's total is the kept count: exact at any size.
-        let exact = |p: Paged<ListingSummary>| match kept {
-            Some(n) => Paged::new(p.items, page, n),
-            None => p,
-        };
+        // An unfiltered list's total is the kept count (exact at any size), read in the page's own
+        // statement; any other list's is counted up to the cap (apart, through the count cache).
+        let unfiltered = s.is_unfiltered();
+        let counted = if unfiltered { 0 } else { self.count(&count).await? };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
@@ -556,6 +564,16 @@ impl ListingRepository for SeaOrmStore {
 
         let mut q = RawQuery::new(backend);
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
+        let kept = |q: &mut RawQuery| {
+            q.sql("COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ")
+                .bind(status_of(s.status).as_str())
+                .sql("), 0)");
+        };
+        if unfiltered {
+            q.sql(", ");
+            kept(&mut q);
+            q.sql(" AS page_total");
+        }
         let with_fts = self.search_from_where(&mut q, s).unwrap_or(false);
         let order = match (s.sort, with_fts, s.status) {
             // Upcoming launches have no votes yet: soonest week first.
@@ -569,9 +587,18 @@ impl ListingRepository for SeaOrmStore {
         };
         q.sql(order);
         q.sql("").page(page);
-        let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
-        Ok(exact(Paged::counted_to_cap(items, page, counted)))
+        if !unfiltered {
+            let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+            let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
+            return Ok(Paged::counted_to_cap(items, page, counted));
+        }
+        let rows = Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let total = match rows.first() {
+            Some(r) => r.total.unwrap_or(0),
+            None => self.listings_in(status_of(s.status)).await? as i64,
+        };
+        let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
+        Ok(Paged::new(items, page, total.max(0) as u64))
     }
 
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
@@ -815,33 +842,38 @@ impl ListingRepository for SeaOrmStore {
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
         // One indexed range of the week's tallies of live listings (`live` kept on the tally by triggers),
-        // not a count of every vote nor a status lookup per voted listing.
-        let tally = |q: &mut RawQuery| {
-            q.sql(" FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
+        // and the total kept in `week_counts` (triggers, migration 25): no count at read time.
+        let kept = |q: &mut RawQuery| {
+            q.sql("COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = ")
                 .bind(week.monday())
-                .sql(" AND v.live = ")
-                .bind(true)
-                .sql(" AND v.votes > 0");
+                .sql("), 0)");
         };
-        let mut count = RawQuery::new(self.backend());
-        count
-            .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM vote_tallies v WHERE v.week_start = ")
+        let mut q = RawQuery::new(self.backend());
+        q.sql(
+            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes, ",
+        );
+        kept(&mut q);
+        q.sql(" AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
             .bind(week.monday())
             .sql(" AND v.live = ")
             .bind(true)
-            .sql(" AND v.votes > 0 LIMIT ")
-            .bind(COUNT_CAP as i64 + 1)
-            .sql(") t");
-        let counted = self.count(&count).await?;
-        let mut q = RawQuery::new(self.backend());
-        q.sql(
-            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes",
-        );
-        tally(&mut q);
-        q.sql(" ORDER BY v.votes DESC, l.id ASC").page(page);
-        let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::counted_to_cap(items, page, counted))
+            .sql(" AND v.votes > 0 ORDER BY v.votes DESC, l.id ASC")
+            .page(page);
+        let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let total = match rows.first() {
+            Some(r) => r.total,
+            None => {
+                let mut count = RawQuery::new(self.backend());
+                count.sql("SELECT ");
+                kept(&mut count);
+                count.sql(" AS n");
+                let row =
+                    crate::store::CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?;
+                row.map(|r| r.n)
+            }
+        };
+        let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
+        Ok(Paged::new(items, page, total.unwrap_or(0).max(0) as u64))
     }
 
     async fn max_listing_id(&self) -> RepoResult<i64> {

@@ -492,6 +492,14 @@ on_every_store!(listing_details_and_weekly_votes, |store| {
     let ranked: Vec<(String, i64)> = board.items.iter().map(|(s, n)| (s.name.clone(), *n)).collect();
     assert_eq!(ranked, vec![("Alpha".to_owned(), 3), ("Beta".to_owned(), 1)], "votes counted inside the week only");
     assert_eq!(board.total, 2);
+    // A page past the end has no rows to carry the total: it is read apart, the same.
+    let past = PageRequest::parse(Some(3), Some(1)).unwrap();
+    let beyond = store.weekly_votes(week, past).await.unwrap();
+    assert_eq!((beyond.items.len(), beyond.total), (0, 2));
+    let all = store.search_listings(&search(None), PageRequest::default()).await.unwrap();
+    let beyond = store.search_listings(&search(None), PageRequest::parse(Some(9), Some(1)).unwrap()).await.unwrap();
+    assert_eq!((all.total, beyond.items.len(), beyond.total, beyond.total_exact), (3, 0, 3, true));
+    assert_eq!(store.weekly_votes(week.plus_weeks(-5), past).await.unwrap().total, 0, "a week nobody voted in");
     let this = store.weekly_votes(week.plus_weeks(1), PageRequest::default()).await.unwrap();
     assert_eq!(this.items.iter().map(|(s, n)| (s.name.as_str(), *n)).collect::<Vec<_>>(), [("Alpha", 1)]);
 
@@ -731,6 +739,23 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
             let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
             assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
         }
+        // Each week's ranked listings (live, at least one vote that week), kept in week_counts.
+        let weeks = conn
+            .query_all_raw(sea_orm::Statement::from_string(
+                store.backend(),
+                "SELECT COALESCE(k.listings, 0) AS kept, (SELECT COUNT(*) FROM vote_tallies v \
+                 WHERE v.week_start = w.week_start AND v.live AND v.votes > 0) AS counted \
+                 FROM (SELECT week_start FROM vote_tallies UNION SELECT week_start FROM week_counts) w \
+                 LEFT JOIN week_counts k ON k.week_start = w.week_start ORDER BY w.week_start",
+            ))
+            .await
+            .unwrap();
+        let weeks: Vec<(i64, i64)> =
+            weeks.iter().map(|r| (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap())).collect();
+        assert!(!weeks.is_empty());
+        for (kept, counted) in &weeks {
+            assert_eq!(kept, counted, "a week's ranked listings: kept {kept}, counted {counted} ({weeks:?})");
+        }
         rows.iter()
             .map(|r| {
                 let slug: String = r.try_get("", "slug").unwrap();
@@ -753,6 +778,36 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
         format!("DELETE FROM listings WHERE id = {}", ids[3]),
         format!("DELETE FROM listings WHERE id = {}", ids[1]),
+        // A week's tallies: an unvote to zero, a vote again, a tally of another week, moved, deleted.
+        format!("UPDATE vote_tallies SET votes = 0 WHERE listing_id = {}", ids[0]),
+        format!("UPDATE vote_tallies SET votes = votes + 1 WHERE listing_id = {}", ids[0]),
+        format!(
+            "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-05', {}, 2, TRUE)",
+            ids[2]
+        ),
+        format!(
+            "UPDATE vote_tallies SET week_start = '2026-01-12' WHERE listing_id = {} AND week_start = '2026-01-05'",
+            ids[2]
+        ),
+        // As a vote writes it: an upsert, a new row in a week already counted; an unvote to zero; the
+        // upsert again, now the update of a row that comes back onto the board.
+        format!(
+            "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-12', {}, 1, TRUE) \
+             ON CONFLICT (week_start, listing_id) DO UPDATE SET votes = vote_tallies.votes + 1",
+            ids[0]
+        ),
+        format!(
+            "UPDATE vote_tallies SET votes = votes - 1 WHERE listing_id = {} AND week_start = '2026-01-12'",
+            ids[0]
+        ),
+        format!(
+            "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-12', {}, 1, TRUE) \
+             ON CONFLICT (week_start, listing_id) DO UPDATE SET votes = vote_tallies.votes + 1",
+            ids[0]
+        ),
+        format!("UPDATE listings SET status = 'hidden' WHERE id = {}", ids[2]),
+        format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
+        format!("DELETE FROM vote_tallies WHERE listing_id = {}", ids[0]),
     ] {
         conn.execute_unprepared(&sql).await.unwrap();
         recount().await;
@@ -860,14 +915,14 @@ on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
     // Each live listing updates its category's count and the live total: a new row version each.
     for chunk in 0..4 {
         let batch: Vec<ImportListing> = (0..100)
-            .map(|i| import(listing(&format!("Compact {chunk} {i}"), ListingStatus::Live, Some(dev)), 0))
+            .map(|i| import(listing(&format!("Compact {chunk} {i}"), ListingStatus::Live, Some(dev)), 1))
             .collect();
         store.import_listings(&batch, now()).await.unwrap();
     }
     store.end_bulk_load().await.unwrap();
     assert_eq!(category_counts(shared.as_ref()).await["dev-tools"], 400);
     if store.backend() == sea_orm::DbBackend::Postgres {
-        for table in ["categories", "listing_counts"] {
+        for table in ["categories", "listing_counts", "week_counts"] {
             let row = store
                 .connection()
                 .query_one_raw(sea_orm::Statement::from_string(
