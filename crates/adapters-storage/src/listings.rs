@@ -325,8 +325,6 @@ const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)"
 /// A word on a third of the directory costs 1 000 scores, not 33 000 (docs/DECISIONS.md).
 const RANKED_CANDIDATES: i64 = 1_000;
 
-/// True when a search has words and no filter but its status, so SQLite can count and rank inside the
-/// full-text index and read only the page's rows.
 /// The listing status a status filter selects.
 fn status_of(f: StatusFilter) -> ListingStatus {
     match f {
@@ -335,6 +333,8 @@ fn status_of(f: StatusFilter) -> ListingStatus {
     }
 }
 
+/// True when a search has words and no filter but its status, so SQLite can count and rank inside the
+/// full-text index and read only the page's rows.
 fn text_only(s: &ListingSearch) -> bool {
     s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty())
         && s.category.is_none()
@@ -894,8 +894,16 @@ impl ListingRepository for SeaOrmStore {
             updated_at: chrono::DateTime<chrono::FixedOffset>,
         }
         // A range of the primary key: the cost is the range's rows, however many listings there are.
+        // SQLite otherwise picks the status index and walks every live listing for each range (17 ms
+        // for a slice of 2 000 ids at 100 000 listings, 3 ms with the key; sqlite3, measured).
+        let table = match self.backend() {
+            DbBackend::Sqlite => "listings NOT INDEXED",
+            _ => "listings",
+        };
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT slug, updated_at FROM listings WHERE id > ")
+        q.sql("SELECT slug, updated_at FROM ")
+            .sql(table)
+            .sql(" WHERE id > ")
             .bind(after)
             .sql(" AND id <= ")
             .bind(up_to)
