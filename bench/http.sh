@@ -9,8 +9,8 @@
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
-# (BENCH_PASSES picks the passes: on, off, churn; BENCH_STORES the stores: sqlite, postgres — see the end
-# of this file).
+# (BENCH_PASSES picks the passes: on, off, churn; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
+# the server binary — see below and the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100000}"
@@ -24,8 +24,12 @@ if ! command -v wrk >/dev/null; then
   (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null
 fi
 
-cargo build --release -q --bin launchdir-api
-BIN=target/release/launchdir-api
+# BENCH_BIN runs another build of the server (say, an older commit's) on the same data, to compare two
+# builds in one sitting; by default the release build of this checkout.
+if [ -z "${BENCH_BIN:-}" ]; then
+  cargo build --release -q --bin launchdir-api
+fi
+BIN="${BENCH_BIN:-target/release/launchdir-api}"
 PG_ADMIN="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
 
 # Points DB_URL at the store's benchmark database, generating N listings into it once.
