@@ -767,6 +767,12 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
     };
     assert_eq!(recount().await.iter().map(|(_, n)| n).sum::<i64>(), 3, "the import counted");
     // Every kind of change an operator's SQL or a use case makes, each followed by a recount.
+    // A vote's write of its week's tally (an upsert, as `count_vote` writes it).
+    let vote = format!(
+        "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-12', {}, 1, TRUE) \
+         ON CONFLICT (week_start, listing_id) DO UPDATE SET votes = vote_tallies.votes + 1",
+        ids[0]
+    );
     for sql in [
         format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
         format!(
@@ -791,20 +797,12 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         ),
         // As a vote writes it: an upsert, a new row in a week already counted; an unvote to zero; the
         // upsert again, now the update of a row that comes back onto the board.
-        format!(
-            "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-12', {}, 1, TRUE) \
-             ON CONFLICT (week_start, listing_id) DO UPDATE SET votes = vote_tallies.votes + 1",
-            ids[0]
-        ),
+        vote.clone(),
         format!(
             "UPDATE vote_tallies SET votes = votes - 1 WHERE listing_id = {} AND week_start = '2026-01-12'",
             ids[0]
         ),
-        format!(
-            "INSERT INTO vote_tallies (week_start, listing_id, votes, live) VALUES ('2026-01-12', {}, 1, TRUE) \
-             ON CONFLICT (week_start, listing_id) DO UPDATE SET votes = vote_tallies.votes + 1",
-            ids[0]
-        ),
+        vote.clone(),
         format!("UPDATE listings SET status = 'hidden' WHERE id = {}", ids[2]),
         format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
         format!("DELETE FROM vote_tallies WHERE listing_id = {}", ids[0]),
