@@ -29,6 +29,7 @@ mod m20261124_000022_change_scopes;
 mod m20261124_000023_deferred_indexes;
 mod m20261124_000024_moderation;
 mod m20261125_000025_week_counts;
+mod m20261125_000026_board_counts;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -71,6 +72,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000023_deferred_indexes::Migration),
             Box::new(m20261124_000024_moderation::Migration),
             Box::new(m20261125_000025_week_counts::Migration),
+            Box::new(m20261125_000026_board_counts::Migration),
         ]
     }
 }

@@ -347,6 +347,23 @@ fn text_only(s: &ListingSearch) -> bool {
 }
 
 impl SeaOrmStore {
+    /// A page's kept total: what its first row carries beside it, or for an empty page (past the end)
+    /// the expression `kept` writes, read alone.
+    async fn page_total<R>(&self, rows: &[Counted<R>], kept: impl Fn(&mut RawQuery)) -> RepoResult<u64> {
+        let total = match rows.first() {
+            Some(r) => r.total,
+            None => {
+                let mut q = RawQuery::new(self.backend());
+                q.sql("SELECT ");
+                kept(&mut q);
+                q.sql(" AS n");
+                let row = crate::store::CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+                row.map(|r| r.n)
+            }
+        };
+        Ok(total.unwrap_or(0).max(0) as u64)
+    }
+
     /// How many listings are in `status`: the count kept by triggers (migration 21), one row.
     async fn listings_in(&self, status: ListingStatus) -> RepoResult<u64> {
         let mut q = RawQuery::new(self.backend());
@@ -593,12 +610,9 @@ impl ListingRepository for SeaOrmStore {
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
         let rows = Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let total = match rows.first() {
-            Some(r) => r.total.unwrap_or(0),
-            None => self.listings_in(status_of(s.status)).await? as i64,
-        };
+        let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
-        Ok(Paged::new(items, page, total.max(0) as u64))
+        Ok(Paged::new(items, page, total))
     }
 
     async fn listing_details(&self, id: ListingId, paid_sections: bool) -> RepoResult<ListingDetails> {
@@ -813,31 +827,28 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
-        // Column names are ours, never input.
+        // Column names are ours, never input. The total is kept per column in `board_counts` (triggers,
+        // migration 26) and read beside the page, in its statement.
         let col = match metric {
-            RankMetric::Votes => "l.votes_count",
-            RankMetric::BillboardCents => "l.billboard_cents",
-            RankMetric::DomainRating => "l.domain_rating",
-            RankMetric::RevenueMonthlyCents => "l.revenue_monthly_cents",
+            RankMetric::Votes => "votes_count",
+            RankMetric::BillboardCents => "billboard_cents",
+            RankMetric::DomainRating => "domain_rating",
+            RankMetric::RevenueMonthlyCents => "revenue_monthly_cents",
         };
-        let from_where = format!(" FROM listings l WHERE l.status = 'live' AND {col} > 0");
-        let mut count = RawQuery::new(self.backend());
-        count
-            .sql("SELECT COUNT(*) AS n FROM (SELECT 1")
-            .sql(&from_where)
-            .sql(" LIMIT ")
-            .bind(COUNT_CAP as i64 + 1)
-            .sql(") t");
-        let counted = self.count(&count).await?;
+        let kept = |q: &mut RawQuery| {
+            q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").bind(col).sql("), 0)");
+        };
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
-            .sql(&format!("CAST({col} AS BIGINT) AS week_votes"))
-            .sql(&from_where)
-            .sql(&format!(" ORDER BY {col} DESC, l.id ASC"))
+            .sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
+        kept(&mut q);
+        q.sql(&format!(" AS page_total FROM listings l WHERE l.status = 'live' AND l.{col} > 0"))
+            .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
             .page(page);
-        let rows = WeeklyRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let items = rows.into_iter().filter_map(|r| Some((r.listing.into_summary()?, r.week_votes))).collect();
-        Ok(Paged::counted_to_cap(items, page, counted))
+        let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let total = self.page_total(&rows, kept).await?;
+        let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
+        Ok(Paged::new(items, page, total))
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
@@ -860,20 +871,9 @@ impl ListingRepository for SeaOrmStore {
             .sql(" AND v.votes > 0 ORDER BY v.votes DESC, l.id ASC")
             .page(page);
         let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        let total = match rows.first() {
-            Some(r) => r.total,
-            None => {
-                let mut count = RawQuery::new(self.backend());
-                count.sql("SELECT ");
-                kept(&mut count);
-                count.sql(" AS n");
-                let row =
-                    crate::store::CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?;
-                row.map(|r| r.n)
-            }
-        };
+        let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
-        Ok(Paged::new(items, page, total.unwrap_or(0).max(0) as u64))
+        Ok(Paged::new(items, page, total))
     }
 
     async fn max_listing_id(&self) -> RepoResult<i64> {
