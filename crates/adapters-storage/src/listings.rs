@@ -842,7 +842,14 @@ impl ListingRepository for SeaOrmStore {
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
             .sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
         kept(&mut q);
-        q.sql(&format!(" AS page_total FROM listings l WHERE l.status = 'live' AND l.{col} > 0"))
+        // SQLite would take the status index and sort every live listing (135 ms at 100k for the
+        // billboard); `+` keeps the status off the index, so the column's own index is walked from the
+        // top and the page is done after its first rows (0.03 ms). The votes board has (status, votes).
+        let status = match (self.backend(), metric) {
+            (DbBackend::Sqlite, m) if m != RankMetric::Votes => "+l.status",
+            _ => "l.status",
+        };
+        q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
             .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
             .page(page);
         let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
