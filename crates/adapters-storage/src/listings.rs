@@ -372,7 +372,8 @@ impl SeaOrmStore {
         Ok(row.map_or(0, |r| r.n.max(0) as u64))
     }
 
-    /// One listing (with the ids of its extra categories folded in) by a unique column (`id` or `slug`); see [`SeaOrmStore::load_listings`].
+    /// One listing (with the ids of its extra categories folded in) by a unique column (`id` or
+    /// `slug`); see [`SeaOrmStore::load_listings`].
     async fn load_where(&self, col: &'static str, value: sea_orm::Value) -> RepoResult<Option<Listing>> {
         let rows = self
             .load_listings(|q| {
