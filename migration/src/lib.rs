@@ -40,6 +40,22 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
     Ok(())
 }
 
+/// The `down` of a migration that keeps counts in `table` by triggers on `on`, named as those
+/// migrations name them (21, 25, 26): on PostgreSQL `{table}_written` and `{table}_moved`, calling
+/// `{table}_follow()`; on SQLite `{table}_added`, `{table}_deleted` and `{table}_moved`.
+pub(crate) async fn drop_kept_counts(manager: &SchemaManager<'_>, table: &str, on: &str) -> Result<(), DbErr> {
+    let drops: Vec<String> = match manager.get_database_backend() {
+        sea_orm_migration::sea_orm::DbBackend::Postgres => vec![
+            format!("DROP TRIGGER IF EXISTS {table}_written ON {on}"),
+            format!("DROP TRIGGER IF EXISTS {table}_moved ON {on}"),
+            format!("DROP FUNCTION IF EXISTS {table}_follow()"),
+        ],
+        _ => ["added", "deleted", "moved"].iter().map(|t| format!("DROP TRIGGER IF EXISTS {table}_{t}")).collect(),
+    };
+    execute_all(manager, &drops).await?;
+    manager.drop_table(Table::drop().table(Alias::new(table)).if_exists().to_owned()).await
+}
+
 #[derive(Debug)]
 pub struct Migrator;
 

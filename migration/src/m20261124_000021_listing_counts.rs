@@ -61,19 +61,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let drops: &[&str] = match manager.get_database_backend() {
-            DbBackend::Postgres => &[
-                "DROP TRIGGER IF EXISTS listing_counts_written ON listings",
-                "DROP TRIGGER IF EXISTS listing_counts_moved ON listings",
-                "DROP FUNCTION IF EXISTS listing_counts_follow()",
-            ],
-            _ => &[
-                "DROP TRIGGER IF EXISTS listing_counts_added",
-                "DROP TRIGGER IF EXISTS listing_counts_deleted",
-                "DROP TRIGGER IF EXISTS listing_counts_moved",
-            ],
-        };
-        crate::execute_all(manager, drops).await?;
-        manager.drop_table(Table::drop().table(Alias::new("listing_counts")).if_exists().to_owned()).await
+        crate::drop_kept_counts(manager, "listing_counts", "listings").await
     }
 }

@@ -77,19 +77,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let drops: &[&str] = match manager.get_database_backend() {
-            DbBackend::Postgres => &[
-                "DROP TRIGGER IF EXISTS week_counts_written ON vote_tallies",
-                "DROP TRIGGER IF EXISTS week_counts_moved ON vote_tallies",
-                "DROP FUNCTION IF EXISTS week_counts_follow()",
-            ],
-            _ => &[
-                "DROP TRIGGER IF EXISTS week_counts_added",
-                "DROP TRIGGER IF EXISTS week_counts_deleted",
-                "DROP TRIGGER IF EXISTS week_counts_moved",
-            ],
-        };
-        crate::execute_all(manager, drops).await?;
-        manager.drop_table(Table::drop().table(Alias::new("week_counts")).if_exists().to_owned()).await
+        crate::drop_kept_counts(manager, "week_counts", "vote_tallies").await
     }
 }

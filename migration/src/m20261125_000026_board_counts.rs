@@ -99,19 +99,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let drops: &[&str] = match manager.get_database_backend() {
-            DbBackend::Postgres => &[
-                "DROP TRIGGER IF EXISTS board_counts_written ON listings",
-                "DROP TRIGGER IF EXISTS board_counts_moved ON listings",
-                "DROP FUNCTION IF EXISTS board_counts_follow()",
-            ],
-            _ => &[
-                "DROP TRIGGER IF EXISTS board_counts_added",
-                "DROP TRIGGER IF EXISTS board_counts_deleted",
-                "DROP TRIGGER IF EXISTS board_counts_moved",
-            ],
-        };
-        crate::execute_all(manager, drops).await?;
-        manager.drop_table(Table::drop().table(Alias::new("board_counts")).if_exists().to_owned()).await
+        crate::drop_kept_counts(manager, "board_counts", "listings").await
     }
 }
