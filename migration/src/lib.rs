@@ -40,6 +40,25 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
     Ok(())
 }
 
+/// Creates `table` of kept counts: one row per `key` (its primary key), with `listings`, the count,
+/// the shape migrations 21, 25 and 26 keep their counts in.
+pub(crate) async fn create_kept_counts(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    mut key: ColumnDef,
+) -> Result<(), DbErr> {
+    manager
+        .create_table(
+            Table::create()
+                .table(Alias::new(table))
+                .if_not_exists()
+                .col(key.not_null().primary_key())
+                .col(ColumnDef::new(Alias::new("listings")).big_integer().not_null().default(0))
+                .to_owned(),
+        )
+        .await
+}
+
 /// The `down` of a migration that keeps counts in `table` by triggers on `on`, named as those
 /// migrations name them (21, 25, 26): on PostgreSQL `{table}_written` and `{table}_moved`, calling
 /// `{table}_follow()`; on SQLite `{table}_added`, `{table}_deleted` and `{table}_moved`.

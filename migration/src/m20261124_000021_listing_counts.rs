@@ -11,15 +11,7 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(Alias::new("listing_counts"))
-                    .if_not_exists()
-                    .col(ColumnDef::new(Alias::new("status")).string().not_null().primary_key())
-                    .col(ColumnDef::new(Alias::new("listings")).big_integer().not_null().default(0))
-                    .to_owned(),
-            )
+        crate::create_kept_counts(manager, "listing_counts", ColumnDef::new(Alias::new("status")).string().to_owned())
             .await?;
         let db = manager.get_connection();
         let statements: Vec<&str> = match manager.get_database_backend() {

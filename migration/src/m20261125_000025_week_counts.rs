@@ -17,15 +17,7 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(Alias::new("week_counts"))
-                    .if_not_exists()
-                    .col(ColumnDef::new(Alias::new("week_start")).date().not_null().primary_key())
-                    .col(ColumnDef::new(Alias::new("listings")).big_integer().not_null().default(0))
-                    .to_owned(),
-            )
+        crate::create_kept_counts(manager, "week_counts", ColumnDef::new(Alias::new("week_start")).date().to_owned())
             .await?;
         let statements: Vec<&str> = match manager.get_database_backend() {
             DbBackend::Postgres => vec![

@@ -37,15 +37,7 @@ fn moves(old: &str, new: &str) -> String {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(Alias::new("board_counts"))
-                    .if_not_exists()
-                    .col(ColumnDef::new(Alias::new("metric")).string().not_null().primary_key())
-                    .col(ColumnDef::new(Alias::new("listings")).big_integer().not_null().default(0))
-                    .to_owned(),
-            )
+        crate::create_kept_counts(manager, "board_counts", ColumnDef::new(Alias::new("metric")).string().to_owned())
             .await?;
         let update = |d: String| format!("UPDATE board_counts SET listings = listings + ({d}) WHERE ({d}) <> 0");
         let statements: Vec<String> = match manager.get_database_backend() {
