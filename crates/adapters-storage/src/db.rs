@@ -10,7 +10,12 @@ use std::time::Duration;
 /// with a busy timeout so readers never block the writer and concurrent writers wait, not fail.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(url.to_owned());
-    opts.sqlx_logging(false).connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
+    // Every statement at debug (`RUST_LOG=sqlx::query=debug` shows what a request runs), one over a
+    // second at info: neither shows at the default level, so bulk loads and tests stay quiet.
+    opts.sqlx_logging(true)
+        .sqlx_logging_level(log::LevelFilter::Debug)
+        .sqlx_slow_statements_logging_settings(log::LevelFilter::Info, Duration::from_secs(1));
+    opts.connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
         // A file has no server or proxy to drop a connection: no ping before each checkout (by default
         // every acquire pays one extra round trip to the connection's worker thread).
