@@ -514,7 +514,7 @@ impl ListingRepository for SeaOrmStore {
                 .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
                 .bind(matched.clone())
                 .sql(" LIMIT ")
-                .bind(COUNT_CAP as i64 + 1)
+                .count_of_rows(COUNT_CAP as i64 + 1)
                 .sql(") t");
             let counted = self.count(&count).await?;
             // Ranks a bounded candidate set: the newest matches the index hands out (by rowid), as many as
@@ -535,7 +535,7 @@ impl ListingRepository for SeaOrmStore {
                 .sql(" AND s.status = ")
                 .bind(status.as_str())
                 .sql(" ORDER BY listings_fts.rowid DESC LIMIT ")
-                .bind(candidates)
+                .count_of_rows(candidates)
                 .sql(") ORDER BY r, id DESC")
                 .page(page)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r, l.id DESC");
@@ -548,7 +548,7 @@ impl ListingRepository for SeaOrmStore {
         let Some(_) = self.search_from_where(&mut count, s) else {
             return Ok(Paged::new(vec![], page, 0));
         };
-        count.sql(" LIMIT ").bind(COUNT_CAP as i64 + 1).sql(") t");
+        count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
         // An unfiltered list's total is the kept count (exact at any size), read in the page's own
         // statement; any other list's is counted up to the cap (apart, through the count cache).
         let unfiltered = s.is_unfiltered();
@@ -572,7 +572,7 @@ impl ListingRepository for SeaOrmStore {
             }
             self.search_from_where(&mut q, s);
             q.sql(" LIMIT ")
-                .bind(candidates)
+                .count_of_rows(candidates)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r DESC, l.votes_count DESC, l.id DESC")
                 .page(page);
             let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
@@ -801,7 +801,7 @@ impl ListingRepository for SeaOrmStore {
             .sql(" FROM alternatives a JOIN listings l ON l.id = a.alternative_id WHERE a.approved AND l.status = 'live' AND a.listing_id = ")
             .bind(id.get())
             .sql(" ORDER BY l.votes_count DESC, l.id LIMIT ")
-            .bind(i64::from(limit));
+            .count_of_rows(i64::from(limit));
         let first: Vec<ListingSummary> = SummaryRow::find_by_statement(approved.build())
             .all(&self.db)
             .await
@@ -818,7 +818,7 @@ impl ListingRepository for SeaOrmStore {
             .sql(" AND l.id NOT IN (SELECT a.alternative_id FROM alternatives a WHERE a.approved AND a.listing_id = ")
             .bind(id.get())
             .sql(") ORDER BY l.votes_count DESC, l.id LIMIT ")
-            .bind(i64::from(limit.saturating_sub(first.len() as u32)));
+            .count_of_rows(i64::from(limit.saturating_sub(first.len() as u32)));
         let rest = SummaryRow::find_by_statement(same.build()).all(&self.db).await.map_err(repo_err)?;
         Ok(first
             .into_iter()
