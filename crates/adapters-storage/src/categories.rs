@@ -92,19 +92,18 @@ impl CategoryRepository for SeaOrmStore {
             id: i64,
             live_listings: i64,
         }
+        impl crate::inline::FromSqliteRow for Count {
+            fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+                crate::inline::from_sqlite_row!(row, at, Self { id, live_listings })
+            }
+        }
         // The tree from the category cache (operators' edits only); the counts, kept on the rows by
         // triggers (migration 19), read fresh: two integers a row, no aggregation.
         let tree = self.all_categories().await?;
         let mut q = crate::sql::RawQuery::new(self.backend());
         q.sql("SELECT id, live_listings FROM categories");
         let counts: std::collections::HashMap<i64, i64> =
-            <Count as sea_orm::FromQueryResult>::find_by_statement(q.build())
-                .all(&self.db)
-                .await
-                .map_err(repo_err)?
-                .into_iter()
-                .map(|c| (c.id, c.live_listings))
-                .collect();
+            self.short_read::<Count>(q.build()).await?.into_iter().map(|c| (c.id, c.live_listings)).collect();
         Ok(tree
             .iter()
             .map(|c| {

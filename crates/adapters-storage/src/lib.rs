@@ -13,6 +13,7 @@ pub mod entity;
 mod founders;
 mod idempotency;
 mod import;
+mod inline;
 mod jobs;
 mod json;
 mod listings;

@@ -1,6 +1,7 @@
 //! The listing repository: create, read, and full-text search with filters and sorts.
 
 use crate::entity::{listing_categories, listings};
+use crate::inline::{FromSqliteRow, column, from_sqlite_row};
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json, socials_from_json, socials_to_json};
 use crate::sql::{RawQuery, columns, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
@@ -189,6 +190,79 @@ pub(crate) struct SummaryRow {
     launch_week: Option<chrono::NaiveDate>,
 }
 
+impl FromSqliteRow for SummaryRow {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        from_sqlite_row!(row, at, Self { id, slug, name, url, tagline, votes_count, status, launch_week })
+    }
+}
+
+impl FromSqliteRow for listings::Model {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        from_sqlite_row!(
+            row,
+            at,
+            Self {
+                id,
+                slug,
+                name,
+                url,
+                domain,
+                tagline,
+                short_description,
+                description,
+                stage,
+                pricing_model,
+                pricing_summary,
+                country,
+                city,
+                founded_year,
+                contact_email,
+                demo_video_url,
+                logo_url,
+                features,
+                usps,
+                keywords,
+                tags,
+                faqs,
+                socials,
+                headline,
+                summary,
+                seo_title,
+                seo_description,
+                not_found_on_website,
+                status,
+                plan,
+                launch_week,
+                launched_at,
+                held_status,
+                primary_category_id,
+                unlocked_story,
+                unlocked_milestones,
+                unlocked_media,
+                featured,
+                verified,
+                votes_count,
+                follows_count,
+                views_count,
+                trending_score,
+                rating_avg,
+                rating_count,
+                domain_rating,
+                domain_rating_prev,
+                domain_rating_source,
+                domain_rating_on,
+                revenue_monthly_cents,
+                revenue_source,
+                revenue_as_of,
+                billboard_cents,
+                draft_id,
+                created_at,
+                updated_at,
+            }
+        )
+    }
+}
+
 /// The select-list expression of a listing's extra categories' ids, comma-separated in id order
 /// (`l` is the listing).
 fn extra_categories_sql(backend: DbBackend) -> &'static str {
@@ -278,6 +352,12 @@ struct WeeklyRow {
     week_votes: i64,
 }
 
+impl FromSqliteRow for WeeklyRow {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        Ok(Self { listing: SummaryRow::from_sqlite(row, at)?, week_votes: column(row, at, "week_votes")? })
+    }
+}
+
 /// A page's row with the read's total beside it (`page_total`, a scalar subquery the database runs
 /// once per statement): a page and its count in one statement, one hand-off to the database instead of
 /// two. An empty page carries no total, so the caller counts apart then.
@@ -290,6 +370,12 @@ struct Counted<R> {
 impl<R: FromQueryResult> FromQueryResult for Counted<R> {
     fn from_query_result(res: &sea_orm::QueryResult, pre: &str) -> Result<Self, sea_orm::DbErr> {
         Ok(Self { row: R::from_query_result(res, pre)?, total: res.try_get(pre, "page_total")? })
+    }
+}
+
+impl<R: FromSqliteRow> FromSqliteRow for Counted<R> {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        Ok(Self { row: R::from_sqlite(row, at)?, total: column(row, at, "page_total")? })
     }
 }
 
@@ -606,11 +692,12 @@ impl ListingRepository for SeaOrmStore {
         q.sql(order);
         q.sql("").page(page);
         if !unfiltered {
+            // A filter can make the database read far more rows than the page: this stays on the pool.
             let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
-        let rows = Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let rows = self.short_read::<Counted<SummaryRow>>(q.build()).await?;
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
         Ok(Paged::new(items, page, total))
@@ -707,6 +794,19 @@ impl ListingRepository for SeaOrmStore {
             story_sections: Option<String>,
             awards_json: Option<String>,
         }
+        impl FromSqliteRow for Row {
+            fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+                Ok(Self {
+                    listing: listings::Model::from_sqlite(row, at)?,
+                    extra_category_ids: column(row, at, "extra_category_ids")?,
+                    founders_json: column(row, at, "founders_json")?,
+                    updates_json: column(row, at, "updates_json")?,
+                    milestones_json: column(row, at, "milestones_json")?,
+                    story_sections: column(row, at, "story_sections")?,
+                    awards_json: column(row, at, "awards_json")?,
+                })
+            }
+        }
         type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);
         let b = self.backend();
         let founders = json_rows(
@@ -751,7 +851,7 @@ impl ListingRepository for SeaOrmStore {
             .sql(&awards)
             .sql(" AS awards_json FROM listings l WHERE l.slug = ")
             .bind(slug.as_str());
-        let Some(r) = Row::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
+        let Some(r) = self.short_read::<Row>(q.build()).await?.into_iter().next() else {
             return Ok(None);
         };
         let id = r.listing.id;
@@ -802,10 +902,9 @@ impl ListingRepository for SeaOrmStore {
             .bind(id.get())
             .sql(" ORDER BY l.votes_count DESC, l.id LIMIT ")
             .count_of_rows(i64::from(limit));
-        let first: Vec<ListingSummary> = SummaryRow::find_by_statement(approved.build())
-            .all(&self.db)
-            .await
-            .map_err(repo_err)?
+        let first: Vec<ListingSummary> = self
+            .short_read::<SummaryRow>(approved.build())
+            .await?
             .into_iter()
             .filter_map(SummaryRow::into_summary)
             .collect();
@@ -819,7 +918,7 @@ impl ListingRepository for SeaOrmStore {
             .bind(id.get())
             .sql(") ORDER BY l.votes_count DESC, l.id LIMIT ")
             .count_of_rows(i64::from(limit.saturating_sub(first.len() as u32)));
-        let rest = SummaryRow::find_by_statement(same.build()).all(&self.db).await.map_err(repo_err)?;
+        let rest = self.short_read::<SummaryRow>(same.build()).await?;
         Ok(first
             .into_iter()
             .map(|s| (s, true))
@@ -853,7 +952,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
             .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
             .page(page);
-        let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
         Ok(Paged::new(items, page, total))
@@ -878,7 +977,7 @@ impl ListingRepository for SeaOrmStore {
             .bind(true)
             .sql(" AND v.votes > 0 ORDER BY v.votes DESC, l.id ASC")
             .page(page);
-        let rows = Counted::<WeeklyRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
         Ok(Paged::new(items, page, total))

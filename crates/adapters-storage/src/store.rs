@@ -15,6 +15,9 @@ pub struct SeaOrmStore {
     pub(crate) categories: Arc<RwLock<Option<CachedCategories>>>,
     /// Totals of paged reads, kept for a few seconds when enabled (see [`SeaOrmStore::with_count_cache`]).
     counts: Option<moka::future::Cache<String, u64>>,
+    /// Short reads of a SQLite file on the calling thread (see [`crate::inline`]); `None` on PostgreSQL
+    /// and in-memory SQLite.
+    pub(crate) inline: Option<Arc<crate::inline::InlineReader>>,
 }
 
 /// The category tree and when it was read.
@@ -25,7 +28,13 @@ pub(crate) const CATEGORY_TTL: Duration = Duration::from_secs(30);
 
 impl SeaOrmStore {
     pub fn new(db: DatabaseConnection) -> Self {
-        Self { db, categories: Arc::default(), counts: None }
+        let inline = (db.get_database_backend() == sea_orm::DbBackend::Sqlite)
+            .then(|| {
+                crate::inline::InlineReader::for_file(db.get_sqlite_connection_pool().connect_options().get_filename())
+            })
+            .flatten()
+            .map(Arc::new);
+        Self { db, categories: Arc::default(), counts: None, inline }
     }
 
     /// Keeps the totals of paged reads (`COUNT(*)` over a search, a board, a week) for `ttl`, so a
@@ -73,6 +82,12 @@ pub(crate) struct CountRow {
     pub(crate) n: i64,
 }
 
+impl crate::inline::FromSqliteRow for CountRow {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        crate::inline::from_sqlite_row!(row, at, Self { n })
+    }
+}
+
 impl SeaOrmStore {
     /// Runs a `SELECT COUNT(*) AS n …` statement (through the count cache when enabled).
     pub(crate) async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
@@ -84,6 +99,18 @@ impl SeaOrmStore {
         let Some(cache) = &self.counts else { return run(stmt).await };
         let key = format!("{}\u{0}{:?}", stmt.sql, stmt.values);
         cache.try_get_with(key, run(stmt)).await.map_err(|e| RepoError::Unexpected(e.to_string().into()))
+    }
+
+    /// Every row of a short public read: on the calling thread when the store is a SQLite file (see
+    /// [`crate::inline`]), else through the pool.
+    pub(crate) async fn short_read<T>(&self, stmt: Statement) -> RepoResult<Vec<T>>
+    where
+        T: FromQueryResult + crate::inline::FromSqliteRow,
+    {
+        match &self.inline {
+            Some(reader) => reader.all(&stmt),
+            None => T::find_by_statement(stmt).all(&self.db).await.map_err(repo_err),
+        }
     }
 
     /// Forgets the cached category tree (after this instance changed it).

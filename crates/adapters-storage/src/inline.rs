@@ -1,0 +1,239 @@
+//! Short public reads of a SQLite file, run on the calling thread.
+//!
+//! sqlx gives each SQLite connection its own thread: a statement is sent to it and its rows come back
+//! through channels, and each way is a thread wake-up. For a read of 50 µs that hand-off was most of
+//! the cost (perf on the 100k benchmark: about two thirds of the server's CPU was in the connections'
+//! threads, most of it in the kernel switching between threads). The reads of a page, a board or a
+//! profile — bounded, indexed, well under a millisecond — run here instead, on a small set of
+//! read-only connections to the same file, without leaving the thread. Writes, transactions and the
+//! long reads (a search, a sitemap slice, the operator's reports) stay on the sea-orm pool.
+//!
+//! WAL mode lets these readers run beside the pool's writer; each statement sees the last committed
+//! state, as a read on the pool does. An in-memory database has no file to share: reads stay on the
+//! pool there.
+
+use domain::ports::{RepoError, RepoResult};
+use rusqlite::{Connection, OpenFlags, Row};
+use sea_orm::{Statement, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// A row type a short read decodes from a SQLite row: its fields from consecutive columns, the first
+/// at `*at` (moved past the last). By position, not by name: looking each field's column up by name
+/// was a sixth of an uncached profile's CPU (57 columns, each lookup a scan of the names). Debug
+/// builds check each column's name, so a statement whose columns are not in the row's order fails
+/// every test that reads it.
+pub(crate) trait FromSqliteRow: Sized {
+    fn from_sqlite(row: &Row<'_>, at: &mut usize) -> rusqlite::Result<Self>;
+}
+
+/// The value of the column at `*at`, which must be named `name`; moves `at` to the next column.
+pub(crate) fn column<T: rusqlite::types::FromSql>(row: &Row<'_>, at: &mut usize, name: &str) -> rusqlite::Result<T> {
+    let i = *at;
+    *at += 1;
+    debug_assert_eq!(row.as_ref().column_name(i).ok(), Some(name), "column {i} of {:?}", row.as_ref().expanded_sql());
+    row.get(i)
+}
+
+/// Read-only connections to one SQLite file, opened on demand and kept for reuse.
+pub(crate) struct InlineReader {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+/// Idle connections kept: one per thread that reads at once (actix runs one worker per core).
+const MAX_IDLE: usize = 8;
+
+/// Prepared statements each connection keeps (the ported reads are about a dozen shapes).
+const STATEMENT_CACHE: usize = 64;
+
+impl std::fmt::Debug for InlineReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InlineReader").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl InlineReader {
+    /// A reader for the database file at `path`; `None` for an in-memory database (sqlx names those
+    /// `file:sqlx-in-memory-N`, a URI: nothing on disk to share) or any other URI name.
+    pub(crate) fn for_file(path: &Path) -> Option<Self> {
+        let name = path.to_string_lossy();
+        if name.is_empty() || name.starts_with(':') || name.starts_with("file:") {
+            return None;
+        }
+        Some(Self { path: path.to_owned(), idle: Mutex::new(Vec::new()) })
+    }
+
+    fn open(&self) -> rusqlite::Result<Connection> {
+        // Opened read-write (a read-only connection cannot recover the WAL index after a crash) and
+        // then made query-only: nothing written through here.
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(Duration::from_secs(10))?;
+        // The same page budget as the pool's connections (db.rs).
+        conn.execute_batch("PRAGMA query_only = 1; PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -8192;")?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        Ok(conn)
+    }
+
+    /// Every row of `stmt`, decoded as `T`.
+    pub(crate) fn all<T: FromSqliteRow>(&self, stmt: &Statement) -> RepoResult<Vec<T>> {
+        let conn = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
+        let conn = match conn {
+            Some(c) => c,
+            None => self.open().map_err(fault)?,
+        };
+        let rows = run(&conn, stmt);
+        // A connection is kept unless its read failed (it may be what failed).
+        if rows.is_ok() {
+            let mut idle = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            if idle.len() < MAX_IDLE {
+                idle.push(conn);
+            }
+        }
+        rows
+    }
+}
+
+fn run<T: FromSqliteRow>(conn: &Connection, stmt: &Statement) -> RepoResult<Vec<T>> {
+    let mut prepared = conn.prepare_cached(&stmt.sql).map_err(fault)?;
+    let values = stmt.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
+    for (i, v) in values.iter().enumerate() {
+        prepared.raw_bind_parameter(i + 1, to_sqlite(v)?).map_err(fault)?;
+    }
+    let mut rows = prepared.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(fault)? {
+        out.push(T::from_sqlite(row, &mut 0).map_err(fault)?);
+    }
+    Ok(out)
+}
+
+/// A bound value as the pool's driver (sqlx) writes it to SQLite, so a comparison with stored text
+/// (dates) means the same on both paths.
+fn to_sqlite(v: &Value) -> RepoResult<rusqlite::types::Value> {
+    use rusqlite::types::Value as S;
+    Ok(match v {
+        Value::Bool(b) => b.map_or(S::Null, |b| S::Integer(i64::from(b))),
+        Value::TinyInt(n) => n.map_or(S::Null, |n| S::Integer(i64::from(n))),
+        Value::SmallInt(n) => n.map_or(S::Null, |n| S::Integer(i64::from(n))),
+        Value::Int(n) => n.map_or(S::Null, |n| S::Integer(i64::from(n))),
+        Value::BigInt(n) => n.map_or(S::Null, S::Integer),
+        Value::Double(n) => n.map_or(S::Null, S::Real),
+        Value::String(s) => s.as_ref().map_or(S::Null, |s| S::Text(s.to_string())),
+        Value::ChronoDate(d) => d.as_ref().map_or(S::Null, |d| S::Text(d.format("%F").to_string())),
+        Value::ChronoDateTimeWithTimeZone(t) => {
+            t.as_ref().map_or(S::Null, |t| S::Text(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)))
+        }
+        Value::ChronoDateTimeUtc(t) => {
+            t.as_ref().map_or(S::Null, |t| S::Text(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)))
+        }
+        other => return Err(RepoError::Unexpected(format!("no inline SQLite binding for {other:?}").into())),
+    })
+}
+
+fn fault(e: rusqlite::Error) -> RepoError {
+    RepoError::Unexpected(format!("sqlite: {e}").into())
+}
+
+/// `Ok(T { field, … })` with the fields read from consecutive columns named as they are (see
+/// [`column`]): the decoding `#[derive(FromQueryResult)]` does on the pool, for the reads run here.
+macro_rules! from_sqlite_row {
+    ($row:ident, $at:ident, $ty:ident { $($field:ident),* $(,)? }) => {
+        Ok($ty { $($field: $crate::inline::column($row, $at, stringify!($field))?),* })
+    };
+}
+pub(crate) use from_sqlite_row;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::CountRow;
+    use chrono::{DateTime, FixedOffset, NaiveDate, TimeZone, Utc};
+    use sea_orm::{ConnectionTrait, DbBackend};
+
+    /// A reader of the test database's file (`sqlite://PATH?mode=rwc`).
+    fn reader_for(t: &test_support::TestDatabase) -> InlineReader {
+        let path = t.url.trim_start_matches("sqlite://").split('?').next().unwrap_or_default();
+        InlineReader::for_file(Path::new(path)).expect("a file")
+    }
+
+    fn stmt(sql: &str, values: Vec<Value>) -> Statement {
+        Statement::from_sql_and_values(DbBackend::Sqlite, sql, values)
+    }
+
+    #[test]
+    fn in_memory_databases_have_no_reader() {
+        assert!(InlineReader::for_file(Path::new(":memory:")).is_none());
+        // What sqlx names `sqlite::memory:` (a URI to a shared in-memory database).
+        assert!(InlineReader::for_file(Path::new("file:sqlx-in-memory-3")).is_none());
+        assert!(InlineReader::for_file(Path::new("")).is_none());
+        assert!(InlineReader::for_file(Path::new("/var/lib/launchdir/launchdir.db")).is_some());
+    }
+
+    #[tokio::test]
+    async fn a_file_store_reads_inline_and_an_in_memory_one_through_the_pool() {
+        let t = test_support::sqlite();
+        let file = crate::SeaOrmStore::new(crate::db::connect(&t.url).await.expect("open the file"));
+        assert!(file.inline.is_some());
+        let memory = crate::SeaOrmStore::new(crate::db::connect("sqlite::memory:").await.expect("open memory"));
+        assert!(memory.inline.is_none());
+    }
+
+    /// A value bound here compares equal to the same value written through the pool (sqlx's text
+    /// encodings of dates and times), so a read means the same on both paths.
+    #[tokio::test]
+    async fn values_bind_as_the_pool_writes_them() {
+        let t = test_support::sqlite();
+        let db = crate::db::connect(&t.url).await.expect("open the file");
+        db.execute_unprepared("CREATE TABLE t (d TEXT, at TEXT, at_utc TEXT, b INTEGER, n INTEGER, x REAL, s TEXT)")
+            .await
+            .expect("create the table");
+        let day = NaiveDate::from_ymd_opt(2026, 11, 23).expect("a date");
+        let at: DateTime<FixedOffset> =
+            FixedOffset::east_opt(3600).expect("an offset").with_ymd_and_hms(2026, 11, 25, 14, 3, 9).unwrap()
+                + chrono::Duration::milliseconds(120);
+        let at_utc = Utc.with_ymd_and_hms(2026, 11, 25, 13, 3, 9).unwrap();
+        let values: Vec<Value> =
+            vec![day.into(), at.into(), at_utc.into(), true.into(), 7i64.into(), 2.5f64.into(), "Zoë's".into()];
+        db.execute_raw(stmt("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", values.clone())).await.expect("write a row");
+        let reader = reader_for(&t);
+        let same = reader
+            .all::<CountRow>(&stmt(
+                "SELECT COUNT(*) AS n FROM t WHERE d = ? AND at = ? AND at_utc = ? AND b = ? AND n = ? AND x = ? AND s = ?",
+                values,
+            ))
+            .expect("read");
+        assert_eq!(same[0].n, 1);
+        let none = reader
+            .all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t WHERE d = ?", vec![day.succ_opt().unwrap().into()]))
+            .expect("read");
+        assert_eq!(none[0].n, 0);
+    }
+
+    #[tokio::test]
+    async fn nothing_is_written_through_a_reader() {
+        let t = test_support::sqlite();
+        let db = crate::db::connect(&t.url).await.expect("open the file");
+        db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)").await.expect("a row");
+        let reader = reader_for(&t);
+        let err = reader.all::<CountRow>(&stmt("DELETE FROM t RETURNING n", vec![])).expect_err("a write is refused");
+        assert!(format!("{err:?}").contains("readonly"), "{err:?}");
+        let left = reader.all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t", vec![])).expect("read");
+        assert_eq!(left[0].n, 1);
+    }
+
+    #[tokio::test]
+    async fn a_value_of_an_unknown_kind_is_an_error_not_a_wrong_answer() {
+        let t = test_support::sqlite();
+        let _db = crate::db::connect(&t.url).await.expect("open the file");
+        let reader = reader_for(&t);
+        let err = reader
+            .all::<CountRow>(&stmt("SELECT ? AS n", vec![Value::Bytes(Some(vec![1, 2]))]))
+            .expect_err("bytes are not bound here");
+        assert!(format!("{err:?}").contains("no inline SQLite binding"), "{err:?}");
+    }
+}
