@@ -139,6 +139,18 @@ fn fault(e: rusqlite::Error) -> RepoError {
     RepoError::Unexpected(format!("sqlite: {e}").into())
 }
 
+/// The date in the column at `*at` (`YYYY-MM-DD` text, as sqlx writes it), read with chrono's
+/// fixed ISO parser: rusqlite's reads it through a format string interpreted at every value, a few
+/// per cent of a board read with a date on each of its rows.
+pub(crate) fn date_column(row: &Row<'_>, at: &mut usize, name: &str) -> rusqlite::Result<Option<chrono::NaiveDate>> {
+    let i = *at;
+    let text: Option<String> = column(row, at, name)?;
+    text.map(|t| {
+        t.parse().map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e)))
+    })
+    .transpose()
+}
+
 /// `Ok(T { field, … })` with the fields read from consecutive columns named as they are (see
 /// [`column`]): the decoding `#[derive(FromQueryResult)]` does on the pool, for the reads run here.
 macro_rules! from_sqlite_row {

@@ -1,7 +1,7 @@
 //! The listing repository: create, read, and full-text search with filters and sorts.
 
 use crate::entity::{listing_categories, listings};
-use crate::inline::{FromSqliteRow, column, from_sqlite_row};
+use crate::inline::{FromSqliteRow, column, date_column, from_sqlite_row};
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json, socials_from_json, socials_to_json};
 use crate::sql::{RawQuery, columns, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
@@ -192,7 +192,16 @@ pub(crate) struct SummaryRow {
 
 impl FromSqliteRow for SummaryRow {
     fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
-        from_sqlite_row!(row, at, Self { id, slug, name, url, tagline, votes_count, status, launch_week })
+        Ok(Self {
+            id: column(row, at, "id")?,
+            slug: column(row, at, "slug")?,
+            name: column(row, at, "name")?,
+            url: column(row, at, "url")?,
+            tagline: column(row, at, "tagline")?,
+            votes_count: column(row, at, "votes_count")?,
+            status: column(row, at, "status")?,
+            launch_week: date_column(row, at, "launch_week")?,
+        })
     }
 }
 

@@ -82,8 +82,10 @@ impl LaunchWeek {
 }
 
 impl fmt::Display for LaunchWeek {
+    /// `YYYY-MM-DD`: chrono's own date display, which is that for years 1 to 9999 without
+    /// interpreting a format string (`format("%Y-%m-%d")` was 4 % of an uncached board read).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0.format("%Y-%m-%d"))
+        fmt::Display::fmt(&self.0, f)
     }
 }
 
@@ -103,6 +105,7 @@ mod tests {
         assert_eq!(LaunchWeek::containing(d("2026-11-22")).monday(), d("2026-11-16"));
         assert_eq!(LaunchWeek::containing(d("2026-11-16")).monday(), d("2026-11-16"));
         assert_eq!(LaunchWeek::containing(d("2026-11-23")).monday(), d("2026-11-23"));
+        assert_eq!(LaunchWeek::containing(d("2026-03-04")).to_string(), "2026-03-02");
     }
 
     #[test]
