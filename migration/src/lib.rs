@@ -30,6 +30,7 @@ mod m20261124_000023_deferred_indexes;
 mod m20261124_000024_moderation;
 mod m20261125_000025_week_counts;
 mod m20261125_000026_board_counts;
+mod m20261125_000027_weekly_rank_index;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -108,6 +109,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261124_000024_moderation::Migration),
             Box::new(m20261125_000025_week_counts::Migration),
             Box::new(m20261125_000026_board_counts::Migration),
+            Box::new(m20261125_000027_weekly_rank_index::Migration),
         ]
     }
 }

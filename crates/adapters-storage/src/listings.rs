@@ -984,7 +984,7 @@ impl ListingRepository for SeaOrmStore {
             .bind(week.monday())
             .sql(" AND v.live = ")
             .bind(true)
-            .sql(" AND v.votes > 0 ORDER BY v.votes DESC, l.id ASC")
+            .sql(" AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
             .page(page);
         let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
         let total = self.page_total(&rows, kept).await?;
