@@ -86,29 +86,48 @@ pub fn columns<E: sea_orm::EntityTrait>(alias: &str) -> String {
     E::Column::iter().map(|c| format!("{prefix}{}", c.as_str())).collect::<Vec<_>>().join(", ")
 }
 
-/// Turns a person's search words into a safe full-text query: only letters and digits survive, at most
-/// ten words, all required, the last one as a prefix (so results appear while typing). `None` when no
-/// word is left.
+/// A person's search words, safe for a full-text query: only letters and digits survive, lowercased,
+/// at most ten words. Empty when no word is left.
+pub fn search_words(q: &str) -> Vec<String> {
+    q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(10).map(str::to_lowercase).collect()
+}
+
+/// Turns a person's search words into a safe full-text query: all words required, the last one as a
+/// prefix (so results appear while typing). `None` when no word is left.
 pub fn fts_query(backend: DbBackend, q: &str) -> Option<String> {
-    let words: Vec<String> =
-        q.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).take(10).map(str::to_lowercase).collect();
-    if words.is_empty() {
-        return None;
-    }
-    let last = words.len() - 1;
+    sqlite_or_pg_query(backend, &search_words(q), None)
+}
+
+/// The FTS5 query for `words` with the last word's prefix spelled out as `completions`, the index's
+/// terms that begin with it: `"a" AND ("b" OR "b1" OR "b2")`. The typed word itself stays in as a phrase,
+/// which FTS5 stems as it stemmed the listings (`tools` finds `tool`). `None` when no word is left.
+pub fn sqlite_query_completed(words: &[String], completions: &[String]) -> Option<String> {
+    sqlite_or_pg_query(DbBackend::Sqlite, words, Some(completions))
+}
+
+fn sqlite_or_pg_query(backend: DbBackend, words: &[String], completions: Option<&[String]>) -> Option<String> {
+    let last = words.len().checked_sub(1)?;
+    let quoted = |w: &str| format!("\"{}\"", w.replace('"', "\"\""));
     let parts: Vec<String> = words
         .iter()
         .enumerate()
-        .map(|(i, w)| match (backend, i == last) {
-            (DbBackend::Postgres, true) => format!("{w}:*"),
-            (DbBackend::Postgres, false) => w.clone(),
-            (_, true) => format!("\"{w}\"*"),
-            (_, false) => format!("\"{w}\""),
+        .map(|(i, w)| match (backend, i == last, completions) {
+            (DbBackend::Postgres, true, _) => format!("{w}:*"),
+            (DbBackend::Postgres, false, _) => w.clone(),
+            (_, true, Some(terms)) => {
+                let mut alternatives = vec![quoted(w)];
+                alternatives.extend(terms.iter().filter(|t| *t != w).map(|t| quoted(t)));
+                format!("({})", alternatives.join(" OR "))
+            }
+            (_, true, None) => format!("{}*", quoted(w)),
+            (_, false, _) => quoted(w),
         })
         .collect();
-    Some(match backend {
-        DbBackend::Postgres => parts.join(" & "),
-        _ => parts.join(" "),
+    Some(match (backend, completions) {
+        (DbBackend::Postgres, _) => parts.join(" & "),
+        // FTS5 reads two phrases side by side as AND, but not a phrase beside a bracketed OR.
+        (_, Some(_)) => parts.join(" AND "),
+        (_, None) => parts.join(" "),
     })
 }
 
@@ -134,5 +153,17 @@ mod tests {
         );
         assert_eq!(fts_query(DbBackend::Postgres, "crm tool").unwrap(), "crm & tool:*");
         assert_eq!(fts_query(DbBackend::Sqlite, " !!! "), None);
+    }
+
+    #[test]
+    fn a_completed_last_word_keeps_the_typed_word_beside_its_completions() {
+        let words = search_words("time Track");
+        let terms = ["track".to_owned(), "tracker".to_owned(), "tracking".to_owned()];
+        assert_eq!(
+            sqlite_query_completed(&words, &terms).unwrap(),
+            "\"time\" AND (\"track\" OR \"tracker\" OR \"tracking\")"
+        );
+        assert_eq!(sqlite_query_completed(&search_words("tools"), &[]).unwrap(), "(\"tools\")");
+        assert_eq!(sqlite_query_completed(&[], &terms), None);
     }
 }

@@ -91,10 +91,23 @@ impl crate::inline::FromSqliteRow for CountRow {
 impl SeaOrmStore {
     /// Runs a `SELECT COUNT(*) AS n …` statement (through the count cache when enabled).
     pub(crate) async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
+        self.count_via(q, false).await
+    }
+
+    /// [`SeaOrmStore::count`] of a count bounded by the index it walks (see [`SeaOrmStore::short_read`]).
+    pub(crate) async fn count_short(&self, q: &RawQuery) -> RepoResult<u64> {
+        self.count_via(q, true).await
+    }
+
+    async fn count_via(&self, q: &RawQuery, short: bool) -> RepoResult<u64> {
         let stmt = q.build();
         let run = |stmt: Statement| async move {
-            let n = CountRow::find_by_statement(stmt).one(&self.db).await.map_err(repo_err)?.map_or(0, |r| r.n);
-            Ok::<u64, RepoError>(n.max(0) as u64)
+            let rows = if short {
+                self.short_read::<CountRow>(stmt).await?
+            } else {
+                CountRow::find_by_statement(stmt).all(&self.db).await.map_err(repo_err)?
+            };
+            Ok::<u64, RepoError>(rows.first().map_or(0, |r| r.n).max(0) as u64)
         };
         let Some(cache) = &self.counts else { return run(stmt).await };
         let key = format!("{}\u{0}{:?}", stmt.sql, stmt.values);

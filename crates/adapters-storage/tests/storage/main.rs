@@ -337,6 +337,37 @@ on_every_store!(full_text_search_ranks_and_filters, |store| {
     assert_eq!((second.items.len(), second.total, second.total_pages()), (1, 2, 2));
 });
 
+on_both!(the_last_word_completes_beside_the_words_before_it, |store| {
+    // SQLite spells a last word's completions out as terms (up to eight) and keeps a prefix query
+    // beyond that; both must answer as the prefix did, with the earlier words still required.
+    let mut hours = listing("Hours Tracker", ListingStatus::Live, None);
+    hours.profile.description = "Time tracking for teams.".into();
+    let mut capsule = listing("Time Capsule", ListingStatus::Live, None);
+    capsule.profile.description = "Letters to the future.".into();
+    let mut trace = listing("Trace Viewer", ListingStatus::Live, None);
+    trace.profile.description = "Time spent in each span.".into();
+    let mut words = listing("Word Shop", ListingStatus::Live, None);
+    words.profile.description = "hours of tea tan tap tar tab tag tax tin tip top tub".into();
+    store
+        .import_listings(&[import(hours, 3), import(capsule, 2), import(trace, 1), import(words, 0)], now())
+        .await
+        .unwrap();
+    let page = PageRequest::default();
+    let found = |q: &'static str| async move {
+        let mut n = names(&store.search_listings(&search(Some(q)), page).await.unwrap());
+        n.sort();
+        n
+    };
+    assert_eq!(found("time trac").await, vec!["Hours Tracker", "Trace Viewer"], "completions of the last word");
+    assert_eq!(found("time tracking").await, vec!["Hours Tracker"], "a whole last word, stemmed");
+    assert_eq!(found("time trackers").await, vec!["Hours Tracker"], "a plural finds the singular");
+    assert_eq!(found("trac time").await, Vec::<String>::new(), "only the last word is a prefix");
+    // `t` begins more than eight terms here: the prefix query answers.
+    assert_eq!(found("hours t").await, vec!["Hours Tracker", "Word Shop"]);
+    assert_eq!(found("tab").await, vec!["Word Shop"]);
+    assert_eq!(found("capsul").await, vec!["Time Capsule"]);
+});
+
 on_both!(search_index_follows_edits_and_deletes, |store| {
     use sea_orm::ConnectionTrait;
     let l = store.create_listing(listing("Quiet Quokka", ListingStatus::Live, None)).await.unwrap();
