@@ -8,6 +8,7 @@ mod common;
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use common::{call, ctx_as};
 use domain::order::{Billing, LineOptions, Order, OrderNumber, OrderStatus, price};
 use domain::ports::{
     DnsError, DnsResolver, FixedClock, MailSender, OutboxEmail, PaymentError, PaymentEvent, PaymentGateway,
@@ -212,30 +213,6 @@ async fn storage_that_breaks_is_a_logged_server_fault_not_a_panic_or_a_wrong_ans
         Err(OpError::Repo(domain::ports::RepoError::Unexpected(_))) => {}
         other => panic!("expected a storage failure, got {other:?}"),
     }
-}
-
-fn ctx_as(app: &App, user: &domain::user::User) -> operations::Ctx {
-    use domain::auth::{Principal, Via};
-    operations::Ctx {
-        app: app.clone(),
-        public_url: "http://test".into(),
-        reads: ReadCache::disabled(),
-        caller: operations::Caller::Principal(Principal {
-            user_id: user.id,
-            email: user.email.clone(),
-            is_admin: false,
-            scopes: vec![domain::user::Scope::ListingsWrite, domain::user::Scope::AccountRead],
-            via: Via::ApiKey(domain::ids::ApiKeyId::from_db(1)),
-        }),
-        rate_limit_per_minute: 600,
-        idempotency_key: None,
-        audience: operations::oauth::Audience::Api,
-    }
-}
-
-async fn call(ctx: &operations::Ctx, id: &str, input: serde_json::Value) -> Result<serde_json::Value, OpError> {
-    let op = operations::registry().into_iter().find(|o| o.id == id).unwrap();
-    op.call(ctx.clone(), input).await
 }
 
 #[tokio::test]

@@ -181,3 +181,38 @@ async fn a_person_reports_at_most_twenty_listings_a_day_and_only_public_ones() {
     let reports = moderation::reports(&app, true, 100).await.unwrap();
     assert_eq!(reports.len() as i64, domain::moderation::REPORTS_PER_ACCOUNT_PER_DAY, "twenty stored, not more");
 }
+
+#[tokio::test]
+async fn a_draft_started_before_its_domain_was_blocked_does_not_become_a_listing() {
+    use domain::draft::{Draft, DraftField, FieldValue, SiteUrl};
+    let store = common::store(true).await;
+    let app = common::app(store.clone(), |_| {});
+    let maker =
+        operations::accounts::create_user(&app, "ann@shop.example", "correct horse 1", "", false).await.unwrap();
+    // Submitted (and checked) while the domain was fine, and drafted.
+    let mut d = Draft::new(
+        domain::ids::DraftId::new_random(),
+        maker.id,
+        SiteUrl::parse("url", "https://www.shop.z.example/").unwrap(),
+        chrono::Utc::now(),
+    );
+    d.crawled().unwrap();
+    d.drafted().unwrap();
+    d.profile.set_by_user(DraftField::Name, FieldValue::Text("Z Shop".into())).unwrap();
+    domain::ports::DraftRepository::create_draft(store.as_ref(), &d).await.unwrap();
+    moderation::block_domain(&app, &Actor::Cli, "z.example", "spam").await.unwrap();
+
+    let ctx = common::ctx_as(&app, &maker);
+    let input = serde_json::json!({"id": d.id.to_string()});
+    match common::call(&ctx, "submit_draft", input.clone()).await {
+        Err(OpError::Invalid(errs)) => {
+            assert_eq!(errs.0[0].field, "id");
+            assert!(errs.0[0].problem.contains("blocked z.example"), "{:?}", errs.0[0]);
+        }
+        other => panic!("a 400 naming the draft, not {other:?}"),
+    }
+    assert_eq!(domain::ports::ListingRepository::max_listing_id(store.as_ref()).await.unwrap(), 0, "no listing");
+    moderation::unblock_domain(&app, &Actor::Cli, "z.example").await.unwrap();
+    let saved = common::call(&ctx, "submit_draft", input).await.unwrap();
+    assert_eq!(saved["name"], "Z Shop");
+}

@@ -486,6 +486,8 @@ impl Operation for SubmitDraft {
                 message: format!("the draft is {}; submit it once it is ready", d.status().as_str()),
             });
         }
+        // The domain may have been blocked since the draft was started (submit_listing checked it then).
+        crate::moderation::refuse_blocked(&ctx.app, "id", &listing::domain_of(&d.url)).await?;
         let created = d.listing_id.is_none();
         let id = sync_listing(ctx, &d, true).await?.ok_or(OpError::NotFound("listing"))?;
         let l =

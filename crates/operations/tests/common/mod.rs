@@ -65,3 +65,33 @@ pub async fn owner_of(
     assert!(store.complete_claim(claim.id, claim.status(), to, &check).await.unwrap(), "the owner claimed it");
     user
 }
+
+/// A request context for `user` signed in with an API key (listings:write, account:read).
+pub fn ctx_as(app: &App, user: &domain::user::User) -> operations::Ctx {
+    use domain::auth::{Principal, Via};
+    operations::Ctx {
+        app: app.clone(),
+        public_url: "http://test".into(),
+        reads: operations::ReadCache::disabled(),
+        caller: operations::Caller::Principal(Principal {
+            user_id: user.id,
+            email: user.email.clone(),
+            is_admin: false,
+            scopes: vec![domain::user::Scope::ListingsWrite, domain::user::Scope::AccountRead],
+            via: Via::ApiKey(domain::ids::ApiKeyId::from_db(1)),
+        }),
+        rate_limit_per_minute: 600,
+        idempotency_key: None,
+        audience: operations::oauth::Audience::Api,
+    }
+}
+
+/// Calls the operation `id` as REST and MCP do (input as JSON, output as JSON).
+pub async fn call(
+    ctx: &operations::Ctx,
+    id: &str,
+    input: serde_json::Value,
+) -> Result<serde_json::Value, operations::OpError> {
+    let op = operations::registry().into_iter().find(|o| o.id == id).unwrap();
+    op.call(ctx.clone(), input).await
+}
