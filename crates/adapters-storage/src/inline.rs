@@ -6,11 +6,14 @@
 //! threads, most of it in the kernel switching between threads). The reads of a page, a board or a
 //! profile — bounded, indexed, well under a millisecond — run here instead, on a small set of
 //! read-only connections to the same file, without leaving the thread. Writes, transactions and the
-//! long reads (a search, a sitemap slice, the operator's reports) stay on the sea-orm pool.
+//! reads whose cost has no bound (a filtered list, a sitemap slice, the operator's reports) stay on the
+//! sea-orm pool.
 //!
 //! WAL mode lets these readers run beside the pool's writer; each statement sees the last committed
-//! state, as a read on the pool does. An in-memory database has no file to share: reads stay on the
-//! pool there.
+//! state, as a read on the pool does. A reader waits at most [`BUSY_WAIT`] for a lock (WAL readers meet
+//! one only in rare moments: recovery after a crash, another process holding the file exclusively);
+//! then the read goes to the pool, whose threads can wait without holding up this one. An in-memory
+//! database has no file to share: reads stay on the pool there.
 
 use domain::ports::{RepoError, RepoResult};
 use rusqlite::{Connection, OpenFlags, Row};
@@ -45,6 +48,15 @@ pub(crate) struct InlineReader {
 /// Idle connections kept: one per thread that reads at once (actix runs one worker per core).
 const MAX_IDLE: usize = 8;
 
+/// How long a read here waits for a lock before the pool takes it over.
+pub(crate) const BUSY_WAIT: Duration = Duration::from_millis(50);
+
+/// What a read here gives: the rows, or that the file was locked (the caller reads through the pool).
+pub(crate) enum Inline<T> {
+    Rows(Vec<T>),
+    Busy,
+}
+
 /// Prepared statements each connection keeps (the ported reads are about a dozen shapes).
 const STATEMENT_CACHE: usize = 64;
 
@@ -72,21 +84,29 @@ impl InlineReader {
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_WAIT)?;
         // The same page budget as the pool's connections (db.rs).
         conn.execute_batch("PRAGMA query_only = 1; PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -8192;")?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         Ok(conn)
     }
 
-    /// Every row of `stmt`, decoded as `T`.
-    pub(crate) fn all<T: FromSqliteRow>(&self, stmt: &Statement) -> RepoResult<Vec<T>> {
+    /// Every row of `stmt`, decoded as `T` (or [`Inline::Busy`]).
+    pub(crate) fn all<T: FromSqliteRow>(&self, stmt: &Statement) -> RepoResult<Inline<T>> {
         let conn = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop();
         let conn = match conn {
             Some(c) => c,
-            None => self.open().map_err(fault)?,
+            None => match self.open() {
+                Ok(c) => c,
+                Err(e) if is_busy(&e) => return Ok(Inline::Busy),
+                Err(e) => return Err(fault(e)),
+            },
         };
-        let rows = run(&conn, stmt);
+        let rows = match run(&conn, stmt) {
+            Err(Failed::Busy) => return Ok(Inline::Busy),
+            Err(Failed::Other(e)) => Err(e),
+            Ok(rows) => Ok(Inline::Rows(rows)),
+        };
         // A connection is kept unless its read failed (it may be what failed).
         if rows.is_ok() {
             let mut idle = self.idle.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -98,18 +118,41 @@ impl InlineReader {
     }
 }
 
-fn run<T: FromSqliteRow>(conn: &Connection, stmt: &Statement) -> RepoResult<Vec<T>> {
-    let mut prepared = conn.prepare_cached(&stmt.sql).map_err(fault)?;
+/// Why a read here did not give rows.
+enum Failed {
+    Busy,
+    Other(RepoError),
+}
+
+impl From<rusqlite::Error> for Failed {
+    fn from(e: rusqlite::Error) -> Self {
+        if is_busy(&e) { Self::Busy } else { Self::Other(fault(e)) }
+    }
+}
+
+impl From<RepoError> for Failed {
+    fn from(e: RepoError) -> Self {
+        Self::Other(e)
+    }
+}
+
+fn run<T: FromSqliteRow>(conn: &Connection, stmt: &Statement) -> Result<Vec<T>, Failed> {
+    let mut prepared = conn.prepare_cached(&stmt.sql)?;
     let values = stmt.values.as_ref().map(|v| v.0.as_slice()).unwrap_or_default();
     for (i, v) in values.iter().enumerate() {
-        prepared.raw_bind_parameter(i + 1, to_sqlite(v)?).map_err(fault)?;
+        prepared.raw_bind_parameter(i + 1, to_sqlite(v)?)?;
     }
     let mut rows = prepared.raw_query();
     let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(fault)? {
-        out.push(T::from_sqlite(row, &mut 0).map_err(fault)?);
+    while let Some(row) = rows.next()? {
+        out.push(T::from_sqlite(row, &mut 0)?);
     }
     Ok(out)
+}
+
+/// SQLite's "the file is locked": another connection holds a lock this one would wait for.
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
 }
 
 /// A bound value as the pool's driver (sqlx) writes it to SQLite, so a comparison with stored text
@@ -124,7 +167,7 @@ fn to_sqlite(v: &Value) -> RepoResult<rusqlite::types::Value> {
         Value::BigInt(n) => n.map_or(S::Null, S::Integer),
         Value::Double(n) => n.map_or(S::Null, S::Real),
         Value::String(s) => s.as_ref().map_or(S::Null, |s| S::Text(s.to_string())),
-        Value::ChronoDate(d) => d.as_ref().map_or(S::Null, |d| S::Text(d.format("%F").to_string())),
+        Value::ChronoDate(d) => d.as_ref().map_or(S::Null, |d| S::Text(d.to_string())),
         Value::ChronoDateTimeWithTimeZone(t) => {
             t.as_ref().map_or(S::Null, |t| S::Text(t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false)))
         }
@@ -173,6 +216,14 @@ mod tests {
         InlineReader::for_file(Path::new(path)).expect("a file")
     }
 
+    /// The rows of a read that was not refused for a lock.
+    fn rows<T>(read: RepoResult<Inline<T>>) -> RepoResult<Vec<T>> {
+        match read? {
+            Inline::Rows(rows) => Ok(rows),
+            Inline::Busy => panic!("the file was not locked"),
+        }
+    }
+
     fn stmt(sql: &str, values: Vec<Value>) -> Statement {
         Statement::from_sql_and_values(DbBackend::Sqlite, sql, values)
     }
@@ -213,16 +264,15 @@ mod tests {
             vec![day.into(), at.into(), at_utc.into(), true.into(), 7i64.into(), 2.5f64.into(), "Zoë's".into()];
         db.execute_raw(stmt("INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?)", values.clone())).await.expect("write a row");
         let reader = reader_for(&t);
-        let same = reader
-            .all::<CountRow>(&stmt(
-                "SELECT COUNT(*) AS n FROM t WHERE d = ? AND at = ? AND at_utc = ? AND b = ? AND n = ? AND x = ? AND s = ?",
-                values,
-            ))
-            .expect("read");
+        let same = rows(reader.all::<CountRow>(&stmt(
+            "SELECT COUNT(*) AS n FROM t WHERE d = ? AND at = ? AND at_utc = ? AND b = ? AND n = ? AND x = ? AND s = ?",
+            values,
+        )))
+        .expect("read");
         assert_eq!(same[0].n, 1);
-        let none = reader
-            .all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t WHERE d = ?", vec![day.succ_opt().unwrap().into()]))
-            .expect("read");
+        let next_day = vec![day.succ_opt().unwrap().into()];
+        let none =
+            rows(reader.all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t WHERE d = ?", next_day))).expect("read");
         assert_eq!(none[0].n, 0);
     }
 
@@ -232,9 +282,10 @@ mod tests {
         let db = crate::db::connect(&t.url).await.expect("open the file");
         db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)").await.expect("a row");
         let reader = reader_for(&t);
-        let err = reader.all::<CountRow>(&stmt("DELETE FROM t RETURNING n", vec![])).expect_err("a write is refused");
+        let err =
+            rows(reader.all::<CountRow>(&stmt("DELETE FROM t RETURNING n", vec![]))).expect_err("a write is refused");
         assert!(format!("{err:?}").contains("readonly"), "{err:?}");
-        let left = reader.all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t", vec![])).expect("read");
+        let left = rows(reader.all::<CountRow>(&stmt("SELECT COUNT(*) AS n FROM t", vec![]))).expect("read");
         assert_eq!(left[0].n, 1);
     }
 
@@ -243,9 +294,48 @@ mod tests {
         let t = test_support::sqlite();
         let _db = crate::db::connect(&t.url).await.expect("open the file");
         let reader = reader_for(&t);
-        let err = reader
-            .all::<CountRow>(&stmt("SELECT ? AS n", vec![Value::Bytes(Some(vec![1, 2]))]))
+        let err = rows(reader.all::<CountRow>(&stmt("SELECT ? AS n", vec![Value::Bytes(Some(vec![1, 2]))])))
             .expect_err("bytes are not bound here");
         assert!(format!("{err:?}").contains("no inline SQLite binding"), "{err:?}");
+    }
+
+    /// A file another connection holds exclusively: the read here gives up after [`BUSY_WAIT`]
+    /// instead of holding up its thread, and the store's read goes through the pool.
+    #[tokio::test]
+    async fn a_locked_file_sends_the_read_to_the_pool_instead_of_holding_up_the_thread() {
+        // The pool's database, and a second file (the pool's own connections would keep it from
+        // being locked exclusively) that one connection holds.
+        let t = test_support::sqlite();
+        let mut store = crate::SeaOrmStore::new(crate::db::connect(&t.url).await.expect("open the file"));
+        store.db.execute_unprepared("CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (1)").await.expect("a row");
+        let dir = tempfile::tempdir().expect("a folder");
+        let locked = dir.path().join("locked.db");
+        Connection::open(&locked)
+            .expect("create")
+            .execute_batch("PRAGMA journal_mode = WAL; CREATE TABLE t (n INTEGER); INSERT INTO t VALUES (7);")
+            .expect("a row");
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let path = locked.clone();
+        let holder = std::thread::spawn(move || {
+            let c = Connection::open(&path).expect("open");
+            c.execute_batch("PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; UPDATE t SET n = 8;").expect("lock");
+            locked_tx.send(()).expect("say locked");
+            let _ = done_rx.recv_timeout(Duration::from_secs(10));
+            c.execute_batch("COMMIT").expect("commit");
+        });
+        locked_rx.recv().expect("the file is locked");
+
+        let reader = InlineReader::for_file(&locked).expect("a file");
+        let started = std::time::Instant::now();
+        let read = reader.all::<CountRow>(&stmt("SELECT n FROM t", vec![])).expect("no error");
+        assert!(matches!(read, Inline::Busy), "the lock is reported, not waited for");
+        assert!(started.elapsed() < Duration::from_millis(400), "gave up after {:?}", started.elapsed());
+
+        store.inline = Some(std::sync::Arc::new(reader));
+        let n = store.short_read::<CountRow>(stmt("SELECT n AS n FROM t", vec![])).await.expect("read");
+        assert_eq!(n[0].n, 1, "the pool's answer");
+        done_tx.send(()).expect("release");
+        holder.join().expect("the holder");
     }
 }

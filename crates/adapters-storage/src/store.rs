@@ -115,15 +115,17 @@ impl SeaOrmStore {
     }
 
     /// Every row of a short public read: on the calling thread when the store is a SQLite file (see
-    /// [`crate::inline`]), else through the pool.
+    /// [`crate::inline`]), else — or when the file is locked — through the pool.
     pub(crate) async fn short_read<T>(&self, stmt: Statement) -> RepoResult<Vec<T>>
     where
         T: FromQueryResult + crate::inline::FromSqliteRow,
     {
-        match &self.inline {
-            Some(reader) => reader.all(&stmt),
-            None => T::find_by_statement(stmt).all(&self.db).await.map_err(repo_err),
+        if let Some(reader) = &self.inline
+            && let crate::inline::Inline::Rows(rows) = reader.all(&stmt)?
+        {
+            return Ok(rows);
         }
+        T::find_by_statement(stmt).all(&self.db).await.map_err(repo_err)
     }
 
     /// Forgets the cached category tree (after this instance changed it).
