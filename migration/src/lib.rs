@@ -32,6 +32,7 @@ mod m20261125_000025_week_counts;
 mod m20261125_000026_board_counts;
 mod m20261125_000027_weekly_rank_index;
 mod m20261125_000028_search_terms;
+mod m20261125_000029_week_votes_index;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -112,6 +113,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000026_board_counts::Migration),
             Box::new(m20261125_000027_weekly_rank_index::Migration),
             Box::new(m20261125_000028_search_terms::Migration),
+            Box::new(m20261125_000029_week_votes_index::Migration),
         ]
     }
 }
