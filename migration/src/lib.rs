@@ -43,6 +43,22 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
     Ok(())
 }
 
+/// An index as a migration names it: its name and its columns, as SQL (`"week_start, votes DESC"`).
+pub(crate) type IndexDef = (&'static str, &'static str);
+
+/// Builds `build` on `table` and then drops the index it replaces, `drop` (by name): the `up` of a
+/// migration that swaps one index for a better one is `replace_index(NEW, OLD.0)`, its `down`
+/// `replace_index(OLD, NEW.0)`.
+pub(crate) async fn replace_index(
+    manager: &SchemaManager<'_>,
+    table: &str,
+    build: IndexDef,
+    drop: &str,
+) -> Result<(), DbErr> {
+    let (name, columns) = build;
+    execute_all(manager, &[format!("CREATE INDEX {name} ON {table} ({columns})"), format!("DROP INDEX {drop}")]).await
+}
+
 /// Creates `table` of kept counts: one row per `key` (its primary key), with `listings`, the count,
 /// the shape migrations 21, 25 and 26 keep their counts in.
 pub(crate) async fn create_kept_counts(

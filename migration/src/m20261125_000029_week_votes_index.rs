@@ -4,32 +4,22 @@
 //! live listing by votes and kept the week's (7 ms for the fifth page of a week of 10 000 launches
 //! at 100k; 0.08 ms with it).
 
+use crate::IndexDef;
 use sea_orm_migration::prelude::*;
 
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
+const OLD: IndexDef = ("ix_listings_status_week", "status, launch_week");
+const NEW: IndexDef = ("ix_listings_status_week_votes", "status, launch_week, votes_count");
+
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        crate::execute_all(
-            manager,
-            &[
-                "CREATE INDEX ix_listings_status_week_votes ON listings (status, launch_week, votes_count)",
-                "DROP INDEX ix_listings_status_week",
-            ],
-        )
-        .await
+        crate::replace_index(manager, "listings", NEW, OLD.0).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        crate::execute_all(
-            manager,
-            &[
-                "CREATE INDEX ix_listings_status_week ON listings (status, launch_week)",
-                "DROP INDEX ix_listings_status_week_votes",
-            ],
-        )
-        .await
+        crate::replace_index(manager, "listings", OLD, NEW.0).await
     }
 }
