@@ -1,6 +1,6 @@
 //! The one set of schema migrations, run on SQLite and PostgreSQL alike. Tables are built with
 //! sea-query so one definition serves both; only full-text search differs per backend
-//! (FTS5 on SQLite, a tsvector with a GIN index on PostgreSQL).
+//! (FTS5 on SQLite, a table of tsvectors with a GIN index on PostgreSQL).
 
 pub use sea_orm_migration::prelude::*;
 
@@ -33,6 +33,7 @@ mod m20261125_000026_board_counts;
 mod m20261125_000027_weekly_rank_index;
 mod m20261125_000028_search_terms;
 mod m20261125_000029_week_votes_index;
+mod m20261125_000030_search_table;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -130,6 +131,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000027_weekly_rank_index::Migration),
             Box::new(m20261125_000028_search_terms::Migration),
             Box::new(m20261125_000029_week_votes_index::Migration),
+            Box::new(m20261125_000030_search_table::Migration),
         ]
     }
 }

@@ -48,7 +48,9 @@ fn sqlite_up() -> Vec<String> {
     sqlite_fts(COLS)
 }
 
-fn postgres_up() -> Vec<String> {
+/// PostgreSQL's tsvector column on listings, its trigger and GIN index (migration 30 moves search to a
+/// table of its own and restores this in its `down`).
+pub(crate) fn postgres_up() -> Vec<String> {
     vec![
         "ALTER TABLE listings ADD COLUMN IF NOT EXISTS search_vector tsvector".to_owned(),
         "CREATE OR REPLACE FUNCTION listings_search_vector() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \

@@ -497,6 +497,49 @@ impl SeaOrmStore {
         query.ok_or_else(empty)
     }
 
+    /// A text-only search by relevance on PostgreSQL: one statement through `listing_text_search`
+    /// (migration 30), which matches through the GIN index of `listing_search`, counts up to the cap
+    /// and ranks the first candidates; only the page's listings are read. A page past the last
+    /// candidate carries no count, so it is asked for apart (the same function, no candidate).
+    async fn postgres_text_search(
+        &self,
+        tsq: &str,
+        status: StatusFilter,
+        page: PageRequest,
+    ) -> RepoResult<Paged<ListingSummary>> {
+        let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
+        let search = |q: &mut RawQuery, candidates: i64| {
+            q.sql("listing_text_search(to_tsquery('english', ")
+                .bind(tsq.to_owned())
+                .sql("), ")
+                .bind(status_of(status).as_str())
+                .sql(", ")
+                .bind(COUNT_CAP as i32 + 1)
+                .sql(", ")
+                .bind(i32::try_from(candidates).unwrap_or(i32::MAX))
+                .sql(")");
+        };
+        let mut q = RawQuery::new(DbBackend::Postgres);
+        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, f.matches AS page_total FROM (SELECT listing_id, rank, matches FROM ");
+        search(&mut q, candidates);
+        q.sql(" WHERE listing_id IS NOT NULL ORDER BY rank DESC, listing_id DESC")
+            .page(page)
+            .sql(") f JOIN listings l ON l.id = f.listing_id ORDER BY f.rank DESC, l.id DESC");
+        let rows = Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+        let counted = match rows.first() {
+            Some(r) => r.total.unwrap_or(0),
+            None => {
+                let mut count = RawQuery::new(DbBackend::Postgres);
+                count.sql("SELECT COALESCE(MAX(matches), 0) AS n FROM ");
+                search(&mut count, 0);
+                let row = crate::store::CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?;
+                row.map_or(0, |r| r.n)
+            }
+        };
+        let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
+        Ok(Paged::counted_to_cap(items, page, counted.max(0) as u64))
+    }
+
     /// How many listings are in `status`: the count kept by triggers (migration 21), one row.
     async fn listings_in(&self, status: ListingStatus) -> RepoResult<u64> {
         let mut q = RawQuery::new(self.backend());
@@ -548,7 +591,9 @@ impl SeaOrmStore {
                 q.bind(sqlite_match(f, s.status));
             }
             (Some(f), _) => {
-                q.sql(" FROM listings l WHERE l.search_vector @@ to_tsquery('english', ").bind(f.clone()).sql(")");
+                q.sql(" FROM listings l JOIN listing_search ls ON ls.listing_id = l.id WHERE ls.doc @@ to_tsquery('english', ")
+                    .bind(f.clone())
+                    .sql(")");
             }
             (None, _) => {
                 q.sql(" FROM listings l WHERE 1 = 1");
@@ -681,6 +726,9 @@ impl ListingRepository for SeaOrmStore {
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
+        if let (DbBackend::Postgres, true, Some(tsq), SearchSort::Relevance) = (backend, text_only(s), &fts, s.sort) {
+            return self.postgres_text_search(tsq, s.status, page).await;
+        }
         let mut count = RawQuery::new(backend);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
         let Some(_) = self.search_from_where(&mut count, s) else {
@@ -702,7 +750,7 @@ impl ListingRepository for SeaOrmStore {
                 DbBackend::Postgres => {
                     let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
                     let tsq = fts_query(backend, text).unwrap_or_default();
-                    q.sql("ts_rank_cd(l.search_vector, to_tsquery('english', ").bind(tsq).sql(")) AS r");
+                    q.sql("ts_rank_cd(ls.doc, to_tsquery('english', ").bind(tsq).sql(")) AS r");
                 }
                 _ => {
                     q.sql("-").sql(BM25).sql(" AS r");

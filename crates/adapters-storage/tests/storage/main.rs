@@ -384,6 +384,12 @@ on_both!(search_index_follows_edits_and_deletes, |store| {
     upcoming.status = StatusFilter::Upcoming;
     let found = store.search_listings(&upcoming, PageRequest::default()).await.unwrap();
     assert_eq!((found.total, names(&found)), (1, vec!["Loud Lemur".to_owned()]));
+    // Hidden by the site team: in neither; restored to live: back in the live results.
+    conn.execute_unprepared(&format!("UPDATE listings SET status = 'hidden' WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(store.search_listings(&upcoming, PageRequest::default()).await.unwrap().total, 0);
+    assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
+    conn.execute_unprepared(&format!("UPDATE listings SET status = 'live' WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 1);
     conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {}", l.id)).await.unwrap();
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
 });
@@ -896,6 +902,10 @@ on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store|
     assert_eq!(store.search_listings(&newest, page).await.unwrap().total, n as u64, "in any order");
     let rare = store.search_listings(&search(Some("marmoset")), PageRequest::default()).await.unwrap();
     assert_eq!((rare.total, rare.total_exact, rare.items.len()), (5, true, 5), "exact under the cap");
+    let past = store.search_listings(&search(Some("marmoset")), page).await.unwrap();
+    assert_eq!((past.total, past.total_exact, past.items.len()), (5, true, 0), "a page past the end keeps the total");
+    let none = store.search_listings(&search(Some("okapi")), PageRequest::default()).await.unwrap();
+    assert_eq!((none.total, none.items.len()), (0, 0), "no match");
     // A page past the ranked candidates still comes back, ordered and full.
     let deep =
         store.search_listings(&search(Some("widget")), PageRequest::parse(Some(60), Some(20)).unwrap()).await.unwrap();
