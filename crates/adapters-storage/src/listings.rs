@@ -543,7 +543,7 @@ impl SeaOrmStore {
     /// How many listings are in `status`: the count kept by triggers (migration 21), one row.
     async fn listings_in(&self, status: ListingStatus) -> RepoResult<u64> {
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT listings AS n FROM listing_counts WHERE status = ").bind(status.as_str());
+        q.sql("SELECT listings AS n FROM listing_counts WHERE status = ").constant(status.as_str());
         let row = crate::store::CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
         Ok(row.map_or(0, |r| r.n.max(0) as u64))
     }
@@ -620,7 +620,7 @@ impl SeaOrmStore {
             q.sql(" AND lower(l.pricing_model) = ").bind(p.as_str().to_lowercase());
         }
         if let Some(w) = s.launch_week {
-            q.sql(" AND l.launch_week = ").bind(w.monday());
+            q.sql(" AND l.launch_week = ").date_constant(w.monday());
         }
         if let Some(t) = s.launched_since {
             q.sql(" AND l.launched_at >= ").bind(chrono::DateTime::<chrono::FixedOffset>::from(t));
@@ -770,7 +770,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
         let kept = |q: &mut RawQuery| {
             q.sql("COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ")
-                .bind(status_of(s.status).as_str())
+                .constant(status_of(s.status).as_str())
                 .sql("), 0)");
         };
         if unfiltered {
@@ -1036,7 +1036,7 @@ impl ListingRepository for SeaOrmStore {
             RankMetric::RevenueMonthlyCents => "revenue_monthly_cents",
         };
         let kept = |q: &mut RawQuery| {
-            q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").bind(col).sql("), 0)");
+            q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").constant(col).sql("), 0)");
         };
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
@@ -1063,7 +1063,7 @@ impl ListingRepository for SeaOrmStore {
         // and the total kept in `week_counts` (triggers, migration 25): no count at read time.
         let kept = |q: &mut RawQuery| {
             q.sql("COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = ")
-                .bind(week.monday())
+                .date_constant(week.monday())
                 .sql("), 0)");
         };
         let mut q = RawQuery::new(self.backend());
@@ -1071,11 +1071,10 @@ impl ListingRepository for SeaOrmStore {
             "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes, ",
         );
         kept(&mut q);
+        // No parameters at all: one plan on PostgreSQL (see `RawQuery::count_of_rows`).
         q.sql(" AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
-            .bind(week.monday())
-            .sql(" AND v.live = ")
-            .bind(true)
-            .sql(" AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
+            .date_constant(week.monday())
+            .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
             .page(page);
         let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
         let total = self.page_total(&rows, kept).await?;
