@@ -80,13 +80,15 @@ fn postgres_search_table() -> Vec<String> {
         // Matches of `q` among listings in status `want`: up to `cap` of them counted (`matches`, the
         // same on every row), and the first `candidates` the index hands out, each with its rank. With
         // no candidate (none asked for, or no match) one row carries the count, its id and rank null.
+        // PL/pgSQL keeps the statement's plan for the session; a SQL function with a SET clause is not
+        // inlined and plans its body at every call (pgbench, rare word: 5 700 -> 7 000 calls a second).
         "CREATE FUNCTION listing_text_search(q tsquery, want text, cap integer, candidates integer) \
-         RETURNS TABLE (listing_id bigint, rank real, matches bigint) LANGUAGE sql STABLE \
-         SET enable_seqscan = off AS $$ \
+         RETURNS TABLE (listing_id bigint, rank real, matches bigint) LANGUAGE plpgsql STABLE \
+         SET enable_seqscan = off AS $$ BEGIN RETURN QUERY \
            WITH m AS MATERIALIZED (SELECT s.listing_id, s.doc FROM listing_search s \
              WHERE s.doc @@ q AND s.status = want LIMIT cap) \
            SELECT c.listing_id, ts_rank_cd(c.doc, q), n.matches FROM (SELECT count(*) AS matches FROM m) n \
-           LEFT JOIN LATERAL (SELECT * FROM m LIMIT candidates) c ON true $$"
+           LEFT JOIN LATERAL (SELECT * FROM m LIMIT candidates) c ON true; END $$"
             .to_owned(),
         "DROP TRIGGER listings_search_vector_trg ON listings".to_owned(),
         "DROP FUNCTION listings_search_vector()".to_owned(),
