@@ -1082,6 +1082,31 @@ impl ListingRepository for SeaOrmStore {
         Ok(Paged::new(items, page, total))
     }
 
+    async fn week_launches(
+        &self,
+        week: LaunchWeek,
+        status: StatusFilter,
+        max: u32,
+    ) -> RepoResult<Vec<ListingSummary>> {
+        // One statement from `(status, launch_week, votes_count)` (migration 29), without the capped
+        // count each page of a search carries: the calendar read a big week as five pages and five
+        // counts (ten statements) before.
+        let order = match status {
+            StatusFilter::Live => " ORDER BY l.votes_count DESC, l.id DESC",
+            StatusFilter::Upcoming => " ORDER BY l.id ASC",
+        };
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM listings l WHERE l.status = ")
+            .constant(status_of(status).as_str())
+            .sql(" AND l.launch_week = ")
+            .date_constant(week.monday())
+            .sql(order)
+            .sql(" LIMIT ")
+            .count_of_rows(i64::from(max));
+        let rows = self.short_read::<SummaryRow>(q.build()).await?;
+        Ok(rows.into_iter().filter_map(SummaryRow::into_summary).collect())
+    }
+
     async fn max_listing_id(&self) -> RepoResult<i64> {
         #[derive(Debug, FromQueryResult)]
         struct Max {

@@ -547,6 +547,36 @@ on_every_store!(listing_details_and_weekly_votes, |store| {
     assert_eq!(store.search_listings(&in_week, PageRequest::default()).await.unwrap().total, 0);
 });
 
+on_every_store!(a_weeks_launches_read_as_its_search_pages_do, |store| {
+    use domain::listing::{ListingSummary, SearchSort, StatusFilter};
+    let mut batch = Vec::new();
+    for (i, votes) in [3usize, 0, 5, 3, 1].into_iter().enumerate() {
+        batch.push(import(listing(&format!("Week Live {i}"), ListingStatus::Live, None), votes));
+    }
+    for i in 0..3 {
+        batch.push(import(listing(&format!("Week Later {i}"), ListingStatus::Scheduled, None), 0));
+    }
+    store.import_listings(&batch, now()).await.unwrap();
+    let this = LaunchWeek::of(now());
+    let later = this.plus_weeks(3);
+    let ids = |v: &[ListingSummary]| v.iter().map(|s| s.id).collect::<Vec<_>>();
+    for (week, status, expected) in
+        [(this, StatusFilter::Live, 5), (later, StatusFilter::Upcoming, 3), (this, StatusFilter::Upcoming, 0)]
+    {
+        let sort = if status == StatusFilter::Live { SearchSort::Votes } else { SearchSort::Relevance };
+        let s = ListingSearch { launch_week: Some(week), status, sort, ..Default::default() };
+        let paged = store.search_listings(&s, PageRequest::default()).await.unwrap();
+        let read = store.week_launches(week, status, 500).await.unwrap();
+        assert_eq!(ids(&read), ids(&paged.items), "{status:?} in {week}: as the search pages list them");
+        assert_eq!(read.len(), expected, "{status:?} in {week}");
+    }
+    let all = store.week_launches(this, StatusFilter::Live, 500).await.unwrap();
+    assert_eq!(all.iter().map(|s| s.votes).collect::<Vec<_>>(), [5, 3, 3, 1, 0], "most votes first");
+    assert!(all[1].id.get() > all[2].id.get(), "a tie goes to the newer listing");
+    let top = store.week_launches(this, StatusFilter::Live, 2).await.unwrap();
+    assert_eq!(ids(&top), ids(&all[..2]), "at most max");
+});
+
 on_every_store!(ranked_boards_and_the_category_list, |store| {
     use domain::listing::{RankMetric, Revenue};
     seed_categories(store).await;

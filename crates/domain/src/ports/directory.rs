@@ -6,7 +6,9 @@ use crate::blog::NewBlogPost;
 use crate::category::{Category, CategoryWithCount, NewCategory};
 use crate::founder::NewFounder;
 use crate::ids::{FounderId, ListingId};
-use crate::listing::{Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, RankMetric, Review};
+use crate::listing::{
+    Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, RankMetric, Review, SearchSort, StatusFilter,
+};
 use crate::money::Cents;
 use crate::paging::{PageRequest, Paged};
 use crate::sections::{ListingUpdate, Milestone, Story};
@@ -65,6 +67,35 @@ pub trait ListingRepository: Send + Sync {
     /// Live listings ranked by community votes cast within `week` (ties: older listing first), with
     /// that count; listings without votes in the week are not ranked.
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>>;
+
+    /// Up to `max` listings of launch week `week` in the status `status` selects, as a search with
+    /// that week filter orders them (live: most votes first, ties newer first; upcoming: oldest
+    /// first), without a total: what a week's page and the launches feed show. The default pages
+    /// through [`ListingRepository::search_listings`]; a store can read them in one statement.
+    async fn week_launches(
+        &self,
+        week: LaunchWeek,
+        status: StatusFilter,
+        max: u32,
+    ) -> RepoResult<Vec<ListingSummary>> {
+        let sort = match status {
+            StatusFilter::Live => SearchSort::Votes,
+            StatusFilter::Upcoming => SearchSort::Relevance,
+        };
+        let search = ListingSearch { launch_week: Some(week), status, sort, ..Default::default() };
+        let mut out = Vec::new();
+        for n in 1.. {
+            let page = PageRequest::parse(Some(n), Some(100)).map_err(|e| super::RepoError::Unexpected(e.to_string().into()))?;
+            let items = self.search_listings(&search, page).await?.items;
+            let done = items.len() < 100;
+            out.extend(items);
+            if done || out.len() >= max as usize {
+                break;
+            }
+        }
+        out.truncate(max as usize);
+        Ok(out)
+    }
 }
 
 #[async_trait]

@@ -5,8 +5,8 @@ use super::listings::{CategoryRef, FaqOut, ListingPage, ListingSummaryOut, path_
 use crate::{Ctx, Method, OpError, OpResult, Operation};
 use async_trait::async_trait;
 use chrono::{Datelike, NaiveTime};
-use domain::listing::{ListingSearch, ListingSummary, RankMetric, SearchSort, StatusFilter};
-use domain::paging::{PageRequest, Paged};
+use domain::listing::{ListingSearch, RankMetric, SearchSort, StatusFilter};
+use domain::paging::PageRequest;
 use domain::week::LaunchWeek;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -187,20 +187,8 @@ fn week_param(raw: &str, ctx: &Ctx) -> OpResult<LaunchWeek> {
     Ok(w)
 }
 
-/// Every page of a search, up to 500 results (a week holds far fewer).
-async fn all_pages(ctx: &Ctx, s: &ListingSearch) -> OpResult<Vec<ListingSummary>> {
-    let mut out = Vec::new();
-    for n in 1..=5 {
-        let p: Paged<ListingSummary> =
-            ctx.app.store.search_listings(s, PageRequest::parse(Some(n), Some(100))?).await?;
-        let done = p.items.len() < 100;
-        out.extend(p.items);
-        if done {
-            break;
-        }
-    }
-    Ok(out)
-}
+/// The most launches a week's page lists per status (a week holds far fewer).
+const WEEK_LAUNCHES: u32 = 500;
 
 #[derive(Debug)]
 pub struct GetLaunchWeek;
@@ -220,19 +208,24 @@ impl Operation for GetLaunchWeek {
 
     async fn run(ctx: &Ctx, i: WeekInput) -> OpResult<LaunchWeekOut> {
         let w = week_param(&i.week, ctx)?;
-        let live = ListingSearch { launch_week: Some(w), sort: SearchSort::Votes, ..Default::default() };
-        let scheduled = ListingSearch { launch_week: Some(w), status: StatusFilter::Upcoming, ..Default::default() };
+        let store = &ctx.app.store;
         Ok(LaunchWeekOut {
             week: w.to_string(),
             starts_at: w.starts_at().to_rfc3339(),
             ends_at: w.ends_at().to_rfc3339(),
-            launches: all_pages(ctx, &live)
+            launches: store
+                .week_launches(w, StatusFilter::Live, WEEK_LAUNCHES)
                 .await?
                 .into_iter()
                 .enumerate()
                 .map(|(n, s)| RankedLaunch { rank: n as u32 + 1, listing: summary_out(s) })
                 .collect(),
-            scheduled: all_pages(ctx, &scheduled).await?.into_iter().map(summary_out).collect(),
+            scheduled: store
+                .week_launches(w, StatusFilter::Upcoming, WEEK_LAUNCHES)
+                .await?
+                .into_iter()
+                .map(summary_out)
+                .collect(),
         })
     }
 }
