@@ -532,7 +532,8 @@ impl SeaOrmStore {
                 let mut count = RawQuery::new(DbBackend::Postgres);
                 count.sql("SELECT COALESCE(MAX(matches), 0) AS n FROM ");
                 search(&mut count, 0);
-                let row = crate::store::CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?;
+                let row =
+                    crate::store::CountRow::find_by_statement(count.build()).one(&self.db).await.map_err(repo_err)?;
                 row.map_or(0, |r| r.n)
             }
         };
@@ -1082,12 +1083,7 @@ impl ListingRepository for SeaOrmStore {
         Ok(Paged::new(items, page, total))
     }
 
-    async fn week_launches(
-        &self,
-        week: LaunchWeek,
-        status: StatusFilter,
-        max: u32,
-    ) -> RepoResult<Vec<ListingSummary>> {
+    async fn week_launches(&self, week: LaunchWeek, status: StatusFilter, max: u32) -> RepoResult<Vec<ListingSummary>> {
         // One statement from `(status, launch_week, votes_count)` (migration 29), without the capped
         // count each page of a search carries: the calendar read a big week as five pages and five
         // counts (ten statements) before.

@@ -163,9 +163,11 @@ mod tests {
         for backend in [DbBackend::Postgres, DbBackend::Sqlite] {
             let mut q = RawQuery::new(backend);
             let week = chrono::NaiveDate::from_ymd_opt(2026, 11, 23).unwrap();
-            q.sql("w = ").date_constant(week).sql(" AND s = ").constant("live").page(
-                domain::paging::PageRequest::parse(Some(3), Some(20)).unwrap(),
-            );
+            q.sql("w = ")
+                .date_constant(week)
+                .sql(" AND s = ")
+                .constant("live")
+                .page(domain::paging::PageRequest::parse(Some(3), Some(20)).unwrap());
             let built = q.build();
             assert_eq!(built.sql, "w = '2026-11-23' AND s = 'live' LIMIT 20 OFFSET 40");
             assert!(built.values.as_ref().is_none_or(|v| v.0.is_empty()), "no parameters: {:?}", built.values);

@@ -72,12 +72,7 @@ pub trait ListingRepository: Send + Sync {
     /// that week filter orders them (live: most votes first, ties newer first; upcoming: oldest
     /// first), without a total: what a week's page and the launches feed show. The default pages
     /// through [`ListingRepository::search_listings`]; a store can read them in one statement.
-    async fn week_launches(
-        &self,
-        week: LaunchWeek,
-        status: StatusFilter,
-        max: u32,
-    ) -> RepoResult<Vec<ListingSummary>> {
+    async fn week_launches(&self, week: LaunchWeek, status: StatusFilter, max: u32) -> RepoResult<Vec<ListingSummary>> {
         let sort = match status {
             StatusFilter::Live => SearchSort::Votes,
             StatusFilter::Upcoming => SearchSort::Relevance,
@@ -85,7 +80,8 @@ pub trait ListingRepository: Send + Sync {
         let search = ListingSearch { launch_week: Some(week), status, sort, ..Default::default() };
         let mut out = Vec::new();
         for n in 1.. {
-            let page = PageRequest::parse(Some(n), Some(100)).map_err(|e| super::RepoError::Unexpected(e.to_string().into()))?;
+            let page = PageRequest::parse(Some(n), Some(100))
+                .map_err(|e| super::RepoError::Unexpected(e.to_string().into()))?;
             let items = self.search_listings(&search, page).await?.items;
             let done = items.len() < 100;
             out.extend(items);
