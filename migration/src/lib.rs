@@ -45,6 +45,19 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
     Ok(())
 }
 
+/// [`execute_all`] on `backend` only: a migration that changes one database's schema and leaves the
+/// other's as it is (full-text search, planner statistics) does nothing on the other.
+pub(crate) async fn execute_on<S: AsRef<str>>(
+    manager: &SchemaManager<'_>,
+    backend: sea_orm_migration::sea_orm::DbBackend,
+    statements: &[S],
+) -> Result<(), DbErr> {
+    if manager.get_database_backend() != backend {
+        return Ok(());
+    }
+    execute_all(manager, statements).await
+}
+
 /// An index as a migration names it: its name and its columns, as SQL (`"week_start, votes DESC"`).
 pub(crate) type IndexDef = (&'static str, &'static str);
 

@@ -19,11 +19,9 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != DbBackend::Sqlite {
-            return Ok(());
-        }
-        crate::execute_all(
+        crate::execute_on(
             manager,
+            DbBackend::Sqlite,
             &[
                 "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts_vocab USING fts5vocab(listings_fts, 'row')",
                 "CREATE UNIQUE INDEX IF NOT EXISTS ux_listings_id_status ON listings (id, status)",
@@ -33,11 +31,9 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != DbBackend::Sqlite {
-            return Ok(());
-        }
-        crate::execute_all(
+        crate::execute_on(
             manager,
+            DbBackend::Sqlite,
             &["DROP TABLE IF EXISTS listings_fts_vocab", "DROP INDEX IF EXISTS ux_listings_id_status"],
         )
         .await

@@ -103,10 +103,7 @@ fn postgres_search_table() -> Vec<String> {
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != DbBackend::Postgres {
-            return Ok(());
-        }
-        crate::execute_all(manager, &postgres_search_table()).await
+        crate::execute_on(manager, DbBackend::Postgres, &postgres_search_table()).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {

@@ -18,11 +18,9 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != DbBackend::Postgres {
-            return Ok(());
-        }
-        crate::execute_all(
+        crate::execute_on(
             manager,
+            DbBackend::Postgres,
             &[
                 "CREATE STATISTICS IF NOT EXISTS st_listings_status_week (mcv) ON status, launch_week FROM listings",
                 "ANALYZE listings",
@@ -32,9 +30,6 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        if manager.get_database_backend() != DbBackend::Postgres {
-            return Ok(());
-        }
-        crate::execute_all(manager, &["DROP STATISTICS IF EXISTS st_listings_status_week"]).await
+        crate::execute_on(manager, DbBackend::Postgres, &["DROP STATISTICS IF EXISTS st_listings_status_week"]).await
     }
 }
