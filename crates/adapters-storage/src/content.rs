@@ -126,8 +126,11 @@ impl FounderRepository for SeaOrmStore {
             return Ok(None);
         };
         let mut l = RawQuery::new(self.backend());
-        l.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM listing_founders lf \
-               JOIN listings l ON l.id = lf.listing_id WHERE l.status = 'live' AND lf.founder_id = ")
+        l.sql(crate::listings::SUMMARY_SELECT)
+            .sql(
+                " FROM listing_founders lf \
+               JOIN listings l ON l.id = lf.listing_id WHERE l.status = 'live' AND lf.founder_id = ",
+            )
             .bind(f.id)
             .sql(" ORDER BY l.votes_count DESC, l.id");
         let rows = SummaryRow::find_by_statement(l.build()).all(&self.db).await.map_err(repo_err)?;

@@ -178,6 +178,11 @@ pub(crate) fn to_listing(m: listings::Model, extras: Vec<CategoryId>) -> Listing
     }
 }
 
+/// The select list [`SummaryRow`] decodes, in its order (SQLite's inline readers decode by position):
+/// a listing in a list, read from `listings l`.
+pub(crate) const SUMMARY_SELECT: &str =
+    "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week";
+
 #[derive(Debug, FromQueryResult)]
 pub(crate) struct SummaryRow {
     id: i64,
@@ -520,7 +525,7 @@ impl SeaOrmStore {
                 .sql(")");
         };
         let mut q = RawQuery::new(DbBackend::Postgres);
-        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, f.matches AS page_total FROM (SELECT listing_id, rank, matches FROM ");
+        q.sql(SUMMARY_SELECT).sql(", f.matches AS page_total FROM (SELECT listing_id, rank, matches FROM ");
         search(&mut q, candidates);
         q.sql(" WHERE listing_id IS NOT NULL ORDER BY rank DESC, listing_id DESC")
             .page(page)
@@ -712,7 +717,7 @@ impl ListingRepository for SeaOrmStore {
                 StatusFilter::Upcoming => ListingStatus::Scheduled,
             };
             let mut q = RawQuery::new(backend);
-            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT id, r FROM (SELECT listings_fts.rowid AS id, ")
+            q.sql(SUMMARY_SELECT).sql(" FROM (SELECT id, r FROM (SELECT listings_fts.rowid AS id, ")
                 .sql(BM25)
                 .sql(" AS r FROM listings_fts CROSS JOIN listings s INDEXED BY ux_listings_id_status ON s.id = listings_fts.rowid WHERE listings_fts MATCH ")
                 .bind(fts)
@@ -746,7 +751,7 @@ impl ListingRepository for SeaOrmStore {
             // applied), as many as the page needs and at least RANKED_CANDIDATES.
             let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
             let mut q = RawQuery::new(backend);
-            q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM (SELECT l.id AS id, ");
+            q.sql(SUMMARY_SELECT).sql(" FROM (SELECT l.id AS id, ");
             match backend {
                 DbBackend::Postgres => {
                     let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
@@ -768,7 +773,7 @@ impl ListingRepository for SeaOrmStore {
         }
 
         let mut q = RawQuery::new(backend);
-        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week");
+        q.sql(SUMMARY_SELECT);
         let kept = |q: &mut RawQuery| {
             q.sql("COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ")
                 .constant(status_of(s.status).as_str())
@@ -995,10 +1000,9 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>> {
-        const COLS: &str = "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week";
         let mut approved = RawQuery::new(self.backend());
         approved
-            .sql(COLS)
+            .sql(SUMMARY_SELECT)
             .sql(" FROM alternatives a JOIN listings l ON l.id = a.alternative_id WHERE a.approved AND l.status = 'live' AND a.listing_id = ")
             .bind(id.get())
             .sql(" ORDER BY l.votes_count DESC, l.id LIMIT ")
@@ -1010,7 +1014,7 @@ impl ListingRepository for SeaOrmStore {
             .filter_map(SummaryRow::into_summary)
             .collect();
         let mut same = RawQuery::new(self.backend());
-        same.sql(COLS)
+        same.sql(SUMMARY_SELECT)
             .sql(" FROM listings l WHERE l.status = 'live' AND l.primary_category_id = (SELECT s.primary_category_id FROM listings s WHERE s.id = ")
             .bind(id.get())
             .sql(") AND l.id <> ")
@@ -1040,8 +1044,7 @@ impl ListingRepository for SeaOrmStore {
             q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").constant(col).sql("), 0)");
         };
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, ")
-            .sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
+        q.sql(SUMMARY_SELECT).sql(", ").sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
         kept(&mut q);
         // SQLite would take the status index and sort every live listing (135 ms at 100k for the
         // billboard); `+` keeps the status off the index, so the column's own index is walked from the
@@ -1068,9 +1071,7 @@ impl ListingRepository for SeaOrmStore {
                 .sql("), 0)");
         };
         let mut q = RawQuery::new(self.backend());
-        q.sql(
-            "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week, v.votes AS week_votes, ",
-        );
+        q.sql(SUMMARY_SELECT).sql(", v.votes AS week_votes, ");
         kept(&mut q);
         // No parameters at all: one plan on PostgreSQL (see `RawQuery::count_of_rows`).
         q.sql(" AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
@@ -1092,7 +1093,8 @@ impl ListingRepository for SeaOrmStore {
             StatusFilter::Upcoming => " ORDER BY l.id ASC",
         };
         let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week FROM listings l WHERE l.status = ")
+        q.sql(SUMMARY_SELECT)
+            .sql(" FROM listings l WHERE l.status = ")
             .constant(status_of(status).as_str())
             .sql(" AND l.launch_week = ")
             .date_constant(week.monday())
