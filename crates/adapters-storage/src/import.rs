@@ -141,6 +141,8 @@ impl DirectoryImport for SeaOrmStore {
     async fn end_bulk_load(&self) -> RepoResult<()> {
         crate::db::build_deferred_indexes(&self.db).await.map_err(repo_err)?;
         crate::db::compact_after_bulk_load(&self.db).await.map_err(repo_err)?;
+        // The loaded listings' terms, so searches read their counts from the start.
+        domain::ports::ListingRepository::refresh_search_terms(self).await?;
         Ok(())
     }
 

@@ -14,6 +14,9 @@
 //! one only in rare moments: recovery after a crash, another process holding the file exclusively);
 //! then the read goes to the pool, whose threads can wait without holding up this one. An in-memory
 //! database has no file to share: reads stay on the pool there.
+//!
+//! These connections also rank searches with [`LISTING_RANK`], a function registered on each; a read
+//! that uses it gives the pool a statement with bm25 instead (`SeaOrmStore::short_read_or`).
 
 use domain::ports::{RepoError, RepoResult};
 use rusqlite::{Connection, OpenFlags, Row};
@@ -57,6 +60,11 @@ pub(crate) enum Inline<T> {
     Busy,
 }
 
+/// The ranking function these connections have and the pool's do not: bm25, with each term's
+/// listing count read from `listing_terms` (migration 32) instead of counted in the index at every
+/// search (see the `fts5-rank` crate). The pool ranks with bm25 itself.
+pub(crate) const LISTING_RANK: &str = "listing_rank";
+
 /// Prepared statements each connection keeps (the ported reads are about a dozen shapes).
 const STATEMENT_CACHE: usize = 64;
 
@@ -88,6 +96,7 @@ impl InlineReader {
         // The same page budget as the pool's connections (db.rs).
         conn.execute_batch("PRAGMA query_only = 1; PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -8192;")?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        fts5_rank::register(&conn, LISTING_RANK, "SELECT docs FROM listing_terms WHERE term = ?1")?;
         Ok(conn)
     }
 

@@ -21,7 +21,11 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::{ActiveValue::Set, ColumnTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QuerySelect};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QuerySelect,
+    Statement, TransactionTrait,
+};
+use std::collections::HashMap;
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
 pub(crate) fn active_model(new: &NewListing, id: Option<i64>, slug: &str, now: DateTime<Utc>) -> listings::ActiveModel {
@@ -421,6 +425,16 @@ fn sqlite_match(fts: &str, status: StatusFilter) -> String {
 /// tags, status (0: a filter, not a signal).
 const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
 
+/// [`BM25`] as the inline readers compute it, with each term's listing count read from
+/// `listing_terms` instead of counted in the index (see [`crate::inline::LISTING_RANK`]). Not for
+/// a query with a prefix phrase.
+const COUNTED_BM25: &str = "listing_rank(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
+
+/// The statement for the pool, which ranks with bm25 itself (see [`SeaOrmStore::short_read_or`]).
+fn ranked_by_bm25(stmt: Statement) -> Statement {
+    Statement { sql: stmt.sql.replace(COUNTED_BM25, BM25), ..stmt }
+}
+
 /// The most completions of a typed last word a SQLite search spells out (more: a prefix query).
 const COMPLETIONS: usize = 8;
 
@@ -468,38 +482,59 @@ impl SeaOrmStore {
     }
 
     /// The FTS5 query for `words` (SQLite), the last word's prefix spelled out as the index's terms that
-    /// begin with it when there are at most [`COMPLETIONS`] of them, read from `listings_fts_vocab`
-    /// (migration 28). FTS5 answers a prefix by merging the doclists of every term it covers in memory
-    /// (2 ms of a 5.6 ms common-word search at 100k, for a prefix with one completion); an `OR` of
-    /// explicit terms is walked lazily. A prefix with more completions (a letter or two typed) keeps
-    /// the prefix query, which is what it is good at.
-    async fn sqlite_fts_completed(&self, words: &[String]) -> RepoResult<String> {
+    /// begin with it when there are at most [`COMPLETIONS`] of them, and whether it kept the prefix.
+    /// FTS5 answers a prefix by merging the doclists of every term it covers in memory (2 ms of a
+    /// 5.6 ms common-word search at 100k, for a prefix with one completion); an `OR` of explicit terms
+    /// is walked lazily. A prefix with more completions (a letter or two typed) keeps the prefix query,
+    /// which is what it is good at.
+    ///
+    /// The terms come from `listing_terms` (migration 32), one indexed range, when it is up to date
+    /// with the listings; else from `listings_fts_vocab`, which counts each term's listings as it reads
+    /// it (5.5 ms for `workflow` at a million listings), so a word a listing gained a moment ago
+    /// completes at once.
+    async fn sqlite_fts_completed(&self, words: &[String]) -> RepoResult<(String, bool)> {
         #[derive(Debug, FromQueryResult)]
         struct Term {
-            term: String,
+            current: bool,
+            term: Option<String>,
         }
         impl FromSqliteRow for Term {
             fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
-                from_sqlite_row!(row, at, Self { term })
+                from_sqlite_row!(row, at, Self { current, term })
             }
         }
         let empty = || RepoError::Unexpected("a search without words".into());
         let last = words.last().ok_or_else(empty)?;
-        let mut q = RawQuery::new(DbBackend::Sqlite);
         // Every term that starts with `last` sorts between it and it followed by the last code point.
-        q.sql("SELECT term FROM listings_fts_vocab WHERE term >= ")
-            .bind(last.clone())
-            .sql(" AND term <= ")
-            .bind(format!("{last}\u{10FFFF}"))
-            .sql(" ORDER BY term LIMIT ")
-            .count_of_rows(COMPLETIONS as i64 + 1);
-        let terms: Vec<String> = self.short_read::<Term>(q.build()).await?.into_iter().map(|t| t.term).collect();
-        let query = if terms.len() > COMPLETIONS {
+        let range = |q: &mut RawQuery| {
+            q.sql(" WHERE term >= ")
+                .bind(last.clone())
+                .sql(" AND term <= ")
+                .bind(format!("{last}\u{10FFFF}"))
+                .sql(" ORDER BY term LIMIT ")
+                .count_of_rows(COMPLETIONS as i64 + 1);
+        };
+        // One row when the table is behind (its term NULL), else one per term (or one NULL: none).
+        let mut q = RawQuery::new(DbBackend::Sqlite);
+        q.sql("SELECT s.changes = s.refreshed AS current, t.term AS term FROM listing_terms_state s LEFT JOIN (SELECT term FROM listing_terms");
+        range(&mut q);
+        q.sql(") t ON s.changes = s.refreshed");
+        let rows = self.short_read::<Term>(q.build()).await?;
+        let terms: Vec<String> = if rows.first().is_some_and(|r| r.current) {
+            rows.into_iter().filter_map(|t| t.term).collect()
+        } else {
+            let mut q = RawQuery::new(DbBackend::Sqlite);
+            q.sql("SELECT 1 AS current, term FROM listings_fts_vocab");
+            range(&mut q);
+            self.short_read::<Term>(q.build()).await?.into_iter().filter_map(|t| t.term).collect()
+        };
+        let prefix = terms.len() > COMPLETIONS;
+        let query = if prefix {
             fts_query(DbBackend::Sqlite, &words.join(" "))
         } else {
             crate::sql::sqlite_query_completed(words, &terms)
         };
-        query.ok_or_else(empty)
+        Ok((query.ok_or_else(empty)?, prefix))
     }
 
     /// A text-only search by relevance on PostgreSQL: one statement through `listing_text_search`
@@ -691,19 +726,11 @@ impl ListingRepository for SeaOrmStore {
         let backend = self.backend();
         let fts = s.q.as_ref().and_then(|t| fts_query(backend, t.as_str()));
         if let (DbBackend::Sqlite, true, Some(_), SearchSort::Relevance) = (backend, text_only(s), &fts, s.sort) {
-            // Count and rank inside the index; read only the page's listings. Three short statements,
-            // each bounded (a few index terms, 10 001 matches, the candidate set): on the calling thread.
+            // Rank inside the index and read only the page's listings; count apart only when the
+            // candidates do not hold every match. Short statements, each bounded (a few index terms,
+            // the candidate set, 10 001 matches): on the calling thread.
             let words = crate::sql::search_words(s.q.as_ref().map(|t| t.as_str()).unwrap_or_default());
-            let fts = self.sqlite_fts_completed(&words).await?;
-            let matched = sqlite_match(&fts, s.status);
-            let mut count = RawQuery::new(backend);
-            count
-                .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
-                .bind(matched)
-                .sql(" LIMIT ")
-                .count_of_rows(COUNT_CAP as i64 + 1)
-                .sql(") t");
-            let counted = self.count_short(&count).await?;
+            let (fts, prefix) = self.sqlite_fts_completed(&words).await?;
             // Ranks a bounded candidate set: the newest matches the index hands out (by rowid), as many as
             // the page needs and at least RANKED_CANDIDATES — not every match of a word on every listing.
             let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
@@ -711,25 +738,39 @@ impl ListingRepository for SeaOrmStore {
             // FTS5 would merge the status token's doclist (every live listing) for each query (at 1M
             // listings a rare word ranked in 28 ms this way, 7 ms the other). It is read from
             // `ux_listings_id_status` (migration 28), not the listing row, where it sits behind the long
-            // texts: 0.24 ms for 1 000 candidates instead of 0.86.
-            let status = match s.status {
-                StatusFilter::Live => ListingStatus::Live,
-                StatusFilter::Upcoming => ListingStatus::Scheduled,
-            };
+            // texts: 0.24 ms for 1 000 candidates instead of 0.86. The candidates are counted beside
+            // them (`COUNT(*) OVER ()`): when there are fewer than asked for, that is every match.
             let mut q = RawQuery::new(backend);
-            q.sql(SUMMARY_SELECT).sql(" FROM (SELECT id, r FROM (SELECT listings_fts.rowid AS id, ")
-                .sql(BM25)
+            q.sql(SUMMARY_SELECT)
+                .sql(", f.n AS page_total FROM (SELECT id, r, n FROM (SELECT id, r, COUNT(*) OVER () AS n FROM (SELECT listings_fts.rowid AS id, ")
+                .sql(if prefix { BM25 } else { COUNTED_BM25 })
                 .sql(" AS r FROM listings_fts CROSS JOIN listings s INDEXED BY ux_listings_id_status ON s.id = listings_fts.rowid WHERE listings_fts MATCH ")
-                .bind(fts)
+                .bind(fts.clone())
                 .sql(" AND s.status = ")
-                .bind(status.as_str())
+                .bind(status_of(s.status).as_str())
                 .sql(" ORDER BY listings_fts.rowid DESC LIMIT ")
                 .count_of_rows(candidates)
-                .sql(") ORDER BY r, id DESC")
+                .sql(")) ORDER BY r, id DESC")
                 .page(page)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r, l.id DESC");
-            let rows = self.short_read::<SummaryRow>(q.build()).await?;
-            let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
+            let rows = self.short_read_or::<Counted<SummaryRow>>(q.build(), ranked_by_bm25).await?;
+            let counted = match rows.first().and_then(|r| r.total) {
+                Some(n) if n < candidates => n.max(0) as u64,
+                // Every candidate taken (more may match), or a page past the last one: counted up to
+                // the cap with the status matched in the index, which merges doclists quickly when
+                // there are many matches.
+                _ => {
+                    let mut count = RawQuery::new(backend);
+                    count
+                        .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+                        .bind(sqlite_match(&fts, s.status))
+                        .sql(" LIMIT ")
+                        .count_of_rows(COUNT_CAP as i64 + 1)
+                        .sql(") t");
+                    self.count_short(&count).await?
+                }
+            };
+            let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
         if let (DbBackend::Postgres, true, Some(tsq), SearchSort::Relevance) = (backend, text_only(s), &fts, s.sort) {
@@ -1143,5 +1184,67 @@ impl ListingRepository for SeaOrmStore {
 
     async fn count_live_listings(&self) -> RepoResult<u64> {
         self.listings_in(ListingStatus::Live).await
+    }
+
+    /// SQLite: brings `listing_terms` (migration 32) up to date with the full-text index when listings
+    /// changed since it was last brought up. The index's terms are read first, outside any write
+    /// (a walk of every doclist: 136 ms at 100k listings), and only the terms whose count changed are
+    /// then written, with the change count seen before the walk, so a change made during it leaves
+    /// the table marked behind. PostgreSQL has no such table.
+    async fn refresh_search_terms(&self) -> RepoResult<bool> {
+        #[derive(Debug, FromQueryResult)]
+        struct State {
+            changes: i64,
+            refreshed: i64,
+        }
+        #[derive(Debug, FromQueryResult)]
+        struct Term {
+            term: String,
+            docs: i64,
+        }
+        if self.backend() != DbBackend::Sqlite {
+            return Ok(false);
+        }
+        let read = |sql: &str| Statement::from_string(DbBackend::Sqlite, sql);
+        let state = State::find_by_statement(read("SELECT changes, refreshed FROM listing_terms_state"))
+            .one(&self.db)
+            .await
+            .map_err(repo_err)?;
+        let Some(State { changes, refreshed }) = state else {
+            return Err(RepoError::Unexpected("listing_terms_state has no row".into()));
+        };
+        if changes == refreshed {
+            return Ok(false);
+        }
+        let terms = |sql| async move {
+            let rows = Term::find_by_statement(read(sql)).all(&self.db).await.map_err(repo_err)?;
+            Ok::<_, RepoError>(rows.into_iter().map(|t| (t.term, t.docs)).collect::<HashMap<_, _>>())
+        };
+        let index = terms("SELECT term, doc AS docs FROM listings_fts_vocab").await?;
+        let kept = terms("SELECT term, docs FROM listing_terms").await?;
+        let changed: serde_json::Map<String, serde_json::Value> = index
+            .iter()
+            .filter(|(term, docs)| kept.get(*term) != Some(docs))
+            .map(|(term, docs)| (term.clone(), (*docs).into()))
+            .collect();
+        let gone: Vec<&String> = kept.keys().filter(|t| !index.contains_key(*t)).collect();
+        let txn = self.db.begin().await.map_err(repo_err)?;
+        let mut upsert = RawQuery::new(DbBackend::Sqlite);
+        upsert
+            .sql("INSERT INTO listing_terms (term, docs) SELECT key, value FROM json_each(")
+            .bind(serde_json::Value::Object(changed).to_string())
+            .sql(") WHERE true ON CONFLICT (term) DO UPDATE SET docs = excluded.docs");
+        txn.execute_raw(upsert.build()).await.map_err(repo_err)?;
+        let mut delete = RawQuery::new(DbBackend::Sqlite);
+        delete
+            .sql("DELETE FROM listing_terms WHERE term IN (SELECT value FROM json_each(")
+            .bind(serde_json::to_string(&gone).map_err(|e| RepoError::Unexpected(e.to_string().into()))?)
+            .sql("))");
+        txn.execute_raw(delete.build()).await.map_err(repo_err)?;
+        let mut done = RawQuery::new(DbBackend::Sqlite);
+        done.sql("UPDATE listing_terms_state SET refreshed = ").bind(changes);
+        txn.execute_raw(done.build()).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
     }
 }

@@ -120,12 +120,25 @@ impl SeaOrmStore {
     where
         T: FromQueryResult + crate::inline::FromSqliteRow,
     {
+        self.short_read_or(stmt, |s| s).await
+    }
+
+    /// [`SeaOrmStore::short_read`] of a statement that uses what only the inline readers have (the
+    /// `listing_rank` function, see [`crate::inline`]): the pool runs `for_pool(stmt)` instead.
+    pub(crate) async fn short_read_or<T>(
+        &self,
+        stmt: Statement,
+        for_pool: impl FnOnce(Statement) -> Statement,
+    ) -> RepoResult<Vec<T>>
+    where
+        T: FromQueryResult + crate::inline::FromSqliteRow,
+    {
         if let Some(reader) = &self.inline
             && let crate::inline::Inline::Rows(rows) = reader.all(&stmt)?
         {
             return Ok(rows);
         }
-        T::find_by_statement(stmt).all(&self.db).await.map_err(repo_err)
+        T::find_by_statement(for_pool(stmt)).all(&self.db).await.map_err(repo_err)
     }
 
     /// Forgets the cached category tree (after this instance changed it).

@@ -177,6 +177,27 @@ fn one_crate_per_technology() {
     assert_eq!(dependents_of("redis"), ["adapters-ratelimit"]);
     // Key material and password hashing: adapters-auth.
     assert_eq!(dependents_of("argon2"), ["adapters-auth"]);
+    // SQLite's own API (the inline readers, the ranking function): the store and fts5-rank.
+    assert_eq!(dependents_of("rusqlite"), ["adapters-storage", "fts5-rank"]);
+}
+
+#[test]
+fn unsafe_code_lives_in_one_crate() {
+    // The workspace forbids `unsafe`; only fts5-rank (SQLite's C API) leaves the workspace's lints,
+    // and it still denies an unsafe block without its SAFETY comment.
+    let root = workspace();
+    for krate in crates() {
+        let dir = if krate == "migration" { root.join("migration") } else { root.join("crates").join(&krate) };
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("a manifest");
+        let inherits = manifest.contains("[lints]\nworkspace = true");
+        if krate == "fts5-rank" {
+            assert!(!inherits && manifest.contains("undocumented_unsafe_blocks = \"deny\""), "{krate}: {manifest}");
+        } else {
+            assert!(inherits, "{krate} does not take the workspace's lints (unsafe_code = forbid)");
+        }
+    }
+    let workspace_manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace manifest");
+    assert!(workspace_manifest.contains("unsafe_code = \"forbid\""));
 }
 
 #[test]

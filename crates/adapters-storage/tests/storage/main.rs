@@ -358,14 +358,108 @@ on_both!(the_last_word_completes_beside_the_words_before_it, |store| {
         n.sort();
         n
     };
-    assert_eq!(found("time trac").await, vec!["Hours Tracker", "Trace Viewer"], "completions of the last word");
-    assert_eq!(found("time tracking").await, vec!["Hours Tracker"], "a whole last word, stemmed");
-    assert_eq!(found("time trackers").await, vec!["Hours Tracker"], "a plural finds the singular");
-    assert_eq!(found("trac time").await, Vec::<String>::new(), "only the last word is a prefix");
-    // `t` begins more than eight terms here: the prefix query answers.
-    assert_eq!(found("hours t").await, vec!["Hours Tracker", "Word Shop"]);
-    assert_eq!(found("tab").await, vec!["Word Shop"]);
-    assert_eq!(found("capsul").await, vec!["Time Capsule"]);
+    // Before SQLite's table of terms is refreshed (completions read from the index) and after (from the table).
+    for refreshed in [false, true] {
+        assert_eq!(found("time trac").await, vec!["Hours Tracker", "Trace Viewer"], "completions ({refreshed})");
+        assert_eq!(found("time tracking").await, vec!["Hours Tracker"], "a whole last word, stemmed");
+        assert_eq!(found("time trackers").await, vec!["Hours Tracker"], "a plural finds the singular");
+        assert_eq!(found("trac time").await, Vec::<String>::new(), "only the last word is a prefix");
+        // `t` begins more than eight terms here: the prefix query answers.
+        assert_eq!(found("hours t").await, vec!["Hours Tracker", "Word Shop"]);
+        assert_eq!(found("tab").await, vec!["Word Shop"]);
+        assert_eq!(found("capsul").await, vec!["Time Capsule"]);
+        let sqlite = store.connection().get_database_backend() == sea_orm::DbBackend::Sqlite;
+        assert_eq!(store.refresh_search_terms().await.unwrap(), sqlite && !refreshed);
+    }
+});
+
+/// SQLite's table of terms, as (term, listings) in term order; and the full-text index's own count.
+async fn terms_and_index(store: &adapters_storage::SeaOrmStore) -> (Vec<(String, i64)>, Vec<(String, i64)>) {
+    #[derive(Debug, sea_orm::FromQueryResult)]
+    struct Term {
+        term: String,
+        docs: i64,
+    }
+    let read = |sql: &'static str| async move {
+        let stmt = sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, sql);
+        let rows = <Term as sea_orm::FromQueryResult>::find_by_statement(stmt).all(store.connection()).await.unwrap();
+        rows.into_iter().map(|t| (t.term, t.docs)).collect::<Vec<_>>()
+    };
+    (
+        read("SELECT term, docs FROM listing_terms ORDER BY term").await,
+        read("SELECT term, doc AS docs FROM listings_fts_vocab ORDER BY term").await,
+    )
+}
+
+on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
+    // SQLite ranks with bm25 whose document counts come from `listing_terms`; with the table current
+    // that must order every page as counting in the index does (what a term missing from the table
+    // falls back to). PostgreSQL ranks without counts: the same reads, compared with themselves.
+    use sea_orm::ConnectionTrait;
+    demo_data::seed_reference(store).await.unwrap();
+    demo_data::bulk_load_demo(store, demo_data::generate::DemoConfig::standard(now()), false).await.unwrap();
+    let sqlite = store.connection().get_database_backend() == sea_orm::DbBackend::Sqlite;
+    assert!(!store.refresh_search_terms().await.unwrap(), "the bulk load left the table current");
+    let queries = ["workflow", "team work", "export", "automat", "data pipelines", "invoice", "ai writing"];
+    let mut kept = Vec::new();
+    for q in queries {
+        let page = PageRequest::parse(Some(1), Some(50)).unwrap();
+        let r = store.search_listings(&search(Some(q)), page).await.unwrap();
+        kept.push((q, r.total, r.items.iter().map(|s| s.id).collect::<Vec<_>>()));
+    }
+    assert!(kept.iter().filter(|(_, total, _)| *total > 5).count() >= 4, "the words match: {kept:?}");
+    if sqlite {
+        // No kept count (and the table marked behind, so completions come from the index as well).
+        let forget = "DELETE FROM listing_terms; UPDATE listing_terms_state SET changes = changes + 1";
+        store.connection().execute_unprepared(forget).await.unwrap();
+    }
+    for (q, total, ids) in &kept {
+        let page = PageRequest::parse(Some(1), Some(50)).unwrap();
+        let r = store.search_listings(&search(Some(q)), page).await.unwrap();
+        assert_eq!((r.total, &r.items.iter().map(|s| s.id).collect::<Vec<_>>()), (*total, ids), "{q}");
+    }
+});
+
+on_both!(the_table_of_search_terms_follows_the_index, |store| {
+    use sea_orm::ConnectionTrait;
+    let page = PageRequest::default();
+    let total = |q: &'static str| async move { store.search_listings(&search(Some(q)), page).await.unwrap().total };
+    if store.connection().get_database_backend() == sea_orm::DbBackend::Postgres {
+        store.create_listing(listing("Quiet Quokka", ListingStatus::Live, None)).await.unwrap();
+        assert!(!store.refresh_search_terms().await.unwrap(), "PostgreSQL keeps no table of terms");
+        assert_eq!(total("quok").await, 1);
+        return;
+    }
+    let a = store.create_listing(listing("Quiet Quokka", ListingStatus::Live, None)).await.unwrap();
+    store.create_listing(listing("Quiet Heron", ListingStatus::Live, None)).await.unwrap();
+    assert!(store.refresh_search_terms().await.unwrap(), "two listings came");
+    assert!(!store.refresh_search_terms().await.unwrap(), "nothing changed since");
+    let (terms, index) = terms_and_index(store).await;
+    assert_eq!(terms, index);
+    assert!(terms.contains(&("quiet".to_owned(), 2)), "{terms:?}");
+
+    // A word a listing gains completes at once, before the table has it.
+    let conn = store.connection();
+    conn.execute_unprepared(&format!("UPDATE listings SET name = 'Zebrafish Quokka' WHERE id = {}", a.id))
+        .await
+        .unwrap();
+    assert!(!terms_and_index(store).await.0.iter().any(|(t, _)| t == "zebrafish"));
+    assert_eq!(total("zebraf").await, 1, "completed from the index while the table is behind");
+    assert!(store.refresh_search_terms().await.unwrap());
+    let (terms, index) = terms_and_index(store).await;
+    assert_eq!(terms, index);
+    assert!(terms.contains(&("zebrafish".to_owned(), 1)), "{terms:?}");
+    assert_eq!(total("zebraf").await, 1, "completed from the table");
+
+    // A term no listing holds any more leaves the table; a vote (no indexed column) changes nothing.
+    conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {}", a.id)).await.unwrap();
+    assert!(store.refresh_search_terms().await.unwrap());
+    let (terms, index) = terms_and_index(store).await;
+    assert_eq!(terms, index);
+    assert!(!terms.iter().any(|(t, _)| t == "zebrafish" || t == "quokka"), "{terms:?}");
+    assert_eq!(total("zebraf").await, 0);
+    conn.execute_unprepared("UPDATE listings SET votes_count = votes_count + 1").await.unwrap();
+    assert!(!store.refresh_search_terms().await.unwrap(), "a counter is not an indexed column");
 });
 
 on_both!(search_index_follows_edits_and_deletes, |store| {
@@ -915,6 +1009,10 @@ on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store|
         let mut l = listing(&format!("Common Widget {i}"), ListingStatus::Live, None);
         if i < 5 {
             l.profile.tagline = "a rare marmoset".into();
+        } else if i < 1004 {
+            l.profile.tagline = "a busy lemur and a gibbon".into();
+        } else if i == 1004 {
+            l.profile.tagline = "a busy lemur".into();
         }
         batch.push(import(l, 0));
         if batch.len() == 1000 || i + 1 == n {
@@ -934,6 +1032,19 @@ on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store|
     assert_eq!((rare.total, rare.total_exact, rare.items.len()), (5, true, 5), "exact under the cap");
     let past = store.search_listings(&search(Some("marmoset")), page).await.unwrap();
     assert_eq!((past.total, past.total_exact, past.items.len()), (5, true, 0), "a page past the end keeps the total");
+    // Around the ranked candidates (1 000, or as deep as the page asks): exact on either side.
+    for (word, total) in [("lemur", 1000), ("gibbon", 999)] {
+        for (number, size) in [(1, 20), (50, 20), (51, 20), (11, 100)] {
+            let page = PageRequest::parse(Some(number), Some(size)).unwrap();
+            let r = store.search_listings(&search(Some(word)), page).await.unwrap();
+            let shown = (total as usize).saturating_sub(page.offset() as usize).min(size as usize);
+            assert_eq!(
+                (r.total, r.total_exact, r.items.len()),
+                (total, true, shown),
+                "{word}, page {number} of {size}"
+            );
+        }
+    }
     let none = store.search_listings(&search(Some("okapi")), PageRequest::default()).await.unwrap();
     assert_eq!((none.total, none.items.len()), (0, 0), "no match");
     // A page past the ranked candidates still comes back, ordered and full.

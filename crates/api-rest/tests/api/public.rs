@@ -178,6 +178,32 @@ async fn another_instances_change_empties_the_read_cache_within_seconds() {
     );
 }
 
+#[tokio::test]
+async fn the_worker_brings_the_search_terms_up_to_date() {
+    // The demo listings are loaded at start-up, which leaves SQLite's table of search terms behind the
+    // index; the worker's first pass brings it up to date (and searches complete meanwhile anyway).
+    use sea_orm::{ConnectionTrait, Statement};
+    let app = demo().await;
+    let body = accepted(&app, "/listings?q=workf").await;
+    assert!(body["pagination"]["total"].as_u64().unwrap() > 0, "a typed prefix completes: {body}");
+    let db = sea_orm::Database::connect(&app.db.url).await.unwrap();
+    let one = |sql: &'static str| {
+        let db = &db;
+        async move {
+            let row = db.query_one_raw(Statement::from_string(db.get_database_backend(), sql)).await.unwrap().unwrap();
+            row.try_get_by_index::<i64>(0).unwrap()
+        }
+    };
+    let started = std::time::Instant::now();
+    while one("SELECT changes - refreshed FROM listing_terms_state").await != 0 {
+        assert!(started.elapsed() < std::time::Duration::from_secs(10), "the table stayed behind");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let kept = one("SELECT COUNT(*) FROM listing_terms").await;
+    assert!(kept > 100, "{kept} terms");
+    assert_eq!(kept, one("SELECT COUNT(*) FROM listings_fts_vocab").await);
+}
+
 async fn live_slugs(app: &TestApp, n: usize) -> Vec<String> {
     let body = accepted(app, &format!("/listings?sort=votes&per_page={n}")).await;
     body["items"].as_array().unwrap().iter().map(|i| i["slug"].as_str().unwrap().to_owned()).collect()

@@ -92,6 +92,14 @@ pub trait ListingRepository: Send + Sync {
         out.truncate(max as usize);
         Ok(out)
     }
+
+    /// Brings what the store derives from its search index up to date with the listings (a store whose
+    /// search reads terms and their counts from a table of its own refreshes it here); returns whether
+    /// anything was refreshed. The worker calls it every half minute: it must be cheap when nothing
+    /// changed, and searches must stay exact until it runs. The default has nothing to do.
+    async fn refresh_search_terms(&self) -> RepoResult<bool> {
+        Ok(false)
+    }
 }
 
 #[async_trait]
