@@ -509,6 +509,67 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(i64::try_from(n).unwrap_or(i64::MAX))
     }
 
+    /// One transaction of three statements whatever the number of views: the marks inserted where
+    /// none exists (`RETURNING` says which), then the day counts and the listings' totals raised by
+    /// the new ones. Views are written in key order, so two batches on PostgreSQL take their locks in
+    /// the same order.
+    async fn record_views(&self, views: &[domain::engagement::View]) -> RepoResult<Vec<bool>> {
+        #[derive(Debug, sea_orm::FromQueryResult)]
+        struct Marked {
+            listing_id: i64,
+            day: chrono::NaiveDate,
+            viewer_key: String,
+        }
+        if views.is_empty() {
+            return Ok(Vec::new());
+        }
+        let backend = self.backend();
+        let mut sorted: Vec<&domain::engagement::View> = views.iter().collect();
+        sorted.sort_by(|a, b| (a.listing_id, a.day, &a.viewer_key).cmp(&(b.listing_id, b.day, &b.viewer_key)));
+        sorted.dedup_by(|a, b| (a.listing_id, a.day, &a.viewer_key) == (b.listing_id, b.day, &b.viewer_key));
+        let txn = self.begin_write().await?;
+        let mut marks = RawQuery::new(backend);
+        marks.sql("INSERT INTO listing_view_marks (listing_id, day, viewer_key) VALUES ");
+        for (i, v) in sorted.iter().enumerate() {
+            marks.sql(if i == 0 { "(" } else { ", (" });
+            marks.bind(v.listing_id.get()).sql(", ").bind(v.day).sql(", ").bind(v.viewer_key.clone()).sql(")");
+        }
+        marks.sql(" ON CONFLICT DO NOTHING RETURNING listing_id, day, viewer_key");
+        let marked = Marked::find_by_statement(marks.build()).all(&txn).await.map_err(repo_err)?;
+        let mut per_day: std::collections::BTreeMap<(i64, chrono::NaiveDate), i64> = Default::default();
+        let mut per_listing: std::collections::BTreeMap<i64, i64> = Default::default();
+        for m in &marked {
+            *per_day.entry((m.listing_id, m.day)).or_default() += 1;
+            *per_listing.entry(m.listing_id).or_default() += 1;
+        }
+        if !per_day.is_empty() {
+            let mut days = RawQuery::new(backend);
+            days.sql("INSERT INTO listing_views (listing_id, day, views) VALUES ");
+            for (i, ((id, day), n)) in per_day.iter().enumerate() {
+                days.sql(if i == 0 { "(" } else { ", (" });
+                days.bind(*id).sql(", ").bind(*day).sql(", ").bind(*n).sql(")");
+            }
+            days.sql(" ON CONFLICT (listing_id, day) DO UPDATE SET views = listing_views.views + excluded.views");
+            sea_orm::ConnectionTrait::execute_raw(&txn, days.build()).await.map_err(repo_err)?;
+            let mut totals = RawQuery::new(backend);
+            totals.sql("WITH v (id, n) AS (VALUES ");
+            for (i, (id, n)) in per_listing.iter().enumerate() {
+                totals.sql(if i == 0 { "(" } else { ", (" });
+                totals.bind(*id).sql(", ").bind(*n).sql(")");
+            }
+            totals.sql(
+                ") UPDATE listings SET views_count = views_count + (SELECT v.n FROM v WHERE v.id = listings.id) \
+                 WHERE id IN (SELECT v.id FROM v)",
+            );
+            sea_orm::ConnectionTrait::execute_raw(&txn, totals.build()).await.map_err(repo_err)?;
+        }
+        txn.commit().await.map_err(repo_err)?;
+        // Each new mark answers true once, at the first view that names it.
+        let mut new: std::collections::HashSet<(i64, chrono::NaiveDate, String)> =
+            marked.into_iter().map(|m| (m.listing_id, m.day, m.viewer_key)).collect();
+        Ok(views.iter().map(|v| new.remove(&(v.listing_id.get(), v.day, v.viewer_key.clone()))).collect())
+    }
+
     async fn record_view(&self, view: &domain::engagement::View) -> RepoResult<bool> {
         // Most views repeat one already counted today: a plain read answers those without taking
         // the write lock (SQLite has one writer); the insert below still decides a race.

@@ -61,6 +61,8 @@ pub struct App {
     /// Wakes this instance's job worker when a job is queued here (others find it by polling).
     pub wake: Arc<tokio::sync::Notify>,
     keyring: Arc<tokio::sync::OnceCell<Arc<Keyring>>>,
+    /// This instance's writer of page views, started on first use (`crate::engagement`).
+    pub(crate) views: Arc<std::sync::OnceLock<crate::engagement::ViewWriter>>,
 }
 
 impl std::ops::Deref for App {
@@ -85,7 +87,12 @@ impl std::fmt::Debug for App {
 impl App {
     pub fn new(mut ports: Ports) -> Self {
         ports.public_url = ports.public_url.trim_end_matches('/').to_owned();
-        Self { ports, wake: Arc::new(tokio::sync::Notify::new()), keyring: Arc::new(tokio::sync::OnceCell::new()) }
+        Self {
+            ports,
+            wake: Arc::new(tokio::sync::Notify::new()),
+            keyring: Arc::new(tokio::sync::OnceCell::new()),
+            views: Arc::default(),
+        }
     }
 
     /// The keys derived from the deployment's root secret, obtained on first use.

@@ -127,6 +127,37 @@ on_every_store!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |s
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
 });
 
+on_every_store!(views_written_together_count_as_one_by_one, |store| {
+    use domain::engagement::View;
+    let a = store.create_listing(listing("Viewed A", ListingStatus::Live, None)).await.unwrap();
+    let b = store.create_listing(listing("Viewed B", ListingStatus::Live, None)).await.unwrap();
+    let day = now();
+    let view = |l: &domain::listing::Listing, k: &str, at| {
+        View::record(l.id, "Mozilla/5.0 Firefox/140.0", k.to_owned(), at).unwrap()
+    };
+    assert!(store.record_view(&view(&a, "seen", day)).await.unwrap());
+    assert_eq!(store.record_views(&[]).await.unwrap(), Vec::<bool>::new());
+    let batch = [
+        view(&a, "seen", day),                  // counted before this batch
+        view(&a, "x", day),                     // new
+        view(&b, "x", day),                     // new, another listing
+        view(&a, "x", day),                     // repeated within the batch
+        view(&a, "x", day + Duration::days(1)), // the next day
+        view(&b, "y", day),                     // new
+    ];
+    assert_eq!(store.record_views(&batch).await.unwrap(), vec![false, true, true, false, true, true]);
+    let views = |l: &domain::listing::Listing| {
+        let id = l.id;
+        async move { store.get_listing(id).await.unwrap().unwrap().views }
+    };
+    assert_eq!((views(&a).await, views(&b).await), (3, 2));
+    // The same batch again counts nothing.
+    assert_eq!(store.record_views(&batch).await.unwrap(), vec![false; batch.len()]);
+    assert_eq!((views(&a).await, views(&b).await), (3, 2));
+    // And a view of a batch is a view one by one.
+    assert!(!store.record_view(&view(&b, "y", day)).await.unwrap());
+});
+
 on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
     use domain::engagement::View;
     let l = store.create_listing(listing("Viewed", ListingStatus::Live, None)).await.unwrap();

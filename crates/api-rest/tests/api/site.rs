@@ -145,6 +145,40 @@ async fn an_address_votes_a_bounded_number_of_times_a_day_and_views_count_once()
     assert_eq!(views(&end), views(&start) + 1, "one person, one view a day; bots none");
 }
 
+/// Page loads at the same moment are counted together (one writer, one transaction a batch) and
+/// each exactly once: 48 people at once add 48 views, the same 48 again add none, on both stores.
+#[tokio::test]
+async fn concurrent_page_loads_count_each_view_once() {
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let app = spawn_app_configured(db, true, |a| a.read_cache_secs = 0).await;
+        app.wait_ready().await;
+        let slug =
+            app.get("/api/v1/listings?per_page=1&sort=votes").await.json::<serde_json::Value>().await.unwrap()["items"]
+                [0]["slug"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        let views = || async {
+            let v: serde_json::Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+            v["views"].as_i64().unwrap()
+        };
+        let load_all = || {
+            futures_util::future::join_all((0..48).map(|i| {
+                let req = app.client.get(format!("{}/listings/{slug}", app.base));
+                async move {
+                    let ua = format!("Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 person-{i}");
+                    req.header("user-agent", ua).send().await.unwrap().status().as_u16()
+                }
+            }))
+        };
+        let before = views().await;
+        assert!(load_all().await.iter().all(|s| *s == 200));
+        assert_eq!(views().await, before + 48, "48 people, 48 views ({})", app.db.url);
+        assert!(load_all().await.iter().all(|s| *s == 200));
+        assert_eq!(views().await, before + 48, "the same people again the same day ({})", app.db.url);
+    }
+}
+
 /// Every public page renders from the demo data, with links built from the public URL, and unknown
 /// records are 404 pages.
 #[tokio::test]

@@ -109,6 +109,16 @@ pub trait OwnListingRepository: Send + Sync {
     async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64>;
     /// Counts a view unless this viewer saw the listing already that day; true when counted.
     async fn record_view(&self, view: &crate::engagement::View) -> RepoResult<bool>;
+    /// Counts views as [`Self::record_view`] does, all in one transaction: one answer per view, in
+    /// order (a view repeated within `views` counts once, at its first place). The site writes the
+    /// views of concurrent page loads together this way. The default records them one at a time.
+    async fn record_views(&self, views: &[crate::engagement::View]) -> RepoResult<Vec<bool>> {
+        let mut counted = Vec::with_capacity(views.len());
+        for v in views {
+            counted.push(self.record_view(v).await?);
+        }
+        Ok(counted)
+    }
     /// Forgets who viewed before `before` (the counts stay); the number of marks removed.
     async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64>;
 
