@@ -23,7 +23,7 @@ use domain::slug::Slug;
 use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QuerySelect,
-    Statement, TransactionTrait,
+    Statement,
 };
 use std::collections::HashMap;
 
@@ -1228,7 +1228,7 @@ impl ListingRepository for SeaOrmStore {
             .map(|(term, docs)| (term.clone(), (*docs).into()))
             .collect();
         let gone: Vec<&String> = kept.keys().filter(|t| !index.contains_key(*t)).collect();
-        let txn = self.db.begin().await.map_err(repo_err)?;
+        let txn = self.begin_write().await?;
         let mut upsert = RawQuery::new(DbBackend::Sqlite);
         upsert
             .sql("INSERT INTO listing_terms (term, docs) SELECT key, value FROM json_each(")

@@ -420,6 +420,28 @@ on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     }
 });
 
+/// An in-memory SQLite database has no inline readers: its searches run on the pool, which has no
+/// `listing_rank` and ranks with bm25 itself; completions and ranking answer as on a file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_in_memory_sqlite_store_searches_through_the_pool() {
+    let conn = db::connect("sqlite::memory:").await.unwrap();
+    db::migrate(&conn).await.unwrap();
+    let store = adapters_storage::SeaOrmStore::new(conn);
+    let mut quokka = listing("Quiet Quokka", ListingStatus::Live, None);
+    quokka.profile.description = "Workflow boards for teams.".into();
+    let mut heron = listing("Heron Workflows", ListingStatus::Live, None);
+    heron.profile.description = "Automations.".into();
+    store.create_listing(quokka).await.unwrap();
+    store.create_listing(heron).await.unwrap();
+    let page = PageRequest::default();
+    for refreshed in [false, true] {
+        let r = store.search_listings(&search(Some("workf")), page).await.unwrap();
+        assert_eq!(names(&r), vec!["Heron Workflows", "Quiet Quokka"], "a name match first ({refreshed})");
+        assert_eq!(r.total, 2);
+        assert_eq!(store.refresh_search_terms().await.unwrap(), !refreshed);
+    }
+}
+
 on_both!(the_table_of_search_terms_follows_the_index, |store| {
     use sea_orm::ConnectionTrait;
     let page = PageRequest::default();
