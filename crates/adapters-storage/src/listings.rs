@@ -438,6 +438,9 @@ fn ranked_by_bm25(stmt: Statement) -> Statement {
 /// The most completions of a typed last word a SQLite search spells out (more: a prefix query).
 const COMPLETIONS: usize = 8;
 
+/// Terms a refresh of `listing_terms` reads and compares at a time (`refresh_search_terms`).
+const TERMS_CHUNK: i64 = 5_000;
+
 /// Matches a text search ranks at least: the newest this many (or as deep as the page asked for).
 /// A word on a third of the directory costs 1 000 scores, not 33 000 (docs/DECISIONS.md).
 const RANKED_CANDIDATES: i64 = 1_000;
@@ -1187,10 +1190,11 @@ impl ListingRepository for SeaOrmStore {
     }
 
     /// SQLite: brings `listing_terms` (migration 32) up to date with the full-text index when listings
-    /// changed since it was last brought up. The index's terms are read first, outside any write
-    /// (a walk of every doclist: 136 ms at 100k listings), and only the terms whose count changed are
-    /// then written, with the change count seen before the walk, so a change made during it leaves
-    /// the table marked behind. PostgreSQL has no such table.
+    /// changed since it was last brought up. The index's terms are read a run of [`TERMS_CHUNK`] at a
+    /// time, outside any write (all of them: a walk of every doclist, 136 ms at 100k listings), and
+    /// only the terms of the run whose count changed are then written. The change count is read
+    /// before the first run and recorded after the last, so a change made meanwhile leaves the table
+    /// marked behind. PostgreSQL has no such table.
     async fn refresh_search_terms(&self) -> RepoResult<bool> {
         #[derive(Debug, FromQueryResult)]
         struct State {
@@ -1216,35 +1220,60 @@ impl ListingRepository for SeaOrmStore {
         if changes == refreshed {
             return Ok(false);
         }
-        let terms = |sql| async move {
-            let rows = Term::find_by_statement(read(sql)).all(&self.db).await.map_err(repo_err)?;
-            Ok::<_, RepoError>(rows.into_iter().map(|t| (t.term, t.docs)).collect::<HashMap<_, _>>())
-        };
-        let index = terms("SELECT term, doc AS docs FROM listings_fts_vocab").await?;
-        let kept = terms("SELECT term, docs FROM listing_terms").await?;
-        let changed: serde_json::Map<String, serde_json::Value> = index
-            .iter()
-            .filter(|(term, docs)| kept.get(*term) != Some(docs))
-            .map(|(term, docs)| (term.clone(), (*docs).into()))
-            .collect();
-        let gone: Vec<&String> = kept.keys().filter(|t| !index.contains_key(*t)).collect();
-        let txn = self.begin_write().await?;
-        let mut upsert = RawQuery::new(DbBackend::Sqlite);
-        upsert
-            .sql("INSERT INTO listing_terms (term, docs) SELECT key, value FROM json_each(")
-            .bind(serde_json::Value::Object(changed).to_string())
-            .sql(") WHERE true ON CONFLICT (term) DO UPDATE SET docs = excluded.docs");
-        txn.execute_raw(upsert.build()).await.map_err(repo_err)?;
-        let mut delete = RawQuery::new(DbBackend::Sqlite);
-        delete
-            .sql("DELETE FROM listing_terms WHERE term IN (SELECT value FROM json_each(")
-            .bind(serde_json::to_string(&gone).map_err(|e| RepoError::Unexpected(e.to_string().into()))?)
-            .sql("))");
-        txn.execute_raw(delete.build()).await.map_err(repo_err)?;
+        // In runs of TERMS_CHUNK terms, so the memory a refresh takes does not grow with the vocabulary.
+        let mut after = String::new();
+        loop {
+            let mut q = RawQuery::new(DbBackend::Sqlite);
+            q.sql("SELECT term, doc AS docs FROM listings_fts_vocab WHERE term > ")
+                .bind(after.clone())
+                .sql(" ORDER BY term LIMIT ")
+                .count_of_rows(TERMS_CHUNK);
+            let index: Vec<Term> = Term::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
+            let last_run = (index.len() as i64) < TERMS_CHUNK;
+            // The kept terms of the same range: up to this run's last term, or all the rest after the last run.
+            let mut q = RawQuery::new(DbBackend::Sqlite);
+            q.sql("SELECT term, docs FROM listing_terms WHERE term > ").bind(after.clone());
+            if let (false, Some(last)) = (last_run, index.last()) {
+                q.sql(" AND term <= ").bind(last.term.clone());
+            }
+            let kept: HashMap<String, i64> = Term::find_by_statement(q.build())
+                .all(&self.db)
+                .await
+                .map_err(repo_err)?
+                .into_iter()
+                .map(|t| (t.term, t.docs))
+                .collect();
+            let fresh: HashMap<&str, i64> = index.iter().map(|t| (t.term.as_str(), t.docs)).collect();
+            let changed: serde_json::Map<String, serde_json::Value> = index
+                .iter()
+                .filter(|t| kept.get(&t.term) != Some(&t.docs))
+                .map(|t| (t.term.clone(), t.docs.into()))
+                .collect();
+            let gone: Vec<&String> = kept.keys().filter(|t| !fresh.contains_key(t.as_str())).collect();
+            if !changed.is_empty() || !gone.is_empty() {
+                let txn = self.begin_write().await?;
+                let mut upsert = RawQuery::new(DbBackend::Sqlite);
+                upsert
+                    .sql("INSERT INTO listing_terms (term, docs) SELECT key, value FROM json_each(")
+                    .bind(serde_json::Value::Object(changed).to_string())
+                    .sql(") WHERE true ON CONFLICT (term) DO UPDATE SET docs = excluded.docs");
+                txn.execute_raw(upsert.build()).await.map_err(repo_err)?;
+                let mut delete = RawQuery::new(DbBackend::Sqlite);
+                delete
+                    .sql("DELETE FROM listing_terms WHERE term IN (SELECT value FROM json_each(")
+                    .bind(serde_json::to_string(&gone).map_err(|e| RepoError::Unexpected(e.to_string().into()))?)
+                    .sql("))");
+                txn.execute_raw(delete.build()).await.map_err(repo_err)?;
+                txn.commit().await.map_err(repo_err)?;
+            }
+            match (last_run, index.last()) {
+                (false, Some(last)) => after = last.term.clone(),
+                _ => break,
+            }
+        }
         let mut done = RawQuery::new(DbBackend::Sqlite);
         done.sql("UPDATE listing_terms_state SET refreshed = ").bind(changes);
-        txn.execute_raw(done.build()).await.map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
+        self.db.execute_raw(done.build()).await.map_err(repo_err)?;
         Ok(true)
     }
 }

@@ -482,6 +482,28 @@ on_both!(the_table_of_search_terms_follows_the_index, |store| {
     assert_eq!(total("zebraf").await, 0);
     conn.execute_unprepared("UPDATE listings SET votes_count = votes_count + 1").await.unwrap();
     assert!(!store.refresh_search_terms().await.unwrap(), "a counter is not an indexed column");
+
+    // More terms than one run of a refresh reads (5 000): 12 listings of 500 words each, added and
+    // then half of them removed, the table equal to the index each time.
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        let mut l = listing(&format!("Wordy {i}"), ListingStatus::Live, None);
+        l.profile.description = (0..500).map(|j| format!("zq{i}x{j}")).collect::<Vec<_>>().join(" ");
+        ids.push(store.create_listing(l).await.unwrap().id);
+    }
+    assert!(store.refresh_search_terms().await.unwrap());
+    let (terms, index) = terms_and_index(store).await;
+    assert!(terms.len() > 6_000, "{}", terms.len());
+    assert_eq!(terms, index);
+    for id in ids.iter().step_by(2) {
+        conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {id}")).await.unwrap();
+    }
+    assert!(store.refresh_search_terms().await.unwrap());
+    let (terms, index) = terms_and_index(store).await;
+    assert!(terms.len() > 3_000 && terms.len() < 6_000, "{}", terms.len());
+    assert_eq!(terms, index);
+    assert_eq!(total("zq11x49").await, 1);
+    assert_eq!(total("zq10x49").await, 0);
 });
 
 on_both!(search_index_follows_edits_and_deletes, |store| {
