@@ -3,7 +3,7 @@
 
 use crate::entity::{
     awards, follows, interview_answers, listing_owners, listing_updates, listing_versions, listing_view_marks,
-    listing_views, listings, milestones, site_settings, stories, vote_tallies, votes,
+    listings, milestones, site_settings, stories, vote_tallies, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::sql::RawQuery;
@@ -524,16 +524,24 @@ impl OwnListingRepository for SeaOrmStore {
             return Ok(Vec::new());
         }
         let backend = self.backend();
+        // `VALUES (…), (…)`: one bound row per item.
+        let values = |q: &mut RawQuery, rows: Vec<Vec<sea_orm::Value>>| {
+            q.sql(" VALUES ");
+            for (i, row) in rows.into_iter().enumerate() {
+                q.sql(if i == 0 { "" } else { ", " }).bind_list(row);
+            }
+        };
+        let key = |v: &domain::engagement::View| (v.listing_id, v.day, v.viewer_key.clone());
         let mut sorted: Vec<&domain::engagement::View> = views.iter().collect();
-        sorted.sort_by(|a, b| (a.listing_id, a.day, &a.viewer_key).cmp(&(b.listing_id, b.day, &b.viewer_key)));
-        sorted.dedup_by(|a, b| (a.listing_id, a.day, &a.viewer_key) == (b.listing_id, b.day, &b.viewer_key));
+        sorted.sort_by_key(|v| key(v));
+        sorted.dedup_by_key(|v| key(v));
         let txn = self.begin_write().await?;
         let mut marks = RawQuery::new(backend);
-        marks.sql("INSERT INTO listing_view_marks (listing_id, day, viewer_key) VALUES ");
-        for (i, v) in sorted.iter().enumerate() {
-            marks.sql(if i == 0 { "(" } else { ", (" });
-            marks.bind(v.listing_id.get()).sql(", ").bind(v.day).sql(", ").bind(v.viewer_key.clone()).sql(")");
-        }
+        marks.sql("INSERT INTO listing_view_marks (listing_id, day, viewer_key)");
+        values(
+            &mut marks,
+            sorted.iter().map(|v| vec![v.listing_id.get().into(), v.day.into(), v.viewer_key.clone().into()]).collect(),
+        );
         marks.sql(" ON CONFLICT DO NOTHING RETURNING listing_id, day, viewer_key");
         let marked = Marked::find_by_statement(marks.build()).all(&txn).await.map_err(repo_err)?;
         let mut per_day: std::collections::BTreeMap<(i64, chrono::NaiveDate), i64> = Default::default();
@@ -544,19 +552,16 @@ impl OwnListingRepository for SeaOrmStore {
         }
         if !per_day.is_empty() {
             let mut days = RawQuery::new(backend);
-            days.sql("INSERT INTO listing_views (listing_id, day, views) VALUES ");
-            for (i, ((id, day), n)) in per_day.iter().enumerate() {
-                days.sql(if i == 0 { "(" } else { ", (" });
-                days.bind(*id).sql(", ").bind(*day).sql(", ").bind(*n).sql(")");
-            }
+            days.sql("INSERT INTO listing_views (listing_id, day, views)");
+            values(
+                &mut days,
+                per_day.iter().map(|((id, day), n)| vec![(*id).into(), (*day).into(), (*n).into()]).collect(),
+            );
             days.sql(" ON CONFLICT (listing_id, day) DO UPDATE SET views = listing_views.views + excluded.views");
             sea_orm::ConnectionTrait::execute_raw(&txn, days.build()).await.map_err(repo_err)?;
             let mut totals = RawQuery::new(backend);
-            totals.sql("WITH v (id, n) AS (VALUES ");
-            for (i, (id, n)) in per_listing.iter().enumerate() {
-                totals.sql(if i == 0 { "(" } else { ", (" });
-                totals.bind(*id).sql(", ").bind(*n).sql(")");
-            }
+            totals.sql("WITH v (id, n) AS (");
+            values(&mut totals, per_listing.iter().map(|(id, n)| vec![(*id).into(), (*n).into()]).collect());
             totals.sql(
                 ") UPDATE listings SET views_count = views_count + (SELECT v.n FROM v WHERE v.id = listings.id) \
                  WHERE id IN (SELECT v.id FROM v)",
@@ -572,7 +577,7 @@ impl OwnListingRepository for SeaOrmStore {
 
     async fn record_view(&self, view: &domain::engagement::View) -> RepoResult<bool> {
         // Most views repeat one already counted today: a plain read answers those without taking
-        // the write lock (SQLite has one writer); the insert below still decides a race.
+        // the write lock (SQLite has one writer); the insert still decides a race.
         let seen = listing_view_marks::Entity::find_by_id((view.listing_id.get(), view.day, view.viewer_key.clone()))
             .one(&self.db)
             .await
@@ -580,40 +585,7 @@ impl OwnListingRepository for SeaOrmStore {
         if seen.is_some() {
             return Ok(false);
         }
-        let txn = self.begin_write().await?;
-        let mark = listing_view_marks::ActiveModel {
-            listing_id: Set(view.listing_id.get()),
-            day: Set(view.day),
-            viewer_key: Set(view.viewer_key.clone()),
-        };
-        if !insert_once(&txn, mark).await? {
-            txn.rollback().await.map_err(repo_err)?;
-            return Ok(false);
-        }
-        listing_views::Entity::insert(listing_views::ActiveModel {
-            listing_id: Set(view.listing_id.get()),
-            day: Set(view.day),
-            views: Set(1),
-        })
-        .on_conflict(
-            OnConflict::columns([listing_views::Column::ListingId, listing_views::Column::Day])
-                .value(
-                    listing_views::Column::Views,
-                    Expr::col((listing_views::Entity, listing_views::Column::Views)).add(1),
-                )
-                .to_owned(),
-        )
-        .exec(&txn)
-        .await
-        .map_err(repo_err)?;
-        listings::Entity::update_many()
-            .col_expr(listings::Column::ViewsCount, Expr::col(listings::Column::ViewsCount).add(1))
-            .filter(listings::Column::Id.eq(view.listing_id.get()))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
-        Ok(true)
+        Ok(self.record_views(std::slice::from_ref(view)).await?.first().copied().unwrap_or(false))
     }
 
     async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64> {
