@@ -1156,28 +1156,36 @@ on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |
     assert_eq!(index_list(store).await, before);
 });
 
-on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
+/// The PostgreSQL tables a bulk load compacts.
+const COMPACTED: [&str; 4] = ["categories", "listing_counts", "week_counts", "board_counts"];
+
+/// `(relfilenode, pages)` of a PostgreSQL table: the file changes when the table is rewritten.
+async fn pg_table_file(store: &adapters_storage::SeaOrmStore, table: &str) -> (i64, i64) {
     use sea_orm::ConnectionTrait;
+    let row = store
+        .connection()
+        .query_one_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            format!(
+                "SELECT relfilenode::bigint AS file, pg_relation_size('{table}') / current_setting('block_size')::bigint AS pages \
+                 FROM pg_class WHERE oid = '{table}'::regclass"
+            ),
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    (row.try_get("", "file").unwrap(), row.try_get("", "pages").unwrap())
+}
+
+on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
     let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
     let cats = seed_categories(&shared).await;
     let dev = cat_id(&cats, "dev-tools");
     if store.backend() == sea_orm::DbBackend::Postgres {
-        // Autovacuum's ANALYZE of the tables the load fills holds a snapshot, and while it runs the
-        // compaction must keep the row versions it could still see: with many test databases busy it
-        // sometimes ran at that moment (categories kept 8 pages, 1 in 3 full runs). Kept out of this
-        // database's tables; an operator's load only leaves some bloat for autovacuum to take later.
-        let tables = store
-            .connection()
-            .query_all_raw(sea_orm::Statement::from_string(
-                store.backend(),
-                "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
-            ))
-            .await
-            .unwrap();
-        for t in tables {
-            let name: String = t.try_get("", "tablename").unwrap();
-            let sql = format!("ALTER TABLE \"{name}\" SET (autovacuum_enabled = false)");
-            store.connection().execute_unprepared(&sql).await.unwrap();
+        // Autovacuum would take the old row versions this test counts on finding.
+        for table in COMPACTED {
+            let sql = format!("ALTER TABLE \"{table}\" SET (autovacuum_enabled = false)");
+            sea_orm::ConnectionTrait::execute_unprepared(store.connection(), &sql).await.unwrap();
         }
     }
     store.begin_bulk_load().await.unwrap();
@@ -1188,21 +1196,34 @@ on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
             .collect();
         store.import_listings(&batch, now()).await.unwrap();
     }
+    let mut loaded = Vec::new();
+    if store.backend() == sea_orm::DbBackend::Postgres {
+        for table in COMPACTED {
+            loaded.push(pg_table_file(store, table).await);
+        }
+    }
     store.end_bulk_load().await.unwrap();
     assert_eq!(category_counts(shared.as_ref()).await["dev-tools"], 400);
     if store.backend() == sea_orm::DbBackend::Postgres {
-        for table in ["categories", "listing_counts", "week_counts", "board_counts"] {
-            let row = store
-                .connection()
-                .query_one_raw(sea_orm::Statement::from_string(
-                    store.backend(),
-                    format!("SELECT pg_relation_size('{table}') / current_setting('block_size')::bigint AS pages"),
-                ))
-                .await
-                .unwrap()
-                .unwrap();
-            let pages: i64 = row.try_get("", "pages").unwrap();
-            assert_eq!(pages, 1, "{table} holds its few rows in one page after the load, not every old version");
+        for (table, (file, pages)) in COMPACTED.into_iter().zip(loaded) {
+            if table == "categories" {
+                // The others are pruned as they go; one row updated 400 times is not.
+                assert!(pages > 1, "{table}: the load left old row versions to compact ({pages} pages)");
+            }
+            let (after_file, mut after) = pg_table_file(store, table).await;
+            assert_ne!(after_file, file, "{table}: the end of the load rewrote the table");
+            // A rewrite keeps the row versions another transaction of this database could still
+            // see, and autovacuum's ANALYZE of the catalogs the migrations filled holds such a
+            // snapshot now and then (with many test databases busy, 2 full runs in 5 kept 6 pages).
+            // So the same compaction runs again, a few times at most, until nothing holds one.
+            let mut again = 0;
+            while after > 1 && again < 5 {
+                again += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                db::compact_after_bulk_load(store.connection()).await.unwrap();
+                after = pg_table_file(store, table).await.1;
+            }
+            assert_eq!(after, 1, "{table} holds its few rows in one page after the load, not every old version");
         }
     }
 });
