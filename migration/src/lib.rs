@@ -37,6 +37,7 @@ mod m20261125_000030_search_table;
 mod m20261125_000031_status_week_statistics;
 mod m20261125_000032_term_counts;
 mod m20261125_000033_text_search_ids;
+mod m20261126_000034_common_terms;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -151,6 +152,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000031_status_week_statistics::Migration),
             Box::new(m20261125_000032_term_counts::Migration),
             Box::new(m20261125_000033_text_search_ids::Migration),
+            Box::new(m20261126_000034_common_terms::Migration),
         ]
     }
 }

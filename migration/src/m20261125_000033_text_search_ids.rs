@@ -16,7 +16,7 @@ use sea_orm_migration::sea_orm::DbBackend;
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-const RANKED_AS_SCANNED: &str = "CREATE OR REPLACE FUNCTION listing_text_search(q tsquery, want text, cap integer, \
+pub(crate) const RANKED_AS_SCANNED: &str = "CREATE OR REPLACE FUNCTION listing_text_search(q tsquery, want text, cap integer, \
      candidates integer) RETURNS TABLE (listing_id bigint, rank real, matches bigint) LANGUAGE plpgsql STABLE \
      SET enable_seqscan = off AS $$ BEGIN RETURN QUERY \
        WITH m AS MATERIALIZED (SELECT s.listing_id AS id, \
