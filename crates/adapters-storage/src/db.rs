@@ -107,8 +107,8 @@ pub async fn defer_indexes(db: &DatabaseConnection) -> Result<usize, DbErr> {
 /// After a bulk load on PostgreSQL: rewrites the tables of kept counts and gathers the planner's
 /// statistics. The load moved their few rows many times through the triggers (each listing made live
 /// its categories' `live_listings` and its status's `listing_counts`, each first vote of a listing in a
-/// week its `week_counts`, each listing entering a board its `board_counts`), and PostgreSQL keeps each
-/// old row version until a vacuum: after 20 000 listings the 41 rows of `categories` filled 18 MB,
+/// week its `week_counts`, each listing entering a board its `board_counts`, each searchable listing
+/// the change count in `listing_terms_state`), and PostgreSQL keeps each old row version until a vacuum: after 20 000 listings the 41 rows of `categories` filled 18 MB,
 /// which every category list and every kept total then read in full (1.8 ms a read at 20 000 listings,
 /// measured with EXPLAIN). SQLite updates rows in place; there the full-text index is merged into one
 /// segment instead: a load leaves it in the many segments of its batches, and a search reads each
@@ -117,8 +117,10 @@ pub async fn defer_indexes(db: &DatabaseConnection) -> Result<usize, DbErr> {
 pub async fn compact_after_bulk_load(db: &DatabaseConnection) -> Result<(), DbErr> {
     match db.get_database_backend() {
         DbBackend::Postgres => {
-            db.execute_unprepared("VACUUM (FULL, ANALYZE) categories, listing_counts, week_counts, board_counts")
-                .await?;
+            db.execute_unprepared(
+                "VACUUM (FULL, ANALYZE) categories, listing_counts, week_counts, board_counts, listing_terms_state",
+            )
+            .await?;
             db.execute_unprepared("ANALYZE").await?;
         }
         _ => {

@@ -1196,8 +1196,9 @@ impl ListingRepository for SeaOrmStore {
     /// before the first run and recorded after the last, so a change made meanwhile leaves the table
     /// marked behind.
     ///
-    /// PostgreSQL: counts again the terms on more listings than a search counts (`listing_status_terms`,
-    /// migration 34), in one statement, when `listing_search` changed since (100k listings: 0.3 s).
+    /// PostgreSQL: counts every term's listings again (`listing_status_terms`, migration 34) in one
+    /// statement when `listing_search` changed since, writing the counts that changed (100k
+    /// listings: 0.3 s).
     async fn refresh_search_terms(&self) -> RepoResult<bool> {
         #[derive(Debug, FromQueryResult)]
         struct State {
@@ -1214,9 +1215,8 @@ impl ListingRepository for SeaOrmStore {
             refreshed: bool,
         }
         if self.backend() == DbBackend::Postgres {
-            let mut q = RawQuery::new(DbBackend::Postgres);
-            q.sql("SELECT listing_terms_refresh(").bind(COUNT_CAP as i64).sql(") AS refreshed");
-            let row = Refreshed::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+            let refresh = Statement::from_string(DbBackend::Postgres, "SELECT listing_terms_refresh() AS refreshed");
+            let row = Refreshed::find_by_statement(refresh).one(&self.db).await.map_err(repo_err)?;
             return Ok(row.is_some_and(|r| r.refreshed));
         }
         let read = |sql: &str| Statement::from_string(DbBackend::Sqlite, sql);

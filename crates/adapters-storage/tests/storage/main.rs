@@ -393,7 +393,8 @@ async fn terms_and_index(store: &adapters_storage::SeaOrmStore) -> (Vec<(String,
 on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     // SQLite ranks with bm25 whose document counts come from `listing_terms`; with the table current
     // that must order every page as counting in the index does (what a term missing from the table
-    // falls back to). PostgreSQL ranks without counts: the same reads, compared with themselves.
+    // falls back to). PostgreSQL ranks without counts but takes a one-word total from its kept counts
+    // (migration 34): every total and page must be what counting gives.
     use sea_orm::ConnectionTrait;
     demo_data::seed_reference(store).await.unwrap();
     demo_data::bulk_load_demo(store, demo_data::generate::DemoConfig::standard(now()), false).await.unwrap();
@@ -411,7 +412,7 @@ on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     let forget = if sqlite {
         "DELETE FROM listing_terms; UPDATE listing_terms_state SET changes = changes + 1"
     } else {
-        "DELETE FROM listing_status_terms"
+        "DELETE FROM listing_status_terms; UPDATE listing_terms_state SET changes = changes + 1"
     };
     store.connection().execute_unprepared(forget).await.unwrap();
     for (q, total, ids) in &kept {
@@ -458,104 +459,87 @@ async fn pg_text_search(
     (ids, matches, scans().await - before)
 }
 
-/// PostgreSQL: a word the kept counts prove is on more listings than the cap is not counted (its
-/// total is the cap, shown as "or more"), and its candidates are the ones counting finds, by either
-/// scan; a table behind by enough changes, or one that never counted the word, makes it count.
+/// PostgreSQL (migration 34): with the kept counts current, a word that is one kept term takes its
+/// total from the table; a word the kept counts put over the cap, current or not, reports the cap;
+/// either way its candidates are the ones counting finds, by either scan. A table behind by enough
+/// changes, or a prefix that begins several terms, makes it count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn postgres_counts_no_word_the_kept_counts_put_over_the_cap() {
+async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove_it() {
     use sea_orm::{ConnectionTrait, TransactionTrait};
     let Some(db) = harness::postgres().await else { return };
     let store = &db.store;
     let conn = store.connection();
-    // Twelve listings say "alpha", three "beta"; a cap of 6 stands for 10 001.
+    // Twelve listings say "alpha", three "beta", two of those also "betamax".
     let mut rows = Vec::new();
     for i in 0..15 {
         let mut l = listing(&format!("Kept {i}"), ListingStatus::Live, None);
-        l.profile.description = if i < 12 { "alpha tools".into() } else { "beta tools".into() };
+        l.profile.description = match i {
+            0..12 => "alpha tools".into(),
+            12 => "beta tools".into(),
+            _ => "beta betamax tools".into(),
+        };
         rows.push(import(l, 0));
     }
     store.import_listings(&rows, now()).await.unwrap();
     conn.execute_unprepared("ANALYZE listing_search").await.unwrap();
-    let counted = {
+    // Inside a transaction rolled back after: `setup` (say, an edit of the kept table), then one search.
+    let search = |setup: &'static str, word: &'static str, cap: i32, candidates: i32| async move {
         let txn = conn.begin().await.unwrap();
-        let r = pg_text_search(&txn, "alpha", 6, 4).await;
+        if !setup.is_empty() {
+            txn.execute_unprepared(setup).await.unwrap();
+        }
+        let r = pg_text_search(&txn, word, cap, candidates).await;
         txn.rollback().await.unwrap();
         r
     };
-    assert_eq!((counted.0.len(), counted.1), (4, 6), "no kept count: counted to the cap {counted:?}");
-    let refresh = |above: i64| async move {
-        let sql = format!("SELECT listing_terms_refresh({above})");
-        conn.execute_unprepared(&sql).await.unwrap();
+    const BEHIND: &str = "UPDATE listing_terms_state SET changes = changes + 1";
+    let counted = search(BEHIND, "alpha", 6, 4).await;
+    assert_eq!((counted.0.len(), counted.1), (4, 6), "never refreshed: counted to the cap {counted:?}");
+    assert!(store.refresh_search_terms().await.unwrap());
+    assert!(!store.refresh_search_terms().await.unwrap(), "nothing changed since");
+    let kept = |term: &'static str| async move {
+        let sql = format!("SELECT docs AS n FROM listing_status_terms WHERE status = 'live' AND term = '{term}'");
+        let row = conn.query_one_raw(sea_orm::Statement::from_string(conn.get_database_backend(), sql)).await.unwrap();
+        row.map(|r| r.try_get::<i64>("", "n").unwrap())
     };
-    refresh(5).await;
-    let kept: Vec<(String, i64)> = {
-        #[derive(Debug, sea_orm::FromQueryResult)]
-        struct Term {
-            term: String,
-            docs: i64,
-        }
-        let sql = "SELECT term, docs FROM listing_status_terms WHERE status = 'live' ORDER BY term";
-        let stmt = sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql);
-        let rows = <Term as sea_orm::FromQueryResult>::find_by_statement(stmt).all(conn).await.unwrap();
-        rows.into_iter().map(|t| (t.term, t.docs)).collect()
-    };
-    let kept: Vec<(&str, i64)> = kept.iter().map(|(t, d)| (t.as_str(), *d)).collect();
-    let expected = [("alpha", 12), ("kept", 15), ("taglin", 15), ("tool", 15)];
-    assert_eq!(kept, expected, "each term on more than 5 listings (the test listings' tagline says `Tagline`)");
+    assert_eq!((kept("alpha").await, kept("beta").await, kept("betamax").await), (Some(12), Some(3), Some(2)));
 
-    // Over the cap by the kept count: the bitmap for 4 candidates (12² < 4.5 × 4 × 15), the
-    // sequential scan for 2 (12² ≥ 4.5 × 2 × 15): both hand out what counting's scan did.
-    let txn = conn.begin().await.unwrap();
-    let bitmap = pg_text_search(&txn, "alpha", 6, 4).await;
-    assert_eq!(bitmap, (counted.0.clone(), 6, 0), "the same candidates, by the bitmap");
-    let two = pg_text_search(&txn, "alpha", 6, 2).await;
+    // Current, one term: the total is the kept count (told 11, it says 11), and only the candidates
+    // are read; behind by one change, it counts (12).
+    assert_eq!(search("", "alpha", 20, 4).await, (counted.0.clone(), 12, 0));
+    let told = "UPDATE listing_status_terms SET docs = 11 WHERE term = 'alpha'";
+    assert_eq!(search(told, "alpha", 20, 4).await.1, 11, "the kept count is the total");
+    assert_eq!(search(BEHIND, "alpha", 20, 4).await.1, 12, "behind: counted");
+    assert_eq!(search("", "zzyzx", 20, 4).await, (Vec::new(), 0, 0), "no such term: nothing to read");
+    // `beta` as a prefix begins two terms: counted, whatever the table says.
+    let told = "UPDATE listing_status_terms SET docs = 2 WHERE term = 'beta'";
+    assert_eq!(search(told, "beta", 20, 4).await.1, 3, "two terms begin it: counted");
+
+    // Over the cap by the kept count, current or behind by less than the margin: the bitmap for 4
+    // candidates (12² < 4.5 × 4 × 15), the sequential scan for 2 (12² ≥ 4.5 × 2 × 15); both hand out
+    // what counting's scan does.
+    assert_eq!(search("", "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "the same candidates, by the bitmap");
+    assert_eq!(search(BEHIND, "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "12 - 1 changes is over the cap");
+    let two = search("", "alpha", 6, 2).await;
     assert_eq!(two.2, 1, "a sequential scan: {two:?}");
-    let two_counted = {
-        let inner = conn.begin().await.unwrap();
-        inner.execute_unprepared("UPDATE listing_terms_state SET changes = changes + 1000").await.unwrap();
-        let r = pg_text_search(&inner, "alpha", 6, 2).await;
-        inner.rollback().await.unwrap();
-        r
-    };
-    assert_eq!((two.0.clone(), two.1), (two_counted.0.clone(), 6), "the same candidates as counting's");
-    assert_eq!(two_counted.2, 0, "counting scans the bitmap");
-    txn.rollback().await.unwrap();
-    // The kept count is read: told 100, a word on 3 listings reports the cap.
-    let txn = conn.begin().await.unwrap();
-    txn.execute_unprepared("INSERT INTO listing_status_terms VALUES ('live', 'beta', 100)").await.unwrap();
-    assert_eq!(pg_text_search(&txn, "beta", 6, 4).await.1, 6);
-    txn.rollback().await.unwrap();
-    assert_eq!(pg_text_search(&conn.begin().await.unwrap(), "beta", 6, 4).await.1, 3, "not kept: counted");
+    let far_behind = "UPDATE listing_terms_state SET changes = changes + 1000";
+    let two_counted = search(far_behind, "alpha", 6, 2).await;
+    assert_eq!(two_counted.2, 0, "counting reads the bitmap");
+    assert_eq!((two.0, two.1), (two_counted.0, 6), "the same candidates as counting's");
+    let told = "UPDATE listing_status_terms SET docs = 100 WHERE term = 'beta'";
+    assert_eq!(search(told, "beta", 6, 4).await.1, 6, "told 100, a word on 3 reports the cap");
 
     // Seven "alpha" listings leave: 12 - 7 changes is under the cap, so the stale table is not trusted.
-    let doomed: Vec<i64> = counted.0.iter().take(4).copied().collect();
-    let mut gone = 0;
-    for id in doomed {
-        conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {id}")).await.unwrap();
-        gone += 1;
-    }
-    conn.execute_unprepared(
-        "DELETE FROM listings WHERE id IN (SELECT listing_id FROM listing_search WHERE doc @@ 'alpha' LIMIT 3)",
-    )
-    .await
-    .unwrap();
-    gone += 3;
-    assert_eq!(gone, 7);
-    let r = pg_text_search(&conn.begin().await.unwrap(), "alpha", 6, 4).await;
-    assert_eq!(r.1, 5, "five left, counted exactly: {r:?}");
-    // Brought up to date, the word is under the threshold and no longer kept.
+    let sql = "DELETE FROM listings WHERE id IN (SELECT listing_id FROM listing_search WHERE doc @@ 'alpha' LIMIT 7)";
+    conn.execute_unprepared(sql).await.unwrap();
+    assert_eq!(search("", "alpha", 6, 4).await.1, 5, "five left, counted exactly");
     assert!(store.refresh_search_terms().await.unwrap());
-    let n: i64 = conn
-        .query_one_raw(sea_orm::Statement::from_string(
-            sea_orm::DbBackend::Postgres,
-            "SELECT COUNT(*) AS n FROM listing_status_terms WHERE term = 'alpha'",
-        ))
-        .await
-        .unwrap()
-        .unwrap()
-        .try_get("", "n")
-        .unwrap();
-    assert_eq!(n, 0);
+    assert_eq!(kept("alpha").await, Some(5));
+    assert_eq!(search("", "alpha", 20, 4).await.1, 5);
+    let sql = "DELETE FROM listings WHERE id IN (SELECT listing_id FROM listing_search WHERE doc @@ 'alpha')";
+    conn.execute_unprepared(sql).await.unwrap();
+    assert!(store.refresh_search_terms().await.unwrap());
+    assert_eq!(kept("alpha").await, None, "a term no listing holds leaves the table");
 }
 
 /// An in-memory SQLite database has no inline readers: its searches run on the pool, which has no
@@ -1298,7 +1282,7 @@ on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |
 });
 
 /// The PostgreSQL tables a bulk load compacts.
-const COMPACTED: [&str; 4] = ["categories", "listing_counts", "week_counts", "board_counts"];
+const COMPACTED: [&str; 5] = ["categories", "listing_counts", "week_counts", "board_counts", "listing_terms_state"];
 
 /// `(relfilenode, pages)` of a PostgreSQL table: the file changes when the table is rewritten.
 async fn pg_table_file(store: &adapters_storage::SeaOrmStore, table: &str) -> (i64, i64) {
