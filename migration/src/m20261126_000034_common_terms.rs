@@ -83,8 +83,11 @@ fn postgres_up() -> Vec<String> {
         // the total: only the candidates are read. Otherwise, when the largest kept count it covers,
         // less the changes since, still reaches the cap, the total is the cap ("10 000+"). Else it
         // counts as before. The scan for the candidates: a sequential one reads about candidates ×
-        // rows / matches rows at ~0.9 µs each, the bitmap ~0.2 µs for each match (measured on 100k
-        // listings), so the sequential scan when matches² ≥ 4.5 × candidates × rows. Sequential scans
+        // rows / matches rows, the bitmap costs something for each match. Measured (psql, warm): at
+        // 100k, `workflow` (38 600 matches) 2.4 ms sequential against 11 ms by bitmap, `invoices`
+        // (5 200) 4.5 ms by bitmap; at a million, `invoices` (51 600) 17 against 47 ms, words on
+        // 23 000 even (14–25 ms either way). So the sequential scan when matches² ≥ 0.5 × candidates
+        // × rows (at a million rows and 1 000 candidates: from 22 400 matches). Sequential scans
         // of this table start at its first page (synchronize_seqscans off), so both scans hand out the
         // matches in the same order and pick the candidates counting picks. All of a word's matches
         // fit in the candidates when it is on fewer listings than that: the bitmap, without a look at
@@ -124,7 +127,7 @@ fn postgres_up() -> Vec<String> {
            IF known > candidates THEN \
              SELECT c.reltuples INTO rows_in FROM pg_class c WHERE c.oid = 'listing_search'::regclass; \
            END IF; \
-           IF rows_in > 0 AND known::float8 * known >= 4.5 * candidates * rows_in THEN \
+           IF rows_in > 0 AND known::float8 * known >= 0.5 * candidates * rows_in THEN \
              PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true); \
              RETURN QUERY EXECUTE 'SELECT s.listing_id, ts_rank_cd(s.doc, $1), $3 FROM listing_search s \
                WHERE s.doc @@ $1 AND s.status = $2 LIMIT $4' USING q, want, total, candidates; \

@@ -469,14 +469,15 @@ async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove
     let Some(db) = harness::postgres().await else { return };
     let store = &db.store;
     let conn = store.connection();
-    // Twelve listings say "alpha", three "beta", two of those also "betamax".
+    // Twelve listings say "alpha", three "beta", two of those also "betamax"; a hundred neither.
     let mut rows = Vec::new();
-    for i in 0..15 {
+    for i in 0..115 {
         let mut l = listing(&format!("Kept {i}"), ListingStatus::Live, None);
         l.profile.description = match i {
             0..12 => "alpha tools".into(),
             12 => "beta tools".into(),
-            _ => "beta betamax tools".into(),
+            13 | 14 => "beta betamax tools".into(),
+            _ => "gamma".into(),
         };
         rows.push(import(l, 0));
     }
@@ -516,7 +517,7 @@ async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove
     assert_eq!(search(told, "beta", 20, 4).await.1, 3, "two terms begin it: counted");
 
     // Over the cap by the kept count, current or behind by less than the margin: the bitmap for 4
-    // candidates (12² < 4.5 × 4 × 15), the sequential scan for 2 (12² ≥ 4.5 × 2 × 15); both hand out
+    // candidates (12² < 0.5 × 4 × 115), the sequential scan for 2 (12² ≥ 0.5 × 2 × 115); both hand out
     // what counting's scan does.
     assert_eq!(search("", "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "the same candidates, by the bitmap");
     assert_eq!(search(BEHIND, "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "12 - 1 changes is over the cap");
