@@ -108,7 +108,8 @@ pub async fn defer_indexes(db: &DatabaseConnection) -> Result<usize, DbErr> {
 /// statistics. The load moved their few rows many times through the triggers (each listing made live
 /// its categories' `live_listings` and its status's `listing_counts`, each first vote of a listing in a
 /// week its `week_counts`, each listing entering a board its `board_counts`, each searchable listing
-/// the change count in `listing_terms_state`), and PostgreSQL keeps each old row version until a vacuum: after 20 000 listings the 41 rows of `categories` filled 18 MB,
+/// the change count in `listing_terms_state`), and PostgreSQL keeps each old row version until a
+/// vacuum: after 20 000 listings the 41 rows of `categories` filled 18 MB,
 /// which every category list and every kept total then read in full (1.8 ms a read at 20 000 listings,
 /// measured with EXPLAIN). SQLite updates rows in place; there the full-text index is merged into one
 /// segment instead: a load leaves it in the many segments of its batches, and a search reads each

@@ -409,12 +409,9 @@ on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     }
     assert!(kept.iter().filter(|(_, total, _)| *total > 5).count() >= 4, "the words match: {kept:?}");
     // No kept count (and the table marked behind, so completions come from the index as well).
-    let forget = if sqlite {
-        "DELETE FROM listing_terms; UPDATE listing_terms_state SET changes = changes + 1"
-    } else {
-        "DELETE FROM listing_status_terms; UPDATE listing_terms_state SET changes = changes + 1"
-    };
-    store.connection().execute_unprepared(forget).await.unwrap();
+    let terms = if sqlite { "listing_terms" } else { "listing_status_terms" };
+    let forget = format!("DELETE FROM {terms}; UPDATE listing_terms_state SET changes = changes + 1");
+    store.connection().execute_unprepared(&forget).await.unwrap();
     for (q, total, ids) in &kept {
         let page = PageRequest::parse(Some(1), Some(50)).unwrap();
         let r = store.search_listings(&search(Some(q)), page).await.unwrap();
