@@ -1024,6 +1024,189 @@ on_every_store!(category_counts_follow_go_lives_extras_and_removals, |store| {
     assert_eq!(count(category_counts(store.as_ref()).await), (1, 1, 0), "Alpha removed");
 });
 
+/// Every kept count (live listings per category, listings per status, each week's and each board's
+/// ranked listings) against a count of the rows it stands for; panics on the first that differs.
+/// Returns each category's slug and kept count.
+async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(String, i64)> {
+    use sea_orm::ConnectionTrait;
+    let conn = store.connection();
+    let rows = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT c.slug AS slug, c.live_listings AS kept, (SELECT COUNT(*) FROM listing_categories lc \
+             JOIN listings l ON l.id = lc.listing_id WHERE lc.category_id = c.id AND l.status = 'live') AS counted \
+             FROM categories c ORDER BY c.id",
+        ))
+        .await
+        .unwrap();
+    let statuses = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT s.status AS status, COALESCE(k.listings, 0) AS kept, \
+             (SELECT COUNT(*) FROM listings l WHERE l.status = s.status) AS counted \
+             FROM (SELECT status FROM listings UNION SELECT status FROM listing_counts) s \
+             LEFT JOIN listing_counts k ON k.status = s.status",
+        ))
+        .await
+        .unwrap();
+    for r in &statuses {
+        let status: String = r.try_get("", "status").unwrap();
+        let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
+        assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
+    }
+    // Each week's ranked listings (live, at least one vote that week), kept in week_counts.
+    let weeks = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT COALESCE(k.listings, 0) AS kept, (SELECT COUNT(*) FROM vote_tallies v \
+             WHERE v.week_start = w.week_start AND v.live AND v.votes > 0) AS counted \
+             FROM (SELECT week_start FROM vote_tallies UNION SELECT week_start FROM week_counts) w \
+             LEFT JOIN week_counts k ON k.week_start = w.week_start ORDER BY w.week_start",
+        ))
+        .await
+        .unwrap();
+    let weeks: Vec<(i64, i64)> =
+        weeks.iter().map(|r| (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap())).collect();
+    assert!(!weeks.is_empty());
+    for (kept, counted) in &weeks {
+        assert_eq!(kept, counted, "a week's ranked listings: kept {kept}, counted {counted} ({weeks:?})");
+    }
+    // Each all-time board's ranked listings (live, the column positive), kept in board_counts.
+    let boards = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT k.metric AS metric, k.listings AS kept, CASE k.metric \
+             WHEN 'votes_count' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.votes_count > 0) \
+             WHEN 'billboard_cents' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.billboard_cents > 0) \
+             WHEN 'domain_rating' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.domain_rating > 0) \
+             ELSE (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.revenue_monthly_cents > 0) END AS counted \
+             FROM board_counts k ORDER BY k.metric",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(boards.len(), 4, "a row per board");
+    for r in &boards {
+        let metric: String = r.try_get("", "metric").unwrap();
+        let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
+        assert_eq!(kept, counted, "board {metric}: kept {kept}, counted {counted}");
+    }
+    rows.iter()
+        .map(|r| {
+            let slug: String = r.try_get("", "slug").unwrap();
+            let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
+            assert_eq!(kept, counted, "{slug}: kept {kept}, counted {counted}");
+            (slug, kept)
+        })
+        .collect::<Vec<_>>()
+}
+
+// An import keeps every count its rows move, whichever way the store writes them (on PostgreSQL as
+// a superuser, with the row triggers off and the counts written once per batch): listings of three
+// statuses, in one or two categories, with votes in two weeks, money, a rating and revenue, in two
+// batches after a listing written before them.
+on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
+    use domain::listing::{DomainRating, Revenue};
+    use sea_orm::ConnectionTrait;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    store.import_listings(&[import(listing("Before", ListingStatus::Live, Some(dev)), 2)], now()).await.unwrap();
+    let varied = |batch: usize| {
+        (0..12)
+            .map(|i| {
+                let status = [ListingStatus::Live, ListingStatus::Scheduled, ListingStatus::Draft][i % 3];
+                let mut l =
+                    listing(&format!("Batch {batch} item {i}"), status, Some(if i % 2 == 0 { dev } else { mkt }));
+                if i % 4 == 0 {
+                    l.categories = Some(domain::category::ListingCategories::with_extras(dev, vec![mkt]).unwrap());
+                }
+                if i % 5 == 0 {
+                    l.domain_rating = Some(DomainRating {
+                        value: 30,
+                        previous: Some(20),
+                        source: "test".into(),
+                        measured_on: now().date_naive(),
+                    });
+                    l.revenue = Some(Revenue { monthly_cents: 900, source: "test".into(), as_of: now().date_naive() });
+                }
+                let mut item = import(l, i % 4);
+                // Votes across weeks: some of them three weeks back.
+                item.votes = (0..i % 4).map(|v| now() - Duration::days(7 * (v as i64 % 2) * 3)).collect();
+                if i % 3 == 1 {
+                    item.billboard = vec![(domain::money::Cents::new(500), now())];
+                }
+                item
+            })
+            .collect::<Vec<_>>()
+    };
+    store.import_listings(&varied(1), now()).await.unwrap();
+    store.import_listings(&varied(2), now()).await.unwrap();
+    let categories = kept_counts_recounted(store).await;
+    // Per batch, four live listings: one in two categories, three in one.
+    assert_eq!(categories.iter().map(|(_, n)| n).sum::<i64>(), 1 + 2 * 5, "live listings in their categories");
+    let conn = store.connection();
+    let one = |sql: &'static str| async move {
+        let r = conn.query_one_raw(sea_orm::Statement::from_string(store.backend(), sql)).await.unwrap().unwrap();
+        r.try_get::<i64>("", "n").unwrap()
+    };
+    // The weeks' counts above read `live` on each tally: it must say what its listing's status says.
+    let wrong = "SELECT COUNT(*) AS n FROM vote_tallies t JOIN listings l ON l.id = t.listing_id \
+                 WHERE t.live <> (l.status = 'live')";
+    assert_eq!(one(wrong).await, 0, "each tally's live flag follows its listing");
+    assert!(one("SELECT COUNT(*) AS n FROM vote_tallies WHERE NOT live").await > 0, "votes on listings not live");
+    assert_eq!(one("SELECT COUNT(DISTINCT week_start) AS n FROM vote_tallies WHERE live").await, 2, "two weeks");
+    if store.backend() == sea_orm::DbBackend::Postgres {
+        // The search table holds exactly the live and scheduled listings, each with the vector its
+        // trigger writes, and its change count moved by at least as many rows.
+        let stale = "SELECT COUNT(*) AS n FROM listings l FULL JOIN listing_search s ON s.listing_id = l.id \
+             WHERE (l.status IN ('live', 'scheduled')) IS DISTINCT FROM (s.listing_id IS NOT NULL) \
+             OR s.status <> l.status OR s.doc <> listing_search_doc(l.name, l.tagline, l.keywords, l.tags, \
+             l.short_description, l.features, l.description)";
+        assert_eq!(one(stale).await, 0, "the search table follows the import");
+        assert_eq!(one("SELECT COUNT(*) AS n FROM listing_search").await, 1 + 2 * 8);
+        let searchable = one("SELECT COUNT(*) AS n FROM listing_search").await;
+        assert!(one("SELECT changes AS n FROM listing_terms_state").await >= searchable, "changes counted");
+    }
+});
+
+/// PostgreSQL: the import writes what the row triggers keep itself when it turns them off
+/// (`keep_by_set`), so a trigger on a table it writes that it does not know about would go unkept.
+/// This list is the one `keep_by_set` follows: a new trigger fails here until the import learns it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_import_knows_every_trigger() {
+    use sea_orm::ConnectionTrait;
+    let Some(db) = harness::postgres().await else { return };
+    let rows = db
+        .store
+        .connection()
+        .query_all_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT tgrelid::regclass::text || '.' || tgname AS t FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+        ))
+        .await
+        .unwrap();
+    let found: Vec<String> = rows.iter().map(|r| r.try_get("", "t").unwrap()).collect();
+    assert_eq!(
+        found,
+        [
+            "listing_categories.category_count_link",
+            "listing_search.listing_terms_bumped",
+            "listings.board_counts_moved",
+            "listings.board_counts_written",
+            "listings.category_count_deleted",
+            "listings.category_count_status",
+            "listings.listing_counts_moved",
+            "listings.listing_counts_written",
+            "listings.listing_search_added",
+            "listings.listing_search_changed",
+            "listings.tally_live_status",
+            "vote_tallies.tally_live_written",
+            "vote_tallies.week_counts_moved",
+            "vote_tallies.week_counts_written",
+        ]
+    );
+}
+
 on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
     use sea_orm::ConnectionTrait;
     let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
@@ -1042,76 +1225,7 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         .await
         .unwrap();
     let conn = store.connection();
-    let recount = || async {
-        let rows = conn
-            .query_all_raw(sea_orm::Statement::from_string(
-                store.backend(),
-                "SELECT c.slug AS slug, c.live_listings AS kept, (SELECT COUNT(*) FROM listing_categories lc \
-                 JOIN listings l ON l.id = lc.listing_id WHERE lc.category_id = c.id AND l.status = 'live') AS counted \
-                 FROM categories c ORDER BY c.id",
-            ))
-            .await
-            .unwrap();
-        let statuses = conn
-            .query_all_raw(sea_orm::Statement::from_string(
-                store.backend(),
-                "SELECT s.status AS status, COALESCE(k.listings, 0) AS kept, \
-                 (SELECT COUNT(*) FROM listings l WHERE l.status = s.status) AS counted \
-                 FROM (SELECT status FROM listings UNION SELECT status FROM listing_counts) s \
-                 LEFT JOIN listing_counts k ON k.status = s.status",
-            ))
-            .await
-            .unwrap();
-        for r in &statuses {
-            let status: String = r.try_get("", "status").unwrap();
-            let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
-            assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
-        }
-        // Each week's ranked listings (live, at least one vote that week), kept in week_counts.
-        let weeks = conn
-            .query_all_raw(sea_orm::Statement::from_string(
-                store.backend(),
-                "SELECT COALESCE(k.listings, 0) AS kept, (SELECT COUNT(*) FROM vote_tallies v \
-                 WHERE v.week_start = w.week_start AND v.live AND v.votes > 0) AS counted \
-                 FROM (SELECT week_start FROM vote_tallies UNION SELECT week_start FROM week_counts) w \
-                 LEFT JOIN week_counts k ON k.week_start = w.week_start ORDER BY w.week_start",
-            ))
-            .await
-            .unwrap();
-        let weeks: Vec<(i64, i64)> =
-            weeks.iter().map(|r| (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap())).collect();
-        assert!(!weeks.is_empty());
-        for (kept, counted) in &weeks {
-            assert_eq!(kept, counted, "a week's ranked listings: kept {kept}, counted {counted} ({weeks:?})");
-        }
-        // Each all-time board's ranked listings (live, the column positive), kept in board_counts.
-        let boards = conn
-            .query_all_raw(sea_orm::Statement::from_string(
-                store.backend(),
-                "SELECT k.metric AS metric, k.listings AS kept, CASE k.metric \
-                 WHEN 'votes_count' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.votes_count > 0) \
-                 WHEN 'billboard_cents' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.billboard_cents > 0) \
-                 WHEN 'domain_rating' THEN (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.domain_rating > 0) \
-                 ELSE (SELECT COUNT(*) FROM listings l WHERE l.status = 'live' AND l.revenue_monthly_cents > 0) END AS counted \
-                 FROM board_counts k ORDER BY k.metric",
-            ))
-            .await
-            .unwrap();
-        assert_eq!(boards.len(), 4, "a row per board");
-        for r in &boards {
-            let metric: String = r.try_get("", "metric").unwrap();
-            let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
-            assert_eq!(kept, counted, "board {metric}: kept {kept}, counted {counted}");
-        }
-        rows.iter()
-            .map(|r| {
-                let slug: String = r.try_get("", "slug").unwrap();
-                let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
-                assert_eq!(kept, counted, "{slug}: kept {kept}, counted {counted}");
-                (slug, kept)
-            })
-            .collect::<Vec<_>>()
-    };
+    let recount = || kept_counts_recounted(store);
     assert_eq!(recount().await.iter().map(|(_, n)| n).sum::<i64>(), 3, "the import counted");
     // Every kind of change an operator's SQL or a use case makes, each followed by a recount.
     // A vote's write of its week's tally (an upsert, as `count_vote` writes it).
@@ -1321,6 +1435,11 @@ on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
     }
     let mut loaded = Vec::new();
     if store.backend() == sea_orm::DbBackend::Postgres {
+        // As a superuser the import writes each count once per batch; a role that may not turn the
+        // row triggers off writes one row version per listing. 400 updates stand for that load.
+        let per_row = "DO $$ BEGIN FOR i IN 1..400 LOOP \
+                       UPDATE categories SET live_listings = live_listings WHERE slug = 'dev-tools'; END LOOP; END $$";
+        sea_orm::ConnectionTrait::execute_unprepared(store.connection(), per_row).await.unwrap();
         for table in COMPACTED {
             loaded.push(pg_table_file(store, table).await);
         }
@@ -1330,7 +1449,7 @@ on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
     if store.backend() == sea_orm::DbBackend::Postgres {
         for (table, (file, pages)) in COMPACTED.into_iter().zip(loaded) {
             if table == "categories" {
-                // The others are pruned as they go; one row updated 400 times is not.
+                // The others are pruned as they go; one row updated 400 times in one transaction is not.
                 assert!(pages > 1, "{table}: the load left old row versions to compact ({pages} pages)");
             }
             let (after_file, mut after) = pg_table_file(store, table).await;
