@@ -10,7 +10,7 @@
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
 # (BENCH_PASSES picks the passes: on, off, churn; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
-# the server binary — see below and the end of this file).
+# the server binary; BENCH_POSTGRES_SOCKET PostgreSQL's socket directory — see below and the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100000}"
@@ -46,6 +46,11 @@ prepare_store() {
     postgres)
       local name="launchdir_bench_$N"
       DB_URL="${PG_ADMIN%/*}/$name"
+      # BENCH_POSTGRES_SOCKET (a directory, say /var/run/postgresql): the server and the loader reach
+      # PostgreSQL over its Unix socket instead of loopback TCP, as a service beside its database would.
+      if [ -n "${BENCH_POSTGRES_SOCKET:-}" ]; then
+        DB_URL="postgres://postgres@localhost/$name?host=$BENCH_POSTGRES_SOCKET"
+      fi
       if ! psql "$PG_ADMIN" -Atc "SELECT 1 FROM pg_database WHERE datname = '$name'" | grep -q 1; then
         psql "$PG_ADMIN" -qc "CREATE DATABASE $name"
         echo "generating $N listings into PostgreSQL database $name (once; drop it to regenerate)"
