@@ -38,6 +38,7 @@ mod m20261125_000031_status_week_statistics;
 mod m20261125_000032_term_counts;
 mod m20261125_000033_text_search_ids;
 mod m20261126_000034_common_terms;
+mod m20261126_000035_address_votes_index;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -153,6 +154,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000032_term_counts::Migration),
             Box::new(m20261125_000033_text_search_ids::Migration),
             Box::new(m20261126_000034_common_terms::Migration),
+            Box::new(m20261126_000035_address_votes_index::Migration),
         ]
     }
 }

@@ -1469,3 +1469,34 @@ on_both!(a_bulk_load_leaves_the_kept_count_tables_compact, |store| {
         }
     }
 });
+
+// The site's limit on votes from one address looks them up by address and time; the index holds only
+// votes with an address (migration 35), and the lookup's condition must still let it be used.
+on_both!(the_vote_limit_reads_votes_by_address_from_their_index, |store| {
+    use adapters_storage::entity::votes;
+    use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryTrait, TransactionTrait};
+    let lookup = votes::Entity::find()
+        .filter(votes::Column::AddressKey.eq("k1"))
+        .filter(votes::Column::CreatedAt.gte(now()))
+        .build(store.backend());
+    let txn = store.connection().begin().await.unwrap();
+    let explain = if store.backend() == sea_orm::DbBackend::Postgres {
+        // An empty table is cheaper to scan whole: ask for what an index can do.
+        txn.execute_unprepared("SET LOCAL enable_seqscan = off").await.unwrap();
+        "EXPLAIN"
+    } else {
+        "EXPLAIN QUERY PLAN"
+    };
+    let plan = txn
+        .query_all_raw(sea_orm::Statement::from_sql_and_values(
+            store.backend(),
+            format!("{explain} {}", lookup.sql),
+            lookup.values.map(|v| v.0).unwrap_or_default(),
+        ))
+        .await
+        .unwrap();
+    let column = if store.backend() == sea_orm::DbBackend::Postgres { "QUERY PLAN" } else { "detail" };
+    let lines: Vec<String> = plan.iter().map(|r| r.try_get("", column).unwrap()).collect();
+    assert!(lines.iter().any(|l| l.contains("ix_votes_address_known")), "{lines:#?}");
+    txn.rollback().await.unwrap();
+});
