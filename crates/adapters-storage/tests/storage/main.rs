@@ -1393,6 +1393,24 @@ on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |
     assert_eq!(index_list(store).await, before);
 });
 
+// Instances that start together after an interrupted load each find its indexes to build: every one is
+// built once, and no start fails on an index another built first.
+on_both!(instances_starting_together_build_an_interrupted_load_s_indexes_once, |store| {
+    let before = index_list(store).await;
+    store.begin_bulk_load().await.unwrap();
+    assert!(deferred_count(store).await >= 20);
+    let (a, b, c) = tokio::join!(
+        db::migrate(store.connection()),
+        db::migrate(store.connection()),
+        db::build_deferred_indexes(store.connection())
+    );
+    a.unwrap();
+    b.unwrap();
+    c.unwrap();
+    assert_eq!(index_list(store).await, before, "the same indexes, defined the same way");
+    assert_eq!(deferred_count(store).await, 0);
+});
+
 /// The PostgreSQL tables a bulk load compacts.
 const COMPACTED: [&str; 5] = ["categories", "listing_counts", "week_counts", "board_counts", "listing_terms_state"];
 
