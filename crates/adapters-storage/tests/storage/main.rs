@@ -1503,6 +1503,9 @@ on_both!(the_vote_limit_reads_votes_by_address_from_their_index, |store| {
         txn.execute_unprepared("SET LOCAL enable_seqscan = off").await.unwrap();
         "EXPLAIN"
     } else {
+        // EXPLAIN alone reads no page, so a pooled connection that loaded the schema while the
+        // migrations ran would explain against its stale copy (the old index): read the schema first.
+        txn.execute_unprepared("SELECT COUNT(*) FROM sqlite_master").await.unwrap();
         "EXPLAIN QUERY PLAN"
     };
     let plan = txn
