@@ -146,24 +146,25 @@ pub async fn build_deferred_indexes(db: &DatabaseConnection) -> Result<usize, Db
     // and 29 s in two lanes. SQLite has one writer.
     let pending = &pending;
     let lane = |first: usize, step: usize| async move {
+        let mut built = 0;
         for ix in pending.iter().skip(first).step_by(step) {
-            build_deferred_index(db, ix).await?;
+            built += usize::from(build_deferred_index(db, ix).await?);
         }
-        Ok::<(), DbErr>(())
+        Ok::<usize, DbErr>(built)
     };
     if backend == DbBackend::Postgres {
-        futures::future::try_join(lane(0, 2), lane(1, 2)).await?;
+        let (a, b) = futures::future::try_join(lane(0, 2), lane(1, 2)).await?;
+        Ok(a + b)
     } else {
-        lane(0, 1).await?;
+        lane(0, 1).await
     }
-    Ok(pending.len())
 }
 
-/// Builds one index [`defer_indexes`] put off and removes its row, in one transaction; does nothing when
-/// the row is gone. Instances that start together after an interrupted load each run this for every
+/// Builds one index [`defer_indexes`] put off and removes its row, in one transaction; does nothing (and
+/// returns false) when the row is gone. Instances that start together after an interrupted load each run this for every
 /// row they read: the first to hold the index's lock (PostgreSQL: an advisory lock on its name; SQLite:
 /// the write lock, taken as the transaction begins) builds it, and the others then find no row.
-async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> Result<(), DbErr> {
+async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> Result<bool, DbErr> {
     let backend = db.get_database_backend();
     let started = std::time::Instant::now();
     let options = sea_orm::TransactionOptions {
@@ -180,7 +181,8 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
     still.sql("SELECT COUNT(*) AS n FROM deferred_indexes WHERE name = ").bind(ix.name.clone());
     let left = txn.query_one_raw(still.build()).await?.map(|r| r.try_get::<i64>("", "n")).transpose()?;
     if left.unwrap_or(0) == 0 {
-        return txn.commit().await;
+        txn.commit().await?;
+        return Ok(false);
     }
     if backend == DbBackend::Sqlite {
         // Sort through temporary files, not memory (this build of SQLite keeps temporary data in
@@ -200,7 +202,7 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
     }
     txn.commit().await?;
     tracing::info!(index = %ix.name, ms = started.elapsed().as_millis() as u64, "index built");
-    Ok(())
+    Ok(true)
 }
 
 /// Migrations not yet applied; `/readyz` reports not ready while any remain.

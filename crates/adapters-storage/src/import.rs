@@ -58,9 +58,6 @@ where
     A: ActiveModelTrait<Entity = E> + Send,
     E: EntityTrait,
 {
-    // Full chunks, then the rest in power-of-two pieces: every statement has one of a few shapes, so
-    // the connection's prepared-statement cache holds a few per table instead of one per remainder
-    // size. (Measured at 100k listings, this alone barely moved peak memory; the page cache did.)
     let chunk = match txn.get_database_backend() {
         // PostgreSQL takes up to 65 535 parameters a statement: as many rows as fit, 5 000 at most.
         DbBackend::Postgres => {
@@ -70,6 +67,9 @@ where
         }
         _ => CHUNK,
     };
+    // Full chunks, then the rest in power-of-two pieces: every statement has one of a few shapes, so
+    // the connection's prepared-statement cache holds a few per table instead of one per remainder
+    // size. (Measured at 100k listings, this alone barely moved peak memory; the page cache did.)
     let mut rows = rows.into_iter();
     let mut left = rows.len();
     while left > 0 {
