@@ -38,6 +38,10 @@ bench-storage:
 bench-http listings="100000" seconds="10":
     bench/http.sh {{listings}} {{seconds}}
 
+# PostgreSQL alone running get_listing's own statement (pgbench): the ceiling for that read on this machine.
+bench-pg-ceiling listings="100000" seconds="8":
+    bench/pg-ceiling.sh {{listings}} {{seconds}}
+
 # The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
 # invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).
 bench-drafts rounds="20":

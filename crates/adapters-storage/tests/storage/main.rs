@@ -10,6 +10,7 @@ mod moderation;
 mod oauth;
 mod orders;
 mod own;
+mod pool;
 
 use adapters_storage::db;
 use chrono::{DateTime, Duration, TimeZone, Utc};

@@ -311,7 +311,12 @@ impl<DB: Database> Floating<DB, Live<DB>> {
         // returned to the pool; also of course, if it was dropped due to an error
         // this is simply a band-aid as SQLx-next connections should be able
         // to recover from cancellations
-        if let Err(error) = self.raw.ping().await {
+        // launchdir patch (see vendor/README.md): ping only a connection with something queued to send,
+        // such as the rollback of a dropped transaction. A finished statement left nothing to test: the
+        // ping was a round trip on every release, and the next statement on this connection first waits
+        // until it is ready (reading whatever a cancelled one left unread) anyway.
+        let tested = if self.raw.should_flush() { self.raw.ping().await } else { Ok(()) };
+        if let Err(error) = tested {
             tracing::warn!(
                 %error,
                 "error occurred while testing the connection on-release",

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# PostgreSQL's own ceiling for an uncached profile read (issue 24): runs the exact statement get_listing
+# sends, with pgbench and no server in between, against the database bench/http.sh loaded, and prints
+# statements a second beside `SELECT 1` and the listing row alone. If PostgreSQL alone cannot run the
+# statement N times a second on this machine, the service cannot answer get_listing N times a second
+# on it either, whatever its own code costs.
+# Usage: bench/pg-ceiling.sh [listings] [seconds] (the database launchdir_bench_<listings> must exist:
+# BENCH_STORES=postgres bench/http.sh makes it). Loopback only; prints one line per script and mode.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-100000}"
+SECS="${2:-8}"
+PORT="${BENCH_PORT:-18556}"
+OUT="bench/out"
+PG_ADMIN="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
+NAME="launchdir_bench_$N"
+DB_URL="${PG_ADMIN%/*}/$NAME"
+HOSTPORT="${PG_ADMIN#*@}"; HOSTPORT="${HOSTPORT%%/*}"
+mkdir -p "$OUT"
+command -v pgbench >/dev/null || { echo "pgbench is needed (Debian: postgresql-client)"; exit 2; }
+psql "$DB_URL" -Atc "SELECT 1" >/dev/null || { echo "no database $NAME: run BENCH_STORES=postgres bench/http.sh $N first"; exit 2; }
+if [ -z "${BENCH_BIN:-}" ]; then
+  cargo build --release -q --bin launchdir-api
+fi
+BIN="${BENCH_BIN:-target/release/launchdir-api}"
+
+# The statement as the service sends it: from its own statement log, for one profile request.
+SERVER=""
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
+RUST_LOG=warn,sqlx::query=debug NO_COLOR=1 "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
+  --read-cache-secs 0 > "$OUT/ceiling-server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+SLUG=$(psql "$DB_URL" -Atc "SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 1")
+: > "$OUT/ceiling-server.log"
+curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/v1/listings/$SLUG"
+sleep 0.5
+kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
+
+python3 - "$OUT" <<'PY'
+import re, sys
+out = sys.argv[1]
+log = open(f"{out}/ceiling-server.log", encoding="utf-8", errors="replace").read().replace("\0", "")
+log = re.sub(r"\x1b\[[0-9;]*m", "", log)
+found = [m.group(1) for m in re.finditer(r'db\.statement="(.*?)" rows_affected', log, re.S)]
+profile = next((s for s in found if "founders_json" in s and "l.slug = $1" in s), None)
+if profile is None:
+    sys.exit("the profile statement was not in the server's statement log")
+sql = " ".join(profile.replace("\\n", " ").replace('\\"', '"').split())
+pick = "\\set n random(1, 20000)\nSELECT slug AS s FROM bench_slugs WHERE n = :n \\gset\n"
+open(f"{out}/ceiling-profile.pgb", "w").write(pick + sql.replace("$1", ":s") + ";\n")
+row = sql.split(", (SELECT string_agg", 1)[0] + " FROM listings l WHERE l.slug = :s;\n"
+open(f"{out}/ceiling-row.pgb", "w").write(pick + row)
+open(f"{out}/ceiling-pick.pgb", "w").write(pick)
+open(f"{out}/ceiling-select1.pgb", "w").write("SELECT 1;\n")
+PY
+
+# 20 000 live slugs to pick from, as bench/http.sh's wrk scripts do (kept in the benchmark database).
+PGOPTIONS="-c client_min_messages=warning" psql "$DB_URL" -qc "CREATE TABLE IF NOT EXISTS bench_slugs AS SELECT row_number() OVER (ORDER BY id) AS n, slug FROM (SELECT id, slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000) s" \
+  -qc "CREATE UNIQUE INDEX IF NOT EXISTS bench_slugs_n ON bench_slugs (n)"
+
+echo "== PostgreSQL alone, $N listings, pgbench -M prepared -j 2, ${SECS}s each (statements a second; the"
+echo "   profile and row scripts also run the slug pick, whose own rate is the 'pick' line)"
+printf "%-10s %-8s %8s %10s\n" script tls clients "tps"
+for tls in disable prefer; do
+  for script in select1 pick row profile; do
+    for c in 16 64; do
+      tps=$(PGSSLMODE=$tls pgbench -n -M prepared -c "$c" -j 2 -T "$SECS" -f "$OUT/ceiling-$script.pgb" \
+        -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk '/^tps/ {printf "%.0f", $3}')
+      printf "%-10s %-8s %8s %10s\n" "$script" "$tls" "$c" "${tps:-failed}"
+    done
+  done
+done

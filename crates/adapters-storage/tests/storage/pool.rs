@@ -1,0 +1,157 @@
+//! What a pooled PostgreSQL connection sends when it goes back to the pool (the patched sqlx-core in
+//! `vendor/`): nothing after a statement that finished, and the rollback of a transaction dropped
+//! without commit or rollback, at once — on SQLite too, whose connections are no longer pinged on release.
+
+use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TransactionTrait};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// A loopback proxy in front of PostgreSQL that counts the Sync messages clients send: one ends every
+/// extended-protocol statement, and sqlx's ping is a Sync alone.
+struct SyncCounter {
+    port: u16,
+    syncs: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SyncCounter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// `host:port` of a `postgres://user@host:port/db` URL.
+fn address(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?']).next().unwrap_or_default();
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    assert!(!host.is_empty(), "the test needs PostgreSQL over TCP, not a socket: {url}");
+    if host.contains(':') { host.to_owned() } else { format!("{host}:5432") }
+}
+
+/// Reads one frontend message into `buf` (the first of a connection has no type byte); returns its type.
+async fn message(from: &mut tokio::net::tcp::OwnedReadHalf, first: bool, buf: &mut Vec<u8>) -> Option<u8> {
+    buf.clear();
+    let mut head = [0u8; 5];
+    let head = if first { &mut head[1..] } else { &mut head[..] };
+    from.read_exact(head).await.ok()?;
+    buf.extend_from_slice(head);
+    let len = u32::from_be_bytes(head[head.len() - 4..].try_into().ok()?) as usize;
+    let start = buf.len();
+    buf.resize(start + len.checked_sub(4)?, 0);
+    from.read_exact(&mut buf[start..]).await.ok()?;
+    Some(if first { 0 } else { head[0] })
+}
+
+impl SyncCounter {
+    async fn start(upstream: String) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let syncs = Arc::new(AtomicUsize::new(0));
+        let counted = syncs.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let server = tokio::net::TcpStream::connect(&upstream).await.expect("reach PostgreSQL");
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+                });
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut first = true;
+                    while let Some(kind) = message(&mut client_read, first, &mut buf).await {
+                        first = false;
+                        if kind == b'S' {
+                            counted.fetch_add(1, Ordering::SeqCst);
+                        }
+                        if server_write.write_all(&buf).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        Self { port, syncs, task }
+    }
+}
+
+/// A pool of one connection to `url` (so every statement runs on the same, already prepared, connection),
+/// checked before use only after 30 s idle, as `db::connect`'s pool is.
+async fn one_connection(url: &str) -> DatabaseConnection {
+    let mut opts = ConnectOptions::new(url.to_owned());
+    opts.max_connections(1)
+        .min_connections(1)
+        .test_before_acquire_if_idle_for(Duration::from_secs(30))
+        .sqlx_logging(false);
+    Database::connect(opts).await.expect("connect")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_goes_back_to_the_pool_without_a_round_trip() {
+    let Some(t) = test_support::postgres().await else { return };
+    let proxy = SyncCounter::start(address(&t.url)).await;
+    let db_name = t.url.rsplit('/').next().unwrap_or_default();
+    // Plain TCP, so the proxy reads the messages (no TLS to a server on the same machine).
+    let db = one_connection(&format!("postgres://postgres@127.0.0.1:{}/{db_name}?sslmode=disable", proxy.port)).await;
+    let select = || Statement::from_sql_and_values(DbBackend::Postgres, "SELECT $1::int AS n", [7i32.into()]);
+    db.query_one_raw(select()).await.expect("prepare on the connection");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = proxy.syncs.load(Ordering::SeqCst);
+    for _ in 0..10 {
+        let row = db.query_one_raw(select()).await.expect("select").expect("a row");
+        assert_eq!(row.try_get::<i32>("", "n").expect("n"), 7);
+    }
+    // The release runs on a spawned task: give a ping, if one is sent, time to arrive.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let sent = proxy.syncs.load(Ordering::SeqCst) - before;
+    assert_eq!(sent, 10, "ten statements, each one Sync; {sent} Syncs means the pool pinged on release");
+    db.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_transaction_releases_its_locks_when_its_connection_goes_back() {
+    let Some(t) = test_support::postgres().await else { return };
+    let db = one_connection(&t.url).await;
+    db.execute_unprepared("CREATE TABLE held (id int PRIMARY KEY); INSERT INTO held VALUES (1)").await.expect("table");
+    {
+        let txn = db.begin().await.expect("begin");
+        txn.execute_unprepared("SELECT id FROM held WHERE id = 1 FOR UPDATE").await.expect("lock the row");
+        // Dropped here without commit or rollback, as when a request's future is cancelled.
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Another connection must get the row's lock: the rollback was sent when the connection went back,
+    // not left in its buffer until someone next uses it.
+    let other = one_connection(&t.url).await;
+    let txn = other.begin().await.expect("begin");
+    txn.execute_unprepared("SET LOCAL lock_timeout = '2s'").await.expect("timeout");
+    txn.execute_unprepared("SELECT id FROM held WHERE id = 1 FOR UPDATE")
+        .await
+        .expect("the dropped transaction's lock is gone");
+    txn.rollback().await.expect("rollback");
+    other.close().await.expect("close");
+    db.close().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_sqlite_transaction_releases_the_write_lock_when_its_connection_goes_back() {
+    let t = test_support::sqlite();
+    let db = one_connection(&t.url).await;
+    db.execute_unprepared("CREATE TABLE held (id integer PRIMARY KEY)").await.expect("table");
+    {
+        let txn = db.begin().await.expect("begin");
+        txn.execute_unprepared("INSERT INTO held VALUES (1)").await.expect("take the write lock");
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let other = one_connection(&t.url).await;
+    other.execute_unprepared("PRAGMA busy_timeout = 2000").await.expect("timeout");
+    other.execute_unprepared("INSERT INTO held VALUES (2)").await.expect("the dropped transaction's lock is gone");
+    let n = other.query_one_raw(Statement::from_string(DbBackend::Sqlite, "SELECT COUNT(*) AS n FROM held")).await;
+    let n: i64 = n.expect("count").expect("a row").try_get("", "n").expect("n");
+    assert_eq!(n, 1, "the dropped transaction's row was rolled back");
+    other.close().await.expect("close");
+    db.close().await.expect("close");
+}
