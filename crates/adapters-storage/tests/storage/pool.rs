@@ -31,6 +31,15 @@ fn address(url: &str) -> String {
     if host.contains(':') { host.to_owned() } else { format!("{host}:5432") }
 }
 
+/// `url` with its host and port replaced by the proxy's, over plain TCP so the proxy can read the messages.
+fn through(url: &str, port: u16) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let user = authority.rsplit_once('@').map(|(u, _)| format!("{u}@")).unwrap_or_default();
+    let sep = if tail.contains('?') { '&' } else { '?' };
+    format!("{scheme}://{user}127.0.0.1:{port}{tail}{sep}sslmode=disable")
+}
+
 /// Reads one frontend message into `buf` (the first of a connection has no type byte); returns its type.
 async fn message(from: &mut tokio::net::tcp::OwnedReadHalf, first: bool, buf: &mut Vec<u8>) -> Option<u8> {
     buf.clear();
@@ -94,9 +103,7 @@ async fn one_connection(url: &str) -> DatabaseConnection {
 async fn a_connection_goes_back_to_the_pool_without_a_round_trip() {
     let Some(t) = test_support::postgres().await else { return };
     let proxy = SyncCounter::start(address(&t.url)).await;
-    let db_name = t.url.rsplit('/').next().unwrap_or_default();
-    // Plain TCP, so the proxy reads the messages (no TLS to a server on the same machine).
-    let db = one_connection(&format!("postgres://postgres@127.0.0.1:{}/{db_name}?sslmode=disable", proxy.port)).await;
+    let db = one_connection(&through(&t.url, proxy.port)).await;
     let select = || Statement::from_sql_and_values(DbBackend::Postgres, "SELECT $1::int AS n", [7i32.into()]);
     db.query_one_raw(select()).await.expect("prepare on the connection");
     tokio::time::sleep(Duration::from_millis(200)).await;
