@@ -22,20 +22,20 @@ impl Drop for SyncCounter {
     }
 }
 
-/// `host:port` of a `postgres://user@host:port/db` URL.
-fn address(url: &str) -> String {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?']).next().unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+/// A `postgres://user@host:port/db?options` URL in parts: scheme, `user@` (or nothing), `host:port`
+/// (the port 5432 when unsaid) and the rest from the path on.
+fn parts(url: &str) -> (&str, &str, String, &str) {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (&authority[..=u.len()], h));
     assert!(!host.is_empty(), "the test needs PostgreSQL over TCP, not a socket: {url}");
-    if host.contains(':') { host.to_owned() } else { format!("{host}:5432") }
+    let host = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+    (scheme, user, host, tail)
 }
 
 /// `url` with its host and port replaced by the proxy's, over plain TCP so the proxy can read the messages.
 fn through(url: &str, port: u16) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
-    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let user = authority.rsplit_once('@').map(|(u, _)| format!("{u}@")).unwrap_or_default();
+    let (scheme, user, _, tail) = parts(url);
     let sep = if tail.contains('?') { '&' } else { '?' };
     format!("{scheme}://{user}127.0.0.1:{port}{tail}{sep}sslmode=disable")
 }
@@ -102,7 +102,7 @@ async fn one_connection(url: &str) -> DatabaseConnection {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_goes_back_to_the_pool_without_a_round_trip() {
     let Some(t) = test_support::postgres().await else { return };
-    let proxy = SyncCounter::start(address(&t.url)).await;
+    let proxy = SyncCounter::start(parts(&t.url).2).await;
     let db = one_connection(&through(&t.url, proxy.port)).await;
     let select = || Statement::from_sql_and_values(DbBackend::Postgres, "SELECT $1::int AS n", [7i32.into()]);
     db.query_one_raw(select()).await.expect("prepare on the connection");
