@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PostgreSQL's own ceiling for an uncached profile read (issue 24): runs the exact statement get_listing
 # sends, with pgbench and no server in between, against the database bench/http.sh loaded, and prints
-# statements a second beside `SELECT 1` and the listing row alone. If PostgreSQL alone cannot run the
+# statements a second beside `SELECT 1`, the listing row alone, and the row with its details computed
+# from their tables at read time (what the profile statement did before migration 36 kept them). If PostgreSQL alone cannot run the
 # statement N times a second on this machine, the service cannot answer get_listing N times a second
 # on it either, whatever its own code costs.
 # Usage: bench/pg-ceiling.sh [listings] [seconds] (the database launchdir_bench_<listings> must exist:
@@ -43,14 +44,21 @@ out = sys.argv[1]
 log = open(f"{out}/ceiling-server.log", encoding="utf-8", errors="replace").read().replace("\0", "")
 log = re.sub(r"\x1b\[[0-9;]*m", "", log)
 found = [m.group(1) for m in re.finditer(r'db\.statement="(.*?)" rows_affected', log, re.S)]
-profile = next((s for s in found if "founders_json" in s and "l.slug = $1" in s), None)
+profile = next((s for s in found if "d.founders_json" in s and "l.slug = $1" in s), None)
 if profile is None:
     sys.exit("the profile statement was not in the server's statement log")
 sql = " ".join(profile.replace("\\n", " ").replace('\\"', '"').split())
 pick = "\\set n random(1, 20000)\nSELECT slug AS s FROM bench_slugs WHERE n = :n \\gset\n"
 open(f"{out}/ceiling-profile.pgb", "w").write(pick + sql.replace("$1", ":s") + ";\n")
-row = sql.split(", (SELECT string_agg", 1)[0] + " FROM listings l WHERE l.slug = :s;\n"
+cols = sql.split(", d.extra_category_ids", 1)[0]
+row = cols + " FROM listings l WHERE l.slug = :s;\n"
 open(f"{out}/ceiling-row.pgb", "w").write(pick + row)
+# The details computed at read time from their tables (the view that keeps them), as the profile
+# statement did before migration 36.
+parts = "extra_category_ids, founders_json, updates_json, milestones_json, story_sections, awards_json"
+computed = cols + ", " + ", ".join("f." + p for p in parts.split(", ")) + \
+    " FROM listings l LEFT JOIN listing_details_fresh f ON f.listing_id = l.id WHERE l.slug = :s;\n"
+open(f"{out}/ceiling-computed.pgb", "w").write(pick + computed)
 open(f"{out}/ceiling-pick.pgb", "w").write(pick)
 open(f"{out}/ceiling-select1.pgb", "w").write("SELECT 1;\n")
 PY
@@ -60,10 +68,10 @@ PGOPTIONS="-c client_min_messages=warning" psql "$DB_URL" -qc "CREATE TABLE IF N
   -qc "CREATE UNIQUE INDEX IF NOT EXISTS bench_slugs_n ON bench_slugs (n)"
 
 echo "== PostgreSQL alone, $N listings, pgbench -M prepared -j 2, ${SECS}s each (statements a second; the"
-echo "   profile and row scripts also run the slug pick, whose own rate is the 'pick' line)"
+echo "   profile, row and computed scripts also run the slug pick, whose own rate is the 'pick' line)"
 printf "%-10s %-8s %8s %10s\n" script tls clients "tps"
 for tls in disable prefer; do
-  for script in select1 pick row profile; do
+  for script in select1 pick row profile computed; do
     for c in 16 64; do
       tps=$(PGSSLMODE=$tls pgbench -n -M prepared -c "$c" -j 2 -T "$SECS" -f "$OUT/ceiling-$script.pgb" \
         -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk '/^tps/ {printf "%.0f", $3}')

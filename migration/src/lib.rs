@@ -4,6 +4,11 @@
 
 pub use sea_orm_migration::prelude::*;
 
+/// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
+pub use m20261126_000036_listing_details::{
+    REBUILD as LISTING_DETAILS_REBUILD, rebuild_statement as listing_details_rebuild,
+};
+
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
 mod m20261122_000003_vote_tallies;
@@ -39,6 +44,7 @@ mod m20261125_000032_term_counts;
 mod m20261125_000033_text_search_ids;
 mod m20261126_000034_common_terms;
 mod m20261126_000035_address_votes_index;
+mod m20261126_000036_listing_details;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -155,6 +161,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000033_text_search_ids::Migration),
             Box::new(m20261126_000034_common_terms::Migration),
             Box::new(m20261126_000035_address_votes_index::Migration),
+            Box::new(m20261126_000036_listing_details::Migration),
         ]
     }
 }

@@ -100,6 +100,16 @@ pub async fn defer_indexes(db: &DatabaseConnection) -> Result<usize, DbErr> {
         txn.execute_raw(keep.build()).await?;
         txn.execute_unprepared(&format!("DROP INDEX \"{}\"", ix.name.replace('"', "\"\""))).await?;
     }
+    // The kept details stop following their tables while the row is here (their refreshes would read
+    // tables without their indexes) and are rebuilt from them after the indexes.
+    let mut rebuild = RawQuery::new(backend);
+    rebuild
+        .sql("INSERT INTO deferred_indexes (name, definition) VALUES (")
+        .bind(migration::LISTING_DETAILS_REBUILD)
+        .sql(", ")
+        .bind(migration::listing_details_rebuild())
+        .sql(")");
+    txn.execute_raw(rebuild.build()).await?;
     txn.commit().await?;
     Ok(found.len())
 }
@@ -132,7 +142,8 @@ pub async fn compact_after_bulk_load(db: &DatabaseConnection) -> Result<(), DbEr
 }
 
 /// Builds the indexes [`defer_indexes`] put off (each in its own transaction with the removal of its
-/// row, so a build that stops half-way is resumed, never repeated). Returns how many were built.
+/// row, so a build that stops half-way is resumed, never repeated), then rebuilds the listings' kept
+/// details if the load put them off too. Returns how many were built.
 pub async fn build_deferred_indexes(db: &DatabaseConnection) -> Result<usize, DbErr> {
     let backend = db.get_database_backend();
     let pending = <IndexDefinition as sea_orm::FromQueryResult>::find_by_statement(sea_orm::Statement::from_string(
@@ -144,6 +155,9 @@ pub async fn build_deferred_indexes(db: &DatabaseConnection) -> Result<usize, Db
     // PostgreSQL builds in two lanes, every other index in each (a build's lock lets another build on
     // the same table proceed): at a million listings eight of the largest took 38 s one after another
     // and 29 s in two lanes. SQLite has one writer.
+    // The details' rebuild (migration 36) comes after every index: it reads the tables by them.
+    let (details, pending): (Vec<_>, Vec<_>) =
+        pending.into_iter().partition(|ix| ix.name == migration::LISTING_DETAILS_REBUILD);
     let pending = &pending;
     let lane = |first: usize, step: usize| async move {
         let mut built = 0;
@@ -152,12 +166,17 @@ pub async fn build_deferred_indexes(db: &DatabaseConnection) -> Result<usize, Db
         }
         Ok::<usize, DbErr>(built)
     };
-    if backend == DbBackend::Postgres {
+    let built = if backend == DbBackend::Postgres {
         let (a, b) = futures::future::try_join(lane(0, 2), lane(1, 2)).await?;
-        Ok(a + b)
+        a + b
     } else {
-        lane(0, 1).await
+        lane(0, 1).await?
+    };
+    let mut rebuilt = 0;
+    for d in &details {
+        rebuilt += usize::from(build_deferred_index(db, d).await?);
     }
+    Ok(built + rebuilt)
 }
 
 /// Builds one index [`defer_indexes`] put off and removes its row, in one transaction; does nothing (and

@@ -111,11 +111,13 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
     Ok(may)
 }
 
-/// What PostgreSQL's row triggers on `listings`, `listing_categories`, `vote_tallies` and
-/// `listing_search` keep, written once for the listings `first..=last` this transaction imported with
+/// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
+/// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
+/// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported with
 /// them turned off: the search table and its change count (migrations 30, 34), the live listings per
-/// category (19), listings per status (21), listings per week with votes (25) and per board (26).
-/// `vote_tallies.live` (20) was written with each tally. A trigger added to these tables must be added
+/// category (19), listings per status (21), listings per week with votes (25) and per board (26), and
+/// the listings' kept details (36; nothing while a bulk load defers them to its end). `vote_tallies.live`
+/// (20) was written with each tally. A trigger added to these tables must be added
 /// here too: `postgres_import_knows_every_trigger` lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     let of = format!("BETWEEN {first} AND {last}");
@@ -150,7 +152,8 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
              FROM listings WHERE id {of} AND status = 'live') d WHERE b.metric = d.metric AND d.n <> 0"
         ),
     ];
-    for s in &statements {
+    let details = format!("SELECT listing_details_refresh(ARRAY(SELECT generate_series({first}::bigint, {last})))");
+    for s in statements.iter().chain([&details]) {
         txn.execute_unprepared(s).await?;
     }
     Ok(())

@@ -329,16 +329,8 @@ fn json_time(t: &str) -> Option<DateTime<Utc>> {
         .map(|t| t.with_timezone(&Utc))
 }
 
-/// `json_group_array`/`json_agg` of `row` (a list of expressions) over `from`, in `order`, as text; an
-/// empty set gives `[]` on SQLite and NULL on PostgreSQL (read both as empty).
-fn json_rows(backend: DbBackend, row: &str, from: &str, order: &str) -> String {
-    match backend {
-        DbBackend::Postgres => format!("(SELECT json_agg(json_build_array({row}) ORDER BY {order})::text {from})"),
-        _ => format!("(SELECT json_group_array(json_array({row}) ORDER BY {order}) {from})"),
-    }
-}
-
-/// A JSON aggregate's rows (absent: none). A row that does not parse is a store fault, not an empty list.
+/// A kept JSON array's rows (absent: none; an empty set is `[]` on SQLite and NULL on PostgreSQL). A
+/// row that does not parse is a store fault, not an empty list.
 fn from_json_rows<T: serde::de::DeserializeOwned>(json: Option<String>, what: &str) -> RepoResult<Vec<T>> {
     match json {
         None => Ok(Vec::new()),
@@ -930,9 +922,10 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn listing_with_details(&self, slug: &Slug) -> RepoResult<Option<(Listing, ListingDetails)>> {
-        // One statement: the listing row and each part of its details as a JSON aggregate beside it.
-        // Each query is a hand-off to the database and back (on SQLite, to the connection's thread and
-        // back: about 35 µs, measured); five of them were most of an uncached profile's cost.
+        // One statement: the listing row and its kept details (migration 36: triggers keep them in the
+        // transaction that changes them), each part a JSON array. Each query is a hand-off to the database
+        // and back (on SQLite, to the connection's thread and back: about 35 µs, measured); computing the
+        // details here took six aggregates, half of PostgreSQL's time for a profile.
         #[derive(Debug, FromQueryResult)]
         struct Row {
             #[sea_orm(nested)]
@@ -958,48 +951,13 @@ impl ListingRepository for SeaOrmStore {
             }
         }
         type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);
-        let b = self.backend();
-        let founders = json_rows(
-            b,
-            "f.id, f.slug, f.name, f.headline, f.bio, f.country, f.avatar_url, f.socials, f.user_id, lf.title",
-            "FROM listing_founders lf JOIN founders f ON f.id = lf.founder_id WHERE lf.listing_id = l.id",
-            "lf.position",
-        );
-        let updates = json_rows(
-            b,
-            "u.title, u.body, u.posted_at",
-            "FROM (SELECT id, title, body, posted_at FROM listing_updates WHERE listing_id = l.id \
-             ORDER BY posted_at DESC, id DESC LIMIT 50) u",
-            "u.posted_at DESC, u.id DESC",
-        );
-        let milestones = json_rows(
-            b,
-            "m.id, m.date, m.title, m.description, m.url",
-            "FROM milestones m WHERE m.listing_id = l.id",
-            "m.date, m.id",
-        );
-        let awards = json_rows(
-            b,
-            "a.week_start, a.rank, a.votes",
-            "FROM awards a WHERE a.listing_id = l.id",
-            "a.week_start DESC, a.id",
-        );
-        let mut q = RawQuery::new(b);
+        let mut q = RawQuery::new(self.backend());
         q.sql("SELECT ")
             .sql(&LISTING_COLUMNS)
-            .sql(", ")
-            .sql(extra_categories_sql(b))
-            .sql(" AS extra_category_ids, ")
-            .sql(&founders)
-            .sql(" AS founders_json, ")
-            .sql(&updates)
-            .sql(" AS updates_json, ")
-            .sql(&milestones)
             .sql(
-                " AS milestones_json, (SELECT s.sections FROM stories s WHERE s.listing_id = l.id) AS story_sections, ",
+                ", d.extra_category_ids, d.founders_json, d.updates_json, d.milestones_json, d.story_sections, \
+                 d.awards_json FROM listings l LEFT JOIN listing_details d ON d.listing_id = l.id WHERE l.slug = ",
             )
-            .sql(&awards)
-            .sql(" AS awards_json FROM listings l WHERE l.slug = ")
             .bind(slug.as_str());
         let Some(r) = self.short_read::<Row>(q.build()).await?.into_iter().next() else {
             return Ok(None);

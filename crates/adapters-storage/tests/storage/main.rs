@@ -3,6 +3,7 @@
 
 mod accounts;
 mod claims;
+mod details;
 mod drafts;
 mod harness;
 mod jobs;
@@ -1190,8 +1191,21 @@ async fn postgres_import_knows_every_trigger() {
     assert_eq!(
         found,
         [
+            "awards.listing_details_added",
+            "awards.listing_details_changed",
+            "awards.listing_details_removed",
+            "founders.listing_details_changed",
             "listing_categories.category_count_link",
+            "listing_categories.listing_details_added",
+            "listing_categories.listing_details_changed",
+            "listing_categories.listing_details_removed",
+            "listing_founders.listing_details_added",
+            "listing_founders.listing_details_changed",
+            "listing_founders.listing_details_removed",
             "listing_search.listing_terms_bumped",
+            "listing_updates.listing_details_added",
+            "listing_updates.listing_details_changed",
+            "listing_updates.listing_details_removed",
             "listings.board_counts_moved",
             "listings.board_counts_written",
             "listings.category_count_deleted",
@@ -1201,6 +1215,12 @@ async fn postgres_import_knows_every_trigger() {
             "listings.listing_search_added",
             "listings.listing_search_changed",
             "listings.tally_live_status",
+            "milestones.listing_details_added",
+            "milestones.listing_details_changed",
+            "milestones.listing_details_removed",
+            "stories.listing_details_added",
+            "stories.listing_details_changed",
+            "stories.listing_details_removed",
             "vote_tallies.tally_live_written",
             "vote_tallies.week_counts_moved",
             "vote_tallies.week_counts_written",
@@ -1347,18 +1367,20 @@ async fn index_list(store: &adapters_storage::SeaOrmStore) -> Vec<(String, Strin
     rows.iter().map(|r| (r.try_get("", "name").unwrap(), r.try_get("", "definition").unwrap())).collect()
 }
 
-async fn deferred_count(store: &adapters_storage::SeaOrmStore) -> i64 {
+/// The one number `sql` selects as `n`.
+pub(crate) async fn count_of(store: &adapters_storage::SeaOrmStore, sql: &str) -> i64 {
     use sea_orm::ConnectionTrait;
-    let row = store
-        .connection()
-        .query_one_raw(sea_orm::Statement::from_string(store.backend(), "SELECT COUNT(*) AS n FROM deferred_indexes"))
-        .await
-        .unwrap()
-        .unwrap();
+    let row =
+        store.connection().query_one_raw(sea_orm::Statement::from_string(store.backend(), sql)).await.unwrap().unwrap();
     row.try_get("", "n").unwrap()
 }
 
+async fn deferred_count(store: &adapters_storage::SeaOrmStore) -> i64 {
+    count_of(store, "SELECT COUNT(*) AS n FROM deferred_indexes").await
+}
+
 on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |store| {
+    use sea_orm::ConnectionTrait;
     let before = index_list(store).await;
     let plain = before.iter().filter(|(_, d)| d.starts_with("CREATE INDEX")).count();
     assert!(plain >= 20, "the schema's plain indexes: {before:?}");
@@ -1370,26 +1392,46 @@ on_both!(a_bulk_load_builds_every_index_it_put_off_even_after_an_interruption, |
         "only unique indexes and keys stay during a bulk load: {during:?}"
     );
     assert!(during.iter().any(|(n, _)| n == "ix_votes_listing_user"), "the unique vote index guards the load");
-    assert_eq!(deferred_count(store).await, plain as i64, "every dropped index is remembered in the database");
-    // The load writes and reads meanwhile.
+    assert_eq!(
+        deferred_count(store).await,
+        plain as i64 + 1,
+        "every dropped index is remembered in the database, and the kept details' rebuild"
+    );
+    // The load writes and reads meanwhile; the kept details wait for the end.
     let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
     let cats = seed_categories(&shared).await;
     let dev = cat_id(&cats, "dev-tools");
-    store.import_listings(&[import(listing("Bulkwise", ListingStatus::Live, Some(dev)), 3)], now()).await.unwrap();
+    let ids =
+        store.import_listings(&[import(listing("Bulkwise", ListingStatus::Live, Some(dev)), 3)], now()).await.unwrap();
     let found = store.search_listings(&search(Some("bulkwise")), PageRequest::default()).await.unwrap();
     assert_eq!(found.items.len(), 1);
+    let milestone = format!(
+        "INSERT INTO milestones (listing_id, date, title, description, url) VALUES ({}, '2025-06-01', 'Founded', 'Begun', '')",
+        ids[0]
+    );
+    store.connection().execute_unprepared(&milestone).await.unwrap();
+    let kept = count_of(store, "SELECT COUNT(*) AS n FROM listing_details").await;
+    assert_eq!(kept, 0, "no kept row is written while the indexes are off");
 
     // The process stops here (no end_bulk_load): the next start builds what was put off.
     db::migrate(store.connection()).await.unwrap();
     assert_eq!(index_list(store).await, before, "the same indexes, defined the same way");
     assert_eq!(deferred_count(store).await, 0);
+    assert_eq!(details::profiles_agree(store).await, 1, "the milestone written during the load is in its profile");
 
     // A load that ends normally builds them too, and a second start finds nothing to do.
     store.begin_bulk_load().await.unwrap();
-    store.import_listings(&[import(listing("Bulkwise Two", ListingStatus::Live, Some(dev)), 1)], now()).await.unwrap();
+    let two = store
+        .import_listings(&[import(listing("Bulkwise Two", ListingStatus::Live, Some(dev)), 1)], now())
+        .await
+        .unwrap();
+    let milestone = milestone.replace(&format!("VALUES ({}", ids[0]), &format!("VALUES ({}", two[0]));
+    store.connection().execute_unprepared(&milestone).await.unwrap();
     store.end_bulk_load().await.unwrap();
     assert_eq!(index_list(store).await, before);
     assert_eq!(deferred_count(store).await, 0);
+    assert_eq!(details::profiles_agree(store).await, 2, "and so is the one written during this load");
+    assert_eq!(details::stale_details(store).await, Vec::<i64>::new());
     db::migrate(store.connection()).await.unwrap();
     assert_eq!(index_list(store).await, before);
 });
