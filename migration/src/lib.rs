@@ -6,7 +6,8 @@ pub use sea_orm_migration::prelude::*;
 
 /// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
 pub use m20261126_000036_listing_details::{
-    REBUILD as LISTING_DETAILS_REBUILD, rebuild_statement as listing_details_rebuild,
+    REBUILD as LISTING_DETAILS_REBUILD, rebuild_lane as listing_details_rebuild_lane,
+    rebuild_statement as listing_details_rebuild,
 };
 
 mod m20261122_000001_initial;

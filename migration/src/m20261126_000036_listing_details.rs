@@ -186,6 +186,12 @@ pub fn rebuild_statement() -> String {
     upsert("true")
 }
 
+/// [`rebuild_statement`] for the listings whose id leaves `lane` when divided by `lanes`: PostgreSQL
+/// rebuilds in lanes on several connections at once.
+pub fn rebuild_lane(lane: u32, lanes: u32) -> String {
+    upsert(&format!("listing_id % {lanes} = {lane}"))
+}
+
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
