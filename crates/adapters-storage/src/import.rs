@@ -115,7 +115,8 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
 /// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported with
 /// them turned off: the search table and its change count (migrations 30, 34), the live listings per
-/// category (19), listings per status (21), listings per week with votes (25) and per board (26), and
+/// category (19), listings per status (21) and per launch week and status (37), listings per week with
+/// votes (25) and per board (26), and
 /// the listings' kept details (36; nothing while a bulk load defers them to its end). `vote_tallies.live`
 /// (20) was written with each tally. A trigger added to these tables must be added
 /// here too: `postgres_import_knows_every_trigger` lists them.
@@ -136,6 +137,11 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
         format!(
             "INSERT INTO listing_counts (status, listings) SELECT status, count(*) FROM listings WHERE id {of} \
              GROUP BY status ON CONFLICT (status) DO UPDATE SET listings = listing_counts.listings + EXCLUDED.listings"
+        ),
+        format!(
+            "INSERT INTO week_listing_counts (status, launch_week, listings) SELECT status, launch_week, count(*) \
+             FROM listings WHERE id {of} AND launch_week IS NOT NULL GROUP BY status, launch_week \
+             ON CONFLICT (status, launch_week) DO UPDATE SET listings = week_listing_counts.listings + EXCLUDED.listings"
         ),
         format!(
             "INSERT INTO week_counts (week_start, listings) SELECT week_start, count(*) FROM vote_tallies \

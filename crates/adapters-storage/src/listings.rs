@@ -777,10 +777,12 @@ impl ListingRepository for SeaOrmStore {
             return Ok(Paged::new(vec![], page, 0));
         };
         count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
-        // An unfiltered list's total is the kept count (exact at any size), read in the page's own
-        // statement; any other list's is counted up to the cap (apart, through the count cache).
+        // An unfiltered list's total, and a week's, is a kept count (exact at any size: migrations 21
+        // and 37), read in the page's own statement; any other list's is counted up to the cap (apart,
+        // through the count cache).
         let unfiltered = s.is_unfiltered();
-        let counted = if unfiltered { 0 } else { self.count(&count).await? };
+        let week = s.only_launch_week();
+        let counted = if unfiltered || week.is_some() { 0 } else { self.count(&count).await? };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
@@ -811,11 +813,19 @@ impl ListingRepository for SeaOrmStore {
         let mut q = RawQuery::new(backend);
         q.sql(SUMMARY_SELECT);
         let kept = |q: &mut RawQuery| {
-            q.sql("COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ")
-                .constant(status_of(s.status).as_str())
-                .sql("), 0)");
+            match week {
+                Some(w) => q
+                    .sql("COALESCE((SELECT k.listings FROM week_listing_counts k WHERE k.status = ")
+                    .constant(status_of(s.status).as_str())
+                    .sql(" AND k.launch_week = ")
+                    .date_constant(w.monday()),
+                None => q
+                    .sql("COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ")
+                    .constant(status_of(s.status).as_str()),
+            };
+            q.sql("), 0)");
         };
-        if unfiltered {
+        if unfiltered || week.is_some() {
             q.sql(", ");
             kept(&mut q);
             q.sql(" AS page_total");
@@ -833,13 +843,21 @@ impl ListingRepository for SeaOrmStore {
         };
         q.sql(order);
         q.sql("").page(page);
-        if !unfiltered {
+        if !unfiltered && week.is_none() {
             // A filter can make the database read far more rows than the page: this stays on the pool.
             let rows = SummaryRow::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
-        let rows = self.short_read::<Counted<SummaryRow>>(q.build()).await?;
+        // A week in the order of its index (`(status, launch_week, votes_count)`, the default) reads
+        // the page's rows alone, like an unfiltered list; in another order it sorts every listing of
+        // the week, so it stays on the pool.
+        let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
+        let rows = if bounded {
+            self.short_read::<Counted<SummaryRow>>(q.build()).await?
+        } else {
+            Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?
+        };
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
         Ok(Paged::new(items, page, total))

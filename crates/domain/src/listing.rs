@@ -683,16 +683,24 @@ pub struct ListingSearch {
 }
 
 impl ListingSearch {
-    /// No words and no filter but the status: every live (or upcoming) listing. Such a list's total
-    /// is exact at any size (stores keep the count); any other search counts up to
-    /// [`crate::paging::COUNT_CAP`].
+    /// No words and no filter but the status: every live (or upcoming) listing. Such a list's total,
+    /// and that of one launch week's list ([`ListingSearch::only_launch_week`]), is exact at any size
+    /// (stores keep the count); any other search counts up to [`crate::paging::COUNT_CAP`].
     pub fn is_unfiltered(&self) -> bool {
+        self.launch_week.is_none() && self.unfiltered_but_the_week()
+    }
+
+    /// The launch week when it is the only filter (a week's launches, in any order): its total is kept.
+    pub fn only_launch_week(&self) -> Option<LaunchWeek> {
+        self.launch_week.filter(|_| self.unfiltered_but_the_week())
+    }
+
+    fn unfiltered_but_the_week(&self) -> bool {
         self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
             && self.category.is_none()
             && self.stage.is_none()
             && self.country.is_none()
             && self.pricing_model.is_none()
-            && self.launch_week.is_none()
             && self.launched_since.is_none()
             && self.domain.is_none()
     }

@@ -832,6 +832,11 @@ on_every_store!(a_weeks_launches_read_as_its_search_pages_do, |store| {
         let read = store.week_launches(week, status, 500).await.unwrap();
         assert_eq!(ids(&read), ids(&paged.items), "{status:?} in {week}: as the search pages list them");
         assert_eq!(read.len(), expected, "{status:?} in {week}");
+        assert_eq!((paged.total, paged.total_exact), (expected as u64, true), "{status:?} in {week}: its kept total");
+        // In another order, and a page past the end (no row to carry the total: it is read apart).
+        let newest = ListingSearch { sort: SearchSort::Newest, ..s };
+        let past = store.search_listings(&newest, PageRequest::parse(Some(9), Some(1)).unwrap()).await.unwrap();
+        assert_eq!((past.items.len(), past.total), (0, expected as u64), "{status:?} in {week}, past the end");
     }
     let all = store.week_launches(this, StatusFilter::Live, 500).await.unwrap();
     assert_eq!(all.iter().map(|s| s.votes).collect::<Vec<_>>(), [5, 3, 3, 1, 0], "most votes first");
@@ -1056,6 +1061,23 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
         assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
     }
+    // Each launch week's listings per status, kept in week_listing_counts.
+    let launches = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT COALESCE(k.listings, 0) AS kept, (SELECT COUNT(*) FROM listings l \
+             WHERE l.status = w.status AND l.launch_week = w.launch_week) AS counted \
+             FROM (SELECT status, launch_week FROM listings WHERE launch_week IS NOT NULL \
+             UNION SELECT status, launch_week FROM week_listing_counts) w \
+             LEFT JOIN week_listing_counts k ON k.status = w.status AND k.launch_week = w.launch_week",
+        ))
+        .await
+        .unwrap();
+    let launches: Vec<(i64, i64)> =
+        launches.iter().map(|r| (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap())).collect();
+    for (kept, counted) in &launches {
+        assert_eq!(kept, counted, "a launch week's listings: kept {kept}, counted {counted} ({launches:?})");
+    }
     // Each week's ranked listings (live, at least one vote that week), kept in week_counts.
     let weeks = conn
         .query_all_raw(sea_orm::Statement::from_string(
@@ -1215,6 +1237,8 @@ async fn postgres_import_knows_every_trigger() {
             "listings.listing_search_added",
             "listings.listing_search_changed",
             "listings.tally_live_status",
+            "listings.week_listing_counts_moved",
+            "listings.week_listing_counts_written",
             "milestones.listing_details_added",
             "milestones.listing_details_changed",
             "milestones.listing_details_removed",
@@ -1264,6 +1288,10 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         format!("UPDATE listings SET status = 'removed' WHERE id = {}", ids[1]),
         format!("DELETE FROM listing_categories WHERE listing_id = {} AND category_id = {mkt}", ids[0]),
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
+        // A listing moved to another launch week, taken out of every week, and given one again.
+        format!("UPDATE listings SET launch_week = '2026-01-12' WHERE id = {}", ids[0]),
+        format!("UPDATE listings SET launch_week = NULL WHERE id = {}", ids[3]),
+        format!("UPDATE listings SET launch_week = '2026-01-19', status = 'scheduled' WHERE id = {}", ids[3]),
         format!("DELETE FROM listings WHERE id = {}", ids[3]),
         format!("DELETE FROM listings WHERE id = {}", ids[1]),
         // A week's tallies: an unvote to zero, a vote again, a tally of another week, moved, deleted.
@@ -1455,7 +1483,8 @@ on_both!(instances_starting_together_build_an_interrupted_load_s_indexes_once, |
 });
 
 /// The PostgreSQL tables a bulk load compacts.
-const COMPACTED: [&str; 5] = ["categories", "listing_counts", "week_counts", "board_counts", "listing_terms_state"];
+const COMPACTED: [&str; 6] =
+    ["categories", "listing_counts", "week_listing_counts", "week_counts", "board_counts", "listing_terms_state"];
 
 /// `(relfilenode, pages)` of a PostgreSQL table: the file changes when the table is rewritten.
 async fn pg_table_file(store: &adapters_storage::SeaOrmStore, table: &str) -> (i64, i64) {
