@@ -116,10 +116,9 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported with
 /// them turned off: the search table and its change count (migrations 30, 34), the live listings per
 /// category (19), listings per status (21) and per launch week and status (37), listings per week with
-/// votes (25) and per board (26), and
-/// the listings' kept details (36; nothing while a bulk load defers them to its end). `vote_tallies.live`
-/// (20) was written with each tally. A trigger added to these tables must be added
-/// here too: `postgres_import_knows_every_trigger` lists them.
+/// votes (25) and per board (26), and the listings' kept details (36; nothing while a bulk load defers
+/// them to its end). `vote_tallies.live` (20) was written with each tally. A trigger added to these
+/// tables must be added here too: `postgres_import_knows_every_trigger` lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     let of = format!("BETWEEN {first} AND {last}");
     let statements = [

@@ -849,9 +849,9 @@ impl ListingRepository for SeaOrmStore {
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
-        // A week in the order of its index (`(status, launch_week, votes_count)`, the default) reads
-        // the page's rows alone, like an unfiltered list; in another order it sorts every listing of
-        // the week, so it stays on the pool.
+        // A week in the order of an index (live by votes: `(status, launch_week, votes_count)`; upcoming
+        // by id: `(status, launch_week, id)`) reads the page's rows alone, like an unfiltered list; in
+        // another order it sorts every listing of the week, so it stays on the pool.
         let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
         let rows = if bounded {
             self.short_read::<Counted<SummaryRow>>(q.build()).await?
