@@ -1368,6 +1368,45 @@ on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store|
     assert_eq!(deep.items.len(), 20, "page 60 of a search for a word on every listing");
 });
 
+// A word on more listings than the cap is "10 000+" without counting when the kept term counts vouch
+// for it; here they cannot, and a search that trusted them would claim 10 000+ for 9 999 matches: the
+// other listings that hold the word are drafts, or the counts are older than the change.
+on_both!(a_total_past_the_cap_is_claimed_only_when_the_kept_counts_vouch_for_it, |store| {
+    use domain::paging::COUNT_CAP;
+    use sea_orm::ConnectionTrait;
+    let n = COUNT_CAP as usize + 3;
+    let mut batch = Vec::new();
+    for i in 0..n {
+        batch.push(import(listing(&format!("Common Widget {i}"), ListingStatus::Live, None), 0));
+        if batch.len() == 1000 || i + 1 == n {
+            store.import_listings(&batch, now()).await.unwrap();
+            batch.clear();
+        }
+    }
+    let total = || async {
+        let r = store.search_listings(&search(Some("widget")), PageRequest::default()).await.unwrap();
+        (r.total, r.total_exact)
+    };
+    let run = |sql: String| async move {
+        store.connection().execute_unprepared(&sql).await.unwrap();
+    };
+    let four = "(SELECT id FROM listings WHERE name LIKE 'Common Widget%' ORDER BY id LIMIT 4)";
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(total().await, (COUNT_CAP, false), "10 003 live listings hold the word: 10 000+");
+    // Four of them drafts, the counts brought up to date: the word is still on 10 003 listings.
+    run(format!("UPDATE listings SET status = 'draft' WHERE id IN {four}")).await;
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(total().await, (9_999, true), "the drafts are not live matches");
+    // Live again and counted; then four lose the word, the counts not brought up since.
+    run("UPDATE listings SET status = 'live' WHERE status = 'draft'".to_owned()).await;
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(total().await, (COUNT_CAP, false));
+    run(format!("UPDATE listings SET name = 'Plain Gadget', tagline = 'Plain' WHERE id IN {four}")).await;
+    assert_eq!(total().await, (9_999, true), "counts older than the change do not vouch");
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(total().await, (9_999, true), "and once brought up to date, the count is exact");
+});
+
 /// Every index of the schema as (name, definition), by name.
 async fn index_list(store: &adapters_storage::SeaOrmStore) -> Vec<(String, String)> {
     use sea_orm::ConnectionTrait;
