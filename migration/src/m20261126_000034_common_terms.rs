@@ -40,6 +40,68 @@ fn counted(status: &str) -> String {
     )
 }
 
+/// A query of one word (the search's last word is a prefix: `'word':*`). With the table current
+/// and one kept term the word can be (itself, or the only term it begins), that term's count is
+/// the total: only the candidates are read. Otherwise, when the largest kept count it covers,
+/// less the changes since, still reaches the cap, the total is the cap ("10 000+"). Else it
+/// counts as before. The scan for the candidates: a sequential one reads about candidates ×
+/// rows / matches rows, the bitmap costs something for each match. Measured (psql, warm): at
+/// 100k, `workflow` (38 600 matches) 2.4 ms sequential against 11 ms by bitmap, `invoices`
+/// (5 200) 4.5 ms by bitmap; at a million, `invoices` (51 600) 17 against 47 ms, words on
+/// 23 000 even (14–25 ms either way). So the sequential scan when matches² ≥ 0.5 × candidates
+/// × rows (at a million rows and 1 000 candidates: from 22 400 matches). Sequential scans
+/// of this table start at its first page (synchronize_seqscans off), so both scans hand out the
+/// matches in the same order and pick the candidates counting picks. All of a word's matches
+/// fit in the candidates when it is on fewer listings than that: the bitmap, without a look at
+/// the table's size. The kept count is one lookup beside the change count (a rare word's
+/// search: 0.30 -> 0.35 ms in psql).
+pub(crate) fn text_search_function() -> String {
+    "CREATE OR REPLACE FUNCTION listing_text_search(q tsquery, want text, cap integer, candidates integer) \
+     RETURNS TABLE (listing_id bigint, rank real, matches bigint) LANGUAGE plpgsql STABLE \
+     SET enable_seqscan = off SET enable_bitmapscan = on SET synchronize_seqscans = off AS $$ \
+     DECLARE word text[]; lexeme text; last text; top bigint; terms bigint; pending bigint; \
+       known bigint; total bigint; rows_in real; BEGIN \
+       IF numnode(q) = 1 AND want IN ('live', 'scheduled') THEN \
+         word := regexp_match(q::text, '^''((?:[^'']|'''')*)''(?::(\\*?)[A-D]*)?$'); \
+       END IF; \
+       IF word IS NOT NULL THEN \
+         lexeme := replace(word[1], '''''', ''''); \
+         last := CASE WHEN word[2] = '*' THEN lexeme || chr(1114111) ELSE lexeme END; \
+         SELECT s.changes - s.refreshed, k.top, k.terms INTO pending, top, terms FROM listing_terms_state s, \
+           LATERAL (SELECT max(t.docs) AS top, count(*) AS terms FROM listing_status_terms t \
+             WHERE t.status = want AND t.term >= lexeme AND t.term <= last) k WHERE s.id = 1; \
+         IF pending = 0 AND terms <= 1 THEN \
+           known := coalesce(top, 0); total := least(known, cap); \
+         ELSIF top - pending >= cap THEN \
+           known := top - pending; total := cap; \
+         END IF; \
+       END IF; \
+       IF total IS NULL THEN \
+         RETURN QUERY WITH m AS MATERIALIZED (SELECT s.listing_id AS id, \
+             CASE WHEN row_number() OVER () <= candidates THEN ts_rank_cd(s.doc, q) END AS r \
+           FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT cap) \
+         SELECT c.id, c.r, n.matches FROM (SELECT count(*) AS matches FROM m) n \
+         LEFT JOIN LATERAL (SELECT m.id, m.r FROM m LIMIT candidates) c ON true; \
+         RETURN; \
+       END IF; \
+       IF candidates <= 0 OR known = 0 THEN \
+         RETURN QUERY SELECT NULL::bigint, NULL::real, total; RETURN; \
+       END IF; \
+       IF known > candidates THEN \
+         SELECT c.reltuples INTO rows_in FROM pg_class c WHERE c.oid = 'listing_search'::regclass; \
+       END IF; \
+       IF rows_in > 0 AND known::float8 * known >= 0.5 * candidates * rows_in THEN \
+         PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true); \
+         RETURN QUERY EXECUTE 'SELECT s.listing_id, ts_rank_cd(s.doc, $1), $3 FROM listing_search s \
+           WHERE s.doc @@ $1 AND s.status = $2 LIMIT $4' USING q, want, total, candidates; \
+       ELSE \
+         RETURN QUERY SELECT s.listing_id, ts_rank_cd(s.doc, q), total FROM listing_search s \
+           WHERE s.doc @@ q AND s.status = want LIMIT candidates; \
+       END IF; \
+     END $$"
+        .to_owned()
+}
+
 fn postgres_up() -> Vec<String> {
     vec![
         // `refreshed` starts behind, so a database migrated with listings is counted at the first refresh.
@@ -78,65 +140,7 @@ fn postgres_up() -> Vec<String> {
             live = counted("live"),
             scheduled = counted("scheduled")
         ),
-        // A query of one word (the search's last word is a prefix: `'word':*`). With the table current
-        // and one kept term the word can be (itself, or the only term it begins), that term's count is
-        // the total: only the candidates are read. Otherwise, when the largest kept count it covers,
-        // less the changes since, still reaches the cap, the total is the cap ("10 000+"). Else it
-        // counts as before. The scan for the candidates: a sequential one reads about candidates ×
-        // rows / matches rows, the bitmap costs something for each match. Measured (psql, warm): at
-        // 100k, `workflow` (38 600 matches) 2.4 ms sequential against 11 ms by bitmap, `invoices`
-        // (5 200) 4.5 ms by bitmap; at a million, `invoices` (51 600) 17 against 47 ms, words on
-        // 23 000 even (14–25 ms either way). So the sequential scan when matches² ≥ 0.5 × candidates
-        // × rows (at a million rows and 1 000 candidates: from 22 400 matches). Sequential scans
-        // of this table start at its first page (synchronize_seqscans off), so both scans hand out the
-        // matches in the same order and pick the candidates counting picks. All of a word's matches
-        // fit in the candidates when it is on fewer listings than that: the bitmap, without a look at
-        // the table's size. The kept count is one lookup beside the change count (a rare word's
-        // search: 0.30 -> 0.35 ms in psql).
-        "CREATE OR REPLACE FUNCTION listing_text_search(q tsquery, want text, cap integer, candidates integer) \
-         RETURNS TABLE (listing_id bigint, rank real, matches bigint) LANGUAGE plpgsql STABLE \
-         SET enable_seqscan = off SET enable_bitmapscan = on SET synchronize_seqscans = off AS $$ \
-         DECLARE word text[]; lexeme text; last text; top bigint; terms bigint; pending bigint; \
-           known bigint; total bigint; rows_in real; BEGIN \
-           IF numnode(q) = 1 AND want IN ('live', 'scheduled') THEN \
-             word := regexp_match(q::text, '^''((?:[^'']|'''')*)''(?::(\\*?)[A-D]*)?$'); \
-           END IF; \
-           IF word IS NOT NULL THEN \
-             lexeme := replace(word[1], '''''', ''''); \
-             last := CASE WHEN word[2] = '*' THEN lexeme || chr(1114111) ELSE lexeme END; \
-             SELECT s.changes - s.refreshed, k.top, k.terms INTO pending, top, terms FROM listing_terms_state s, \
-               LATERAL (SELECT max(t.docs) AS top, count(*) AS terms FROM listing_status_terms t \
-                 WHERE t.status = want AND t.term >= lexeme AND t.term <= last) k WHERE s.id = 1; \
-             IF pending = 0 AND terms <= 1 THEN \
-               known := coalesce(top, 0); total := least(known, cap); \
-             ELSIF top - pending >= cap THEN \
-               known := top - pending; total := cap; \
-             END IF; \
-           END IF; \
-           IF total IS NULL THEN \
-             RETURN QUERY WITH m AS MATERIALIZED (SELECT s.listing_id AS id, \
-                 CASE WHEN row_number() OVER () <= candidates THEN ts_rank_cd(s.doc, q) END AS r \
-               FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT cap) \
-             SELECT c.id, c.r, n.matches FROM (SELECT count(*) AS matches FROM m) n \
-             LEFT JOIN LATERAL (SELECT m.id, m.r FROM m LIMIT candidates) c ON true; \
-             RETURN; \
-           END IF; \
-           IF candidates <= 0 OR known = 0 THEN \
-             RETURN QUERY SELECT NULL::bigint, NULL::real, total; RETURN; \
-           END IF; \
-           IF known > candidates THEN \
-             SELECT c.reltuples INTO rows_in FROM pg_class c WHERE c.oid = 'listing_search'::regclass; \
-           END IF; \
-           IF rows_in > 0 AND known::float8 * known >= 0.5 * candidates * rows_in THEN \
-             PERFORM set_config('enable_seqscan', 'on', true), set_config('enable_bitmapscan', 'off', true); \
-             RETURN QUERY EXECUTE 'SELECT s.listing_id, ts_rank_cd(s.doc, $1), $3 FROM listing_search s \
-               WHERE s.doc @@ $1 AND s.status = $2 LIMIT $4' USING q, want, total, candidates; \
-           ELSE \
-             RETURN QUERY SELECT s.listing_id, ts_rank_cd(s.doc, q), total FROM listing_search s \
-               WHERE s.doc @@ q AND s.status = want LIMIT candidates; \
-           END IF; \
-         END $$"
-            .to_owned(),
+        text_search_function(),
     ]
 }
 

@@ -1407,6 +1407,41 @@ on_both!(a_total_past_the_cap_is_claimed_only_when_the_kept_counts_vouch_for_it,
     assert_eq!(total().await, (9_999, true), "and once brought up to date, the count is exact");
 });
 
+// A typed word is a prefix: it finds every listing with a term it begins, whatever the kept term
+// counts say (PostgreSQL matches the word exactly when they say it is the only such term; SQLite
+// spells the completions out from them).
+on_both!(a_typed_word_finds_every_term_it_begins_however_old_the_term_counts, |store| {
+    use sea_orm::ConnectionTrait;
+    let mut batch: Vec<ImportListing> = (0..3)
+        .map(|i| {
+            let mut l = listing(&format!("Primate {i}"), ListingStatus::Live, None);
+            l.profile.tagline = "a lemur".into();
+            import(l, 0)
+        })
+        .collect();
+    batch.push(import(listing("Quiet One", ListingStatus::Live, None), 0));
+    store.import_listings(&batch, now()).await.unwrap();
+    store.refresh_search_terms().await.unwrap();
+    let found = |word: &'static str| async move {
+        let r = store.search_listings(&search(Some(word)), PageRequest::default()).await.unwrap();
+        let mut names: Vec<String> = r.items.into_iter().map(|i| i.name).collect();
+        names.sort();
+        (r.total, names)
+    };
+    let primates = vec!["Primate 0".to_owned(), "Primate 1".to_owned(), "Primate 2".to_owned()];
+    assert_eq!(found("lemur").await, (3, primates.clone()), "the word itself");
+    assert_eq!(found("lemu").await, (3, primates.clone()), "the word being typed");
+    // A term the counts do not know yet, then know.
+    let sql = "UPDATE listings SET tagline = 'lemurian tales' WHERE name = 'Quiet One'";
+    store.connection().execute_unprepared(sql).await.unwrap();
+    let mut all = primates.clone();
+    all.push("Quiet One".to_owned());
+    assert_eq!(found("lemur").await, (4, all.clone()), "a term the word begins, gained since the counts");
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(found("lemur").await, (4, all.clone()), "and after the counts");
+    assert_eq!(found("lemuria").await.1, vec!["Quiet One".to_owned()], "the longer word finds only it");
+});
+
 /// Every index of the schema as (name, definition), by name.
 async fn index_list(store: &adapters_storage::SeaOrmStore) -> Vec<(String, String)> {
     use sea_orm::ConnectionTrait;
