@@ -6,9 +6,20 @@ use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
 use std::time::Duration;
 
-/// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`). SQLite runs in WAL mode
-/// with a busy timeout so readers never block the writer and concurrent writers wait, not fail.
+/// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`) of the default size. SQLite
+/// runs in WAL mode with a busy timeout so readers never block the writer and concurrent writers wait,
+/// not fail.
 pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
+    connect_with(url, None).await
+}
+
+/// [`connect`] with a pool of at most `max_connections` (`None`: 16 on PostgreSQL, 8 on SQLite).
+///
+/// On a small machine shared with PostgreSQL a smaller pool trades throughput for a shorter tail:
+/// on 2 cores at 100k listings, 4 connections instead of 16 brought a common word's search p99 at 8
+/// concurrent requests from 32 to 12–15 ms (mixed words: 37–42 to 18 ms), and cost a fifth of the profile reads a second at 64 connections
+/// (docs/BENCHMARKS.md). Every backend is a process that wants a core when it runs.
+pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(url.to_owned());
     // Every statement at debug (`RUST_LOG=sqlx::query=debug` shows what a request runs), one over a
     // second at info: neither shows at the default level, so bulk loads and tests stay quiet.
@@ -20,7 +31,7 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
         // A file has no server or proxy to drop a connection: no ping before each checkout (by default
         // every acquire pays one extra round trip to the connection's worker thread).
         opts.test_before_acquire(false);
-        opts.max_connections(8).min_connections(1).map_sqlx_sqlite_opts(|o| {
+        opts.max_connections(max_connections.unwrap_or(8)).min_connections(1).map_sqlx_sqlite_opts(|o| {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(10))
@@ -35,7 +46,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     } else {
         // Ping only connections idle long enough for a server, proxy or firewall to have dropped them;
         // hot connections skip the extra round trip.
-        opts.max_connections(16).min_connections(1).test_before_acquire_if_idle_for(Duration::from_secs(30));
+        opts.max_connections(max_connections.unwrap_or(16))
+            .min_connections(1)
+            .test_before_acquire_if_idle_for(Duration::from_secs(30));
     }
     sea_orm::Database::connect(opts).await
 }

@@ -102,7 +102,7 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
     let app = bootstrap::App::open(bootstrap::Setup {
         outbound: args.outbound.clone(),
         public_url: args.public_url.clone(),
-        ..bootstrap::Setup::new(&args.db.database_url)
+        ..bootstrap::Setup::for_database(&args.db)
     })
     .await?;
     app.start(false).await?;

@@ -232,7 +232,7 @@ fn said(e: operations::OpError) -> anyhow::Error {
 
 /// Opens the database with schema and reference data in place, as every admin command needs.
 async fn ready_app(db: &DatabaseArgs) -> anyhow::Result<App> {
-    let app = App::connect(&db.database_url).await?;
+    let app = App::open(bootstrap::Setup::for_database(db)).await?;
     app.start(false).await?;
     Ok(app)
 }
@@ -251,7 +251,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             app.run_until_stopped().await
         }
         Command::Migrate(db) => {
-            let app = App::connect(&db.database_url).await?;
+            let app = App::open(bootstrap::Setup::for_database(&db)).await?;
             app.migrate().await?;
             println!("migrations applied");
             Ok(())

@@ -8,6 +8,12 @@ pub struct DatabaseArgs {
     /// SQLite (`sqlite://file.db?mode=rwc`, created on first run) or PostgreSQL (`postgres://…`).
     #[arg(long, env = "DATABASE_URL", default_value = "sqlite://launchdir.db?mode=rwc")]
     pub database_url: String,
+
+    /// The most connections this process opens to the database, 1 to 1 000 (unset: 16 on
+    /// PostgreSQL, 8 on SQLite). Several instances on one PostgreSQL server together must stay under
+    /// its `max_connections` (100 by default).
+    #[arg(long, env = "LAUNCHDIR_DATABASE_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub database_max_connections: Option<u32>,
 }
 
 /// The sender of emails unless `LAUNCHDIR_MAIL_FROM` says otherwise.
@@ -191,6 +197,14 @@ mod tests {
         assert_eq!(nets, ["10.0.0.0/8", "192.0.2.7/32", "fd00::/8"]);
         assert!(Cli::try_parse_from(["x", "--trusted-proxies", "10.0.0.0/33"]).is_err());
         assert!(Cli::try_parse_from(["x", "--trusted-proxies", "proxy.example"]).is_err());
+        assert_eq!(c.serve.db.database_max_connections, None, "the pool's size per store unless set");
+        let sized = Cli::try_parse_from(["x", "--database-max-connections", "4"]).unwrap();
+        assert_eq!(crate::Setup::serving(&sized.serve, "http://x").max_connections, Some(4), "serve's pool");
+        for refused in ["0", "1001", "-1", "many"] {
+            let flag = format!("--database-max-connections={refused}");
+            let e = Cli::try_parse_from(["x", flag.as_str()]).unwrap_err().to_string();
+            assert!(e.contains("--database-max-connections"), "{refused}: {e}");
+        }
         let c = Cli::try_parse_from(["x", "--public-url", "https://launch.example/"]).unwrap();
         assert_eq!(c.serve.public_url("127.0.0.1:8080"), "https://launch.example");
     }

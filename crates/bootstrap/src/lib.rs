@@ -26,6 +26,8 @@ pub fn user_agent(public_url: &str) -> String {
 #[derive(Clone)]
 pub struct Setup {
     pub database_url: String,
+    /// The most connections the pool opens (`None`: the store's default, see [`db::connect_with`]).
+    pub max_connections: Option<u32>,
     /// How long the totals of paged reads are kept (the read-cache TTL; zero keeps them exact).
     pub count_ttl: std::time::Duration,
     pub outbound: OutboundArgs,
@@ -53,8 +55,13 @@ impl Setup {
             outbound: args.outbound.clone(),
             public_url: public_url.to_owned(),
             secrets: args.secrets.clone(),
-            ..Self::new(&args.db.database_url)
+            ..Self::for_database(&args.db)
         }
+    }
+
+    /// [`Setup::new`] for the database the flags name, with the pool size they set.
+    pub fn for_database(db: &crate::DatabaseArgs) -> Self {
+        Self { max_connections: db.database_max_connections, ..Self::new(&db.database_url) }
     }
 
     /// The database at `database_url`, every total counted exactly, outbound settings at their
@@ -62,6 +69,7 @@ impl Setup {
     pub fn new(database_url: &str) -> Self {
         Self {
             database_url: database_url.to_owned(),
+            max_connections: None,
             count_ttl: std::time::Duration::ZERO,
             outbound: OutboundArgs::default(),
             public_url: "http://localhost".into(),
@@ -98,8 +106,9 @@ impl App {
     /// Without a usable system DNS configuration, DNS claims say so instead of the service refusing to
     /// start. Does not migrate.
     pub async fn open(setup: Setup) -> anyhow::Result<Self> {
-        let Setup { database_url, count_ttl, outbound: args, public_url, secrets: secret_args, clock } = setup;
-        let conn = db::connect(&database_url)
+        let Setup { database_url, max_connections, count_ttl, outbound: args, public_url, secrets: secret_args, clock } =
+            setup;
+        let conn = db::connect_with(&database_url, max_connections)
             .await
             .with_context(|| format!("cannot open the database at {}", redact(&database_url)))?;
         let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl));
@@ -373,6 +382,16 @@ mod tests {
         assert_eq!(redact("postgres://u:secret@h:5432/db"), "postgres://u:***@h:5432/db");
         assert_eq!(redact("postgres://u@h/db"), "postgres://u@h/db");
         assert_eq!(redact("sqlite://launchdir.db?mode=rwc"), "sqlite://launchdir.db?mode=rwc");
+    }
+
+    #[tokio::test]
+    async fn the_pool_opens_as_many_connections_as_configured() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("a.db").display());
+        let sized = App::open(Setup { max_connections: Some(3), ..Setup::new(&url) }).await.unwrap();
+        assert_eq!(sized.sea_orm().pool_stats().max, 3);
+        let default = App::connect(&url).await.unwrap();
+        assert_eq!(default.sea_orm().pool_stats().max, 8, "SQLite's default");
     }
 
     #[tokio::test]

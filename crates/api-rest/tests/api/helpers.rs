@@ -70,7 +70,7 @@ pub async fn spawn_app_configured(
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let mut args = bootstrap::ServeArgs {
         bind: listener.local_addr().unwrap().to_string(),
-        db: bootstrap::DatabaseArgs { database_url: db.url.clone() },
+        db: bootstrap::DatabaseArgs { database_url: db.url.clone(), database_max_connections: None },
         public_url: None,
         demo_data,
         no_mcp: false,
