@@ -17,8 +17,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
 ///
 /// On a small machine shared with PostgreSQL a smaller pool trades throughput for a shorter tail:
 /// on 2 cores at 100k listings, 4 connections instead of 16 brought a common word's search p99 at 8
-/// concurrent requests from 32 to 12–15 ms (mixed words: 37–42 to 18 ms), and cost a fifth of the profile reads a second at 64 connections
-/// (docs/BENCHMARKS.md). Every backend is a process that wants a core when it runs.
+/// concurrent requests from 32 to 12–15 ms (mixed words: 37–42 to 18 ms) and cost a fifth of the
+/// profile reads a second at 64 (docs/BENCHMARKS.md). Every backend is a process that wants a core
+/// when it runs.
 pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<DatabaseConnection, DbErr> {
     let mut opts = ConnectOptions::new(url.to_owned());
     // Every statement at debug (`RUST_LOG=sqlx::query=debug` shows what a request runs), one over a
