@@ -216,7 +216,7 @@ async fn given_up(app: &App, kind: &str, payload: &str) {
         JobSpec::Email { .. } | JobSpec::BadgeCheck { .. } | JobSpec::NotifyFollowers { .. } => Ok(None),
     };
     if let Err(e) = result {
-        tracing::error!(error = %e, "could not record a failed job on its draft");
+        tracing::error!(error = with_causes(&e), "could not record a failed job on its draft");
     }
 }
 
@@ -390,6 +390,19 @@ async fn competitor_job(app: &App, id: DraftId, url: &str) -> Result<(), String>
     Ok(())
 }
 
+/// An error and each of its causes, for the log: a storage failure's own message ("storage failed")
+/// does not say why (a pool timeout, a lost connection).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 /// The worker loop `serve` runs: the calendar duties and every due job, then wait for a wake-up (a job
 /// queued on this instance) or the next poll (jobs queued elsewhere or coming due), until shutdown.
 ///
@@ -403,7 +416,7 @@ pub async fn run_forever(app: App, poll: std::time::Duration) {
         let mut next_terms_refresh = Instant::now();
         loop {
             if let Err(e) = crate::lifecycle::duties(&calendar_app).await {
-                tracing::error!(error = %e, "calendar duties could not reach the database");
+                tracing::error!(error = with_causes(&e), "calendar duties could not reach the database");
             }
             if Instant::now() >= next_terms_refresh {
                 let started = Instant::now();
@@ -415,7 +428,7 @@ pub async fn run_forever(app: App, poll: std::time::Duration) {
                 match refreshed {
                     Ok(true) => tracing::debug!(ms = took.as_millis() as u64, "search terms refreshed"),
                     Ok(false) => {}
-                    Err(e) => tracing::error!(error = %e, "search terms could not be refreshed"),
+                    Err(e) => tracing::error!(error = with_causes(&e), "search terms could not be refreshed"),
                 }
             }
             tokio::time::sleep(poll).await;
@@ -425,11 +438,20 @@ pub async fn run_forever(app: App, poll: std::time::Duration) {
     let _calendar = AbortOnDrop(calendar);
     loop {
         if let Err(e) = run_due(&app, &worker).await {
-            tracing::error!(error = %e, "job worker could not reach the database");
+            tracing::error!(error = with_causes(&e), "job worker could not reach the database");
         }
         tokio::select! {
             () = app.wake.notified() => {}
             () = tokio::time::sleep(poll) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod log_tests {
+    #[test]
+    fn a_logged_storage_failure_says_why() {
+        let e = domain::ports::RepoError::Unexpected("pool timed out while waiting for an open connection".into());
+        assert_eq!(super::with_causes(&e), "storage failed: pool timed out while waiting for an open connection");
     }
 }
