@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::award::Award;
 use domain::blog::{BlogPost, NewBlogPost};
-use domain::category::{Category, CategoryWithCount, NewCategory};
+use domain::category::{Category, NewCategory};
 use domain::founder::{Founder, NewFounder};
 use domain::ids::{BlogPostId, CategoryId, FounderId, ListingId, QuestionId, UserId};
 use domain::interview::InterviewQuestion;
@@ -371,19 +371,13 @@ impl CategoryRepository for MemoryStore {
         Ok(inserted)
     }
 
-    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
+    async fn live_listing_counts(&self) -> RepoResult<std::collections::HashMap<CategoryId, u64>> {
         let st = self.lock()?;
-        Ok(st
-            .categories
-            .iter()
-            .map(|c| CategoryWithCount {
-                category: c.clone(),
-                live_listings: st
-                    .live()
-                    .filter(|l| l.categories.as_ref().is_some_and(|lc| lc.all().any(|id| id == c.id)))
-                    .count() as u64,
-            })
-            .collect())
+        let mut counts = std::collections::HashMap::new();
+        for id in st.live().filter_map(|l| l.categories.as_ref()).flat_map(|lc| lc.all()) {
+            *counts.entry(id).or_insert(0) += 1;
+        }
+        Ok(counts)
     }
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>> {

@@ -4,7 +4,7 @@ use crate::entity::categories;
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json};
 use crate::store::{CATEGORY_TTL, SeaOrmStore, repo_err};
 use async_trait::async_trait;
-use domain::category::{Category, CategoryWithCount, NewCategory};
+use domain::category::{Category, NewCategory};
 use domain::ids::CategoryId;
 use domain::ports::{CategoryRepository, RepoError, RepoResult};
 use domain::slug::Slug;
@@ -86,7 +86,7 @@ impl CategoryRepository for SeaOrmStore {
         Ok(inserted)
     }
 
-    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
+    async fn live_listing_counts(&self) -> RepoResult<HashMap<CategoryId, u64>> {
         #[derive(Debug, sea_orm::FromQueryResult)]
         struct Count {
             id: i64,
@@ -97,19 +97,14 @@ impl CategoryRepository for SeaOrmStore {
                 crate::inline::from_sqlite_row!(row, at, Self { id, live_listings })
             }
         }
-        // The tree from the category cache (operators' edits only); the counts, kept on the rows by
-        // triggers (migration 19), read fresh: two integers a row, no aggregation.
-        let tree = self.all_categories().await?;
+        // Kept on the rows by triggers (migration 19), read fresh: two integers a row, no aggregation.
         let mut q = crate::sql::RawQuery::new(self.backend());
         q.sql("SELECT id, live_listings FROM categories");
-        let counts: std::collections::HashMap<i64, i64> =
-            self.short_read::<Count>(q.build()).await?.into_iter().map(|c| (c.id, c.live_listings)).collect();
-        Ok(tree
-            .iter()
-            .map(|c| {
-                let n = counts.get(&c.id.get()).copied().unwrap_or(0).max(0) as u64;
-                CategoryWithCount { category: c.clone(), live_listings: n }
-            })
+        Ok(self
+            .short_read::<Count>(q.build())
+            .await?
+            .into_iter()
+            .map(|c| (CategoryId::from_db(c.id), c.live_listings.max(0) as u64))
             .collect())
     }
 

@@ -5,7 +5,7 @@ use crate::award::Award;
 use crate::blog::NewBlogPost;
 use crate::category::{Category, CategoryWithCount, NewCategory};
 use crate::founder::NewFounder;
-use crate::ids::{FounderId, ListingId};
+use crate::ids::{CategoryId, FounderId, ListingId};
 use crate::listing::{
     Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, RankMetric, Review, SearchSort, StatusFilter,
 };
@@ -108,8 +108,21 @@ pub trait CategoryRepository: Send + Sync {
     /// left as the admin may have edited them. Returns how many were inserted.
     async fn ensure_categories(&self, categories: &[NewCategory]) -> RepoResult<usize>;
 
-    /// Every category with its live listing count (primary or extra), ordered by position.
-    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>>;
+    /// Every category with its live listing count (primary or extra), ordered by position: a copy of
+    /// [`CategoryRepository::all_categories`] joined with [`CategoryRepository::live_listing_counts`].
+    /// A caller on a hot path reads those two instead and copies nothing.
+    async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
+        let (all, counts) = (self.all_categories().await?, self.live_listing_counts().await?);
+        Ok(all
+            .iter()
+            .map(|c| CategoryWithCount { category: c.clone(), live_listings: counts.get(&c.id).copied().unwrap_or(0) })
+            .collect())
+    }
+
+    /// How many live listings each category holds (primary or extra, not counting subcategories); a
+    /// category with none may be absent. Read fresh at every call: adapters keep these counts as
+    /// listings change, so this is a read of one number per category, never a count of listings.
+    async fn live_listing_counts(&self) -> RepoResult<std::collections::HashMap<CategoryId, u64>>;
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>>;
 

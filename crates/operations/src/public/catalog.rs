@@ -120,14 +120,16 @@ impl Operation for ListCategories {
     type Output = CategoryTree;
 
     async fn run(ctx: &Ctx, input: ListCategoriesInput) -> OpResult<CategoryTree> {
-        let all = ctx.app.store.list_categories().await?;
-        let node = |c: &domain::category::CategoryWithCount, subs: Vec<CategoryNode>| {
-            let total = c.live_listings + subs.iter().map(|s| s.live_listings).sum::<u64>();
+        // The shared tree and the kept counts, joined here: nothing is copied but what is answered.
+        let (all, counts) = (ctx.app.store.all_categories().await?, ctx.app.store.live_listing_counts().await?);
+        let live = |c: &domain::category::Category| counts.get(&c.id).copied().unwrap_or(0);
+        let node = |c: &domain::category::Category, subs: Vec<CategoryNode>| {
+            let total = live(c) + subs.iter().map(|s| s.live_listings).sum::<u64>();
             CategoryNode {
-                slug: c.category.slug.to_string(),
-                name: c.category.name.clone(),
-                description: c.category.description.clone(),
-                live_listings: c.live_listings,
+                slug: c.slug.to_string(),
+                name: c.name.clone(),
+                description: c.description.clone(),
+                live_listings: live(c),
                 live_listings_total: total,
                 subcategories: subs,
             }
@@ -135,14 +137,10 @@ impl Operation for ListCategories {
         let keep = |n: &CategoryNode| input.include_empty.unwrap_or(true) || n.live_listings_total > 0;
         let items = all
             .iter()
-            .filter(|c| c.category.parent_id.is_none())
+            .filter(|c| c.parent_id.is_none())
             .map(|top| {
-                let subs = all
-                    .iter()
-                    .filter(|c| c.category.parent_id == Some(top.category.id))
-                    .map(|c| node(c, vec![]))
-                    .filter(keep)
-                    .collect();
+                let subs =
+                    all.iter().filter(|c| c.parent_id == Some(top.id)).map(|c| node(c, vec![])).filter(keep).collect();
                 node(top, subs)
             })
             .filter(keep)
