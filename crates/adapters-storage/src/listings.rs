@@ -741,16 +741,15 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn live_listing_id(&self, slug: &Slug) -> RepoResult<Option<ListingId>> {
-        let id: Option<i64> = listings::Entity::find()
-            .select_only()
-            .column(listings::Column::Id)
-            .filter(listings::Column::Slug.eq(slug.as_str()))
-            .filter(listings::Column::Status.eq(ListingStatus::Live.as_str()))
-            .into_tuple()
-            .one(&self.db)
-            .await
-            .map_err(repo_err)?;
-        Ok(id.map(ListingId::from_db))
+        // Every listing page's visit asks this (engagement::visit): one lookup of the slug's index,
+        // on the calling thread on SQLite.
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT id AS n FROM listings WHERE slug = ")
+            .bind(slug.as_str().to_owned())
+            .sql(" AND status = ")
+            .constant(ListingStatus::Live.as_str());
+        let row = self.short_read::<crate::store::CountRow>(q.build()).await?;
+        Ok(row.first().map(|r| ListingId::from_db(r.n)))
     }
 
     async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {
