@@ -21,10 +21,7 @@ use domain::ports::{ListingRepository, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, QueryFilter, QuerySelect,
-    Statement,
-};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, Statement};
 use std::collections::HashMap;
 
 /// Builds the row for a new listing. `id` is given for bulk imports and left to the database otherwise.
