@@ -54,7 +54,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     // Drafts submitted through these tools are read and drafted by this process's worker too.
     let worker = tokio::spawn(operations::worker::run_forever(app.ports(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
-    reads.follow_changes(app.ports(), operations::cache::POLL);
+    let following = reads.follow_changes(app.ports(), operations::cache::POLL);
     let ctx = operations::Ctx {
         app: app.ports(),
         public_url: public_url.clone(),
@@ -94,7 +94,10 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     .listen(listener)?
     .run()
     .await?;
+    // The background tasks stop before the runtime does, so none meets a runtime shutting down.
+    drop(following);
     worker.abort();
+    let _ = worker.await;
     Ok(())
 }
 
@@ -132,6 +135,7 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
     };
     let served = api_mcp::LaunchdirMcp::new(ctx).serve_stdio().await;
     worker.abort();
+    let _ = worker.await;
     served
 }
 

@@ -183,6 +183,8 @@ impl Application {
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)
+        // `run_until_stopped` handles SIGTERM and SIGINT itself (background work stops first).
+        .disable_signals()
         .listen(listener)
         .context("listening")?
         .run();
@@ -203,6 +205,7 @@ impl Application {
     /// returned as the error.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let handle = self.server.handle();
+        let stopper = handle.clone();
         let state = self.state.clone();
         let demo = self.demo_data;
         let startup = tokio::spawn(async move {
@@ -231,15 +234,30 @@ impl Application {
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
             // Other instances' changes reach this read cache through the shared counter (migrated now).
-            started_flag.ctx.reads.follow_changes(worker_app.ports(), operations::cache::POLL);
+            let _following = started_flag.ctx.reads.follow_changes(worker_app.ports(), operations::cache::POLL);
             operations::worker::run_forever(worker_app.ports(), std::time::Duration::from_secs(1)).await;
         });
         let metrics = self.metrics_server.map(|m| {
             let handle = m.handle();
             (tokio::spawn(m), handle)
         });
-        let served = self.server.await.context("server");
-        worker.abort();
+        // SIGTERM or SIGINT stops the background tasks first and only then the server. Their pooled
+        // connections may have been opened on an HTTP worker's runtime, which stopping the server shuts
+        // down: a calendar run or a read of the change counter meeting it logged a database error at
+        // every shutdown. Dropping the worker stops the calendar and the change follower it holds.
+        let mut worker = Some(worker);
+        let mut server = std::pin::pin!(self.server);
+        let served = tokio::select! {
+            r = &mut server => r,
+            () = stop_signal() => {
+                tracing::info!("stopping: background work first, then the server (requests in flight finish)");
+                stop_task(worker.take()).await;
+                // The server future carries out the stop: both are polled together.
+                tokio::join!(stopper.stop(true), server).1
+            }
+        }
+        .context("server");
+        stop_task(worker.take()).await;
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -250,5 +268,37 @@ impl Application {
             return Ok(());
         }
         startup.await.context("start-up task")?
+    }
+}
+
+/// Aborts a background task and waits until it is gone.
+async fn stop_task(task: Option<tokio::task::JoinHandle<()>>) {
+    if let Some(t) = task {
+        t.abort();
+        let _ = t.await;
+    }
+}
+
+/// Resolves at SIGTERM (how a process manager or container runtime stops a service) or SIGINT (^C).
+async fn stop_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGTERM cannot be caught; only SIGINT stops the server gracefully");
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
     }
 }

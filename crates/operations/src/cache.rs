@@ -39,6 +39,19 @@ struct Entry {
     born: Instant,
 }
 
+/// The task following the shared change counter ([`ReadCache::follow_changes`]); dropping this stops it.
+#[derive(Debug)]
+#[must_use = "the change follower stops when this is dropped"]
+pub struct Following(Option<tokio::task::JoinHandle<()>>);
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        if let Some(task) = &self.0 {
+            task.abort();
+        }
+    }
+}
+
 #[cfg(test)]
 fn serialize(v: &serde_json::Value) -> OpResult<bytes::Bytes> {
     serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
@@ -192,11 +205,13 @@ impl ReadCache {
     }
 
     /// Follows the shared change counter: every `every`, reads it and empties this cache (and the
-    /// store's own caches) when it moved. The task ends within one period of the cache being dropped.
-    pub fn follow_changes(&self, app: crate::App, every: Duration) {
-        let Some(shared) = &self.shared else { return };
+    /// store's own caches) when it moved. The task ends when the returned [`Following`] is dropped (a
+    /// server drops it before its runtime shuts down, so no read of the counter meets a runtime that is
+    /// going away), and within one period of the cache being dropped.
+    pub fn follow_changes(&self, app: crate::App, every: Duration) -> Following {
+        let Some(shared) = &self.shared else { return Following(None) };
         let weak: Weak<Shared> = Arc::downgrade(shared);
-        tokio::spawn(async move {
+        Following(Some(tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -227,7 +242,7 @@ impl ReadCache {
                     Err(e) => tracing::warn!(error = %e, "reading the public change counter failed"),
                 }
             }
-        });
+        })))
     }
 }
 

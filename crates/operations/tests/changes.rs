@@ -43,8 +43,7 @@ async fn a_vote_elsewhere_drops_only_what_it_touched_here() {
     let store = common::store(true).await;
     let app = common::app(store.clone(), |_| {});
     let (here, there) = (ReadCache::new(Duration::from_secs(60)), ReadCache::new(Duration::from_secs(60)));
-    here.follow_changes(app.clone(), POLL);
-    there.follow_changes(app.clone(), POLL);
+    let _following = (here.follow_changes(app.clone(), POLL), there.follow_changes(app.clone(), POLL));
     tokio::time::sleep(POLL * 3).await;
     let keys = [
         "d\0get_listing\0{\"slug\":\"acme\"}",
@@ -70,4 +69,28 @@ async fn a_vote_elsewhere_drops_only_what_it_touched_here() {
     operations::public_data_changed(&app, &there).await;
     tokio::time::sleep(POLL * 5).await;
     assert_eq!(recomputed(&here, &keys).await.len(), keys.len());
+}
+
+/// A server drops its follower before its runtime shuts down; from then on nothing is read or dropped
+/// (each read of the counter at shutdown logged a database error before).
+#[tokio::test]
+async fn a_dropped_follower_stops_following() {
+    let store = common::store(true).await;
+    let app = common::app(store.clone(), |_| {});
+    let (here, there) = (ReadCache::new(Duration::from_secs(60)), ReadCache::new(Duration::from_secs(60)));
+    let following = here.follow_changes(app.clone(), POLL);
+    tokio::time::sleep(POLL * 3).await;
+    let keys = ["d\0list_categories\0{}"];
+    let runs = Arc::new(AtomicUsize::new(0));
+    read(&here, keys[0], &runs).await;
+
+    operations::public_data_changed(&app, &there).await;
+    tokio::time::sleep(POLL * 5).await;
+    assert_eq!(recomputed(&here, &keys).await.len(), 1, "followed: the change elsewhere dropped it");
+
+    drop(following);
+    tokio::time::sleep(POLL * 2).await;
+    operations::public_data_changed(&app, &there).await;
+    tokio::time::sleep(POLL * 5).await;
+    assert!(recomputed(&here, &keys).await.is_empty(), "no longer followed: kept");
 }

@@ -160,3 +160,39 @@ async fn logs_are_json_lines_when_asked() {
     };
     assert!(!ok && err.contains("LAUNCHDIR_LOG_FORMAT must be text or json"), "{err}");
 }
+
+/// A server stopped under load stops its background work before the HTTP workers' runtimes go away:
+/// nothing at warn or above is logged at shutdown. (The calendar and the read cache's change follower
+/// each logged a database error at most shutdowns on PostgreSQL: pooled connections opened on a
+/// worker's runtime met that runtime shutting down.)
+#[tokio::test]
+async fn a_server_stopped_under_load_logs_no_failure() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let Some(db) = test_support::postgres().await else { return };
+    let mut bin = Binary::serve_with(&db, &["--demo-data"], &[("LAUNCHDIR_READ_CACHE_SECS", "60")]);
+    let client = reqwest::Client::new();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("/readyz answers 200");
+    let stop = Arc::new(AtomicBool::new(false));
+    let load: Vec<_> = ["/api/v1/launches?section=trending", "/api/v1/categories", "/api/v1/listings?q=workflow"]
+        .iter()
+        .cycle()
+        .take(12)
+        .map(|path| {
+            let (client, url, stop) = (client.clone(), format!("{}{path}", bin.base), stop.clone());
+            tokio::spawn(async move {
+                while !stop.load(Ordering::Relaxed) {
+                    let _ = client.get(&url).send().await;
+                }
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let stderr = tokio::task::spawn_blocking(move || bin.stop_and_read_stderr()).await.expect("stopped");
+    stop.store(true, Ordering::Relaxed);
+    for task in load {
+        let _ = task.await;
+    }
+    let failures: Vec<&str> = stderr.lines().filter(|l| l.contains(" ERROR ") || l.contains(" WARN ")).collect();
+    assert!(failures.is_empty(), "logged at shutdown: {failures:#?}");
+}
