@@ -244,7 +244,7 @@ impl Application {
         // SIGTERM or SIGINT stops the background tasks first and only then the server. Their pooled
         // connections may have been opened on an HTTP worker's runtime, which stopping the server shuts
         // down: a calendar run or a read of the change counter meeting it logged a database error at
-        // every shutdown. Dropping the worker stops the calendar and the change follower it holds.
+        // most shutdowns on PostgreSQL. Dropping the worker stops the calendar and the follower it holds.
         let mut worker = Some(worker);
         let mut server = std::pin::pin!(self.server);
         let served = tokio::select! {
