@@ -6,6 +6,7 @@
 pub mod error;
 pub mod metrics;
 pub mod middleware;
+pub mod shutdown;
 
 pub use error::ApiError;
 pub use operations::Caller;

@@ -51,10 +51,15 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let app = bootstrap::App::open(bootstrap::Setup::serving(&args, &public_url)).await?;
     app.start(args.demo_data).await?;
     app.keys().await.map_err(anyhow::Error::msg)?;
-    // Drafts submitted through these tools are read and drafted by this process's worker too.
-    let worker = tokio::spawn(operations::worker::run_forever(app.ports(), std::time::Duration::from_secs(1)));
     let reads = operations::ReadCache::new(std::time::Duration::from_secs(args.read_cache_secs));
     let following = reads.follow_changes(app.ports(), operations::cache::POLL);
+    // Drafts submitted through these tools are read and drafted by this process's worker too. It holds
+    // the change follower: both stop before the server (`api_http::shutdown`).
+    let worker_app = app.ports();
+    let worker = tokio::spawn(async move {
+        let _following = following;
+        operations::worker::run_forever(worker_app, std::time::Duration::from_secs(1)).await;
+    });
     let ctx = operations::Ctx {
         app: app.ports(),
         public_url: public_url.clone(),
@@ -74,7 +79,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);
     tracing::info!(bind = %bound, "serving MCP at /mcp");
     // The same rate limit, body limit and request log as launchdir-api.
-    HttpServer::new(move || {
+    let server = HttpServer::new(move || {
         let metadata = metadata.clone();
         App::new()
             .app_data(limits.clone())
@@ -91,13 +96,10 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
             )
             .service(mcp.clone().scope("/mcp"))
     })
+    .disable_signals()
     .listen(listener)?
-    .run()
-    .await?;
-    // The background tasks stop before the runtime does, so none meets a runtime shutting down.
-    drop(following);
-    worker.abort();
-    let _ = worker.await;
+    .run();
+    api_http::shutdown::serve_until_stopped(server, worker).await?;
     Ok(())
 }
 

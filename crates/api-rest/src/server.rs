@@ -183,7 +183,7 @@ impl Application {
                 .default_service(web::to(not_found))
         })
         .shutdown_timeout(30)
-        // `run_until_stopped` handles SIGTERM and SIGINT itself (background work stops first).
+        // `run_until_stopped` acts on SIGTERM and SIGINT itself (`api_http::shutdown`).
         .disable_signals()
         .listen(listener)
         .context("listening")?
@@ -205,7 +205,6 @@ impl Application {
     /// returned as the error.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let handle = self.server.handle();
-        let stopper = handle.clone();
         let state = self.state.clone();
         let demo = self.demo_data;
         let startup = tokio::spawn(async move {
@@ -241,23 +240,9 @@ impl Application {
             let handle = m.handle();
             (tokio::spawn(m), handle)
         });
-        // SIGTERM or SIGINT stops the background tasks first and only then the server. Their pooled
-        // connections may have been opened on an HTTP worker's runtime, which stopping the server shuts
-        // down: a calendar run or a read of the change counter meeting it logged a database error at
-        // most shutdowns on PostgreSQL. Dropping the worker stops the calendar and the follower it holds.
-        let mut worker = Some(worker);
-        let mut server = std::pin::pin!(self.server);
-        let served = tokio::select! {
-            r = &mut server => r,
-            () = stop_signal() => {
-                tracing::info!("stopping: background work first, then the server (requests in flight finish)");
-                stop_task(worker.take()).await;
-                // The server future carries out the stop: both are polled together.
-                tokio::join!(stopper.stop(true), server).1
-            }
-        }
-        .context("server");
-        stop_task(worker.take()).await;
+        // At SIGTERM or SIGINT the worker (and the calendar and change follower it holds) stops
+        // before the server (see `api_http::shutdown`).
+        let served = api_http::shutdown::serve_until_stopped(self.server, worker).await.context("server");
         if let Some((task, handle)) = metrics {
             handle.stop(true).await;
             let _ = task.await;
@@ -268,37 +253,5 @@ impl Application {
             return Ok(());
         }
         startup.await.context("start-up task")?
-    }
-}
-
-/// Aborts a background task and waits until it is gone.
-async fn stop_task(task: Option<tokio::task::JoinHandle<()>>) {
-    if let Some(t) = task {
-        t.abort();
-        let _ = t.await;
-    }
-}
-
-/// Resolves at SIGTERM (how a process manager or container runtime stops a service) or SIGINT (^C).
-async fn stop_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = interrupt => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(e) => {
-                tracing::warn!(error = %e, "SIGTERM cannot be caught; only SIGINT stops the server gracefully");
-                let _ = interrupt.await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = interrupt.await;
     }
 }
