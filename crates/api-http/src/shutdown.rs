@@ -27,7 +27,7 @@ pub async fn serve_until_stopped(server: Server, background: JoinHandle<()>) -> 
 }
 
 /// Aborts a background task and waits until it is gone.
-async fn stop_task(task: Option<JoinHandle<()>>) {
+pub async fn stop_task(task: Option<JoinHandle<()>>) {
     if let Some(t) = task {
         t.abort();
         let _ = t.await;

@@ -136,8 +136,7 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
         audience: Audience::Mcp,
     };
     let served = api_mcp::LaunchdirMcp::new(ctx).serve_stdio().await;
-    worker.abort();
-    let _ = worker.await;
+    api_http::shutdown::stop_task(Some(worker)).await;
     served
 }
 

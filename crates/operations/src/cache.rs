@@ -42,14 +42,9 @@ struct Entry {
 /// The task following the shared change counter ([`ReadCache::follow_changes`]); dropping this stops it.
 #[derive(Debug)]
 #[must_use = "the change follower stops when this is dropped"]
-pub struct Following(Option<tokio::task::JoinHandle<()>>);
-
-impl Drop for Following {
-    fn drop(&mut self) {
-        if let Some(task) = &self.0 {
-            task.abort();
-        }
-    }
+pub struct Following {
+    /// Held for its drop, which aborts the task.
+    _task: Option<crate::worker::AbortOnDrop>,
 }
 
 #[cfg(test)]
@@ -209,9 +204,9 @@ impl ReadCache {
     /// server drops it before its runtime shuts down, so no read of the counter meets a runtime that is
     /// going away), and within one period of the cache being dropped.
     pub fn follow_changes(&self, app: crate::App, every: Duration) -> Following {
-        let Some(shared) = &self.shared else { return Following(None) };
+        let Some(shared) = &self.shared else { return Following { _task: None } };
         let weak: Weak<Shared> = Arc::downgrade(shared);
-        Following(Some(tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let mut tick = tokio::time::interval(every);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
@@ -242,7 +237,8 @@ impl ReadCache {
                     Err(e) => tracing::warn!(error = %e, "reading the public change counter failed"),
                 }
             }
-        })))
+        });
+        Following { _task: Some(crate::worker::AbortOnDrop(task)) }
     }
 }
 

@@ -141,8 +141,9 @@ fn uuid_like() -> String {
     DraftId::new_random().to_string()[..8].to_owned()
 }
 
-/// Aborts a task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+/// Aborts a task when dropped (the calendar here, the read cache's change follower in `cache`).
+#[derive(Debug)]
+pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
 
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
