@@ -433,7 +433,7 @@ impl DirectoryImport for MemoryStore {
             listing.votes = item.votes.len() as i64;
             listing.follows = item.follows;
             listing.views = item.views;
-            listing.trending_score = trending::score(item.votes.iter().copied(), now);
+            listing.trending_score = trending::rank(item.votes.iter().map(|at| (*at, 1.0)));
             listing.community_rating = CommunityRating::from_reviews(&item.reviews);
             let billboard_cents = item.billboard.iter().map(|(c, _)| c.get()).sum();
             st.listings.insert(id, ListingRow { listing, billboard_cents, draft: None, badge: None });

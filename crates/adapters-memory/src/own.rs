@@ -1,5 +1,5 @@
 //! A maker's own listings: owner-scoped reads, edits kept as versions, sections, the lifecycle
-//! compare-and-set, votes, views and follows, trending decay and the weekly awards.
+//! compare-and-set, votes, views and follows, trending ranks and the weekly awards.
 
 use crate::{MemoryStore, VoteRow, ok, page_of};
 use async_trait::async_trait;
@@ -15,25 +15,20 @@ use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::user::Email;
 use domain::week::LaunchWeek;
 
-/// Where the trending scores' instant is kept: a site setting no operator can set, as in the SQL stores.
-const TRENDING_AS_OF: &str = "_trending_as_of";
+/// The clock hour of the last hourly housekeeping, a site setting no operator can set, as in the SQL
+/// stores.
+const HOURLY_STEP: &str = "_hourly_step";
 
-fn as_of_text(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
-
-fn parse_as_of(raw: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(raw).ok().map(|t| t.with_timezone(&Utc))
-}
-
-/// Adds (`one` = 1) or takes away (-1) a vote's share of its listing's total, trending score (weighted
-/// as of the scores' instant) and week's tally, as the SQL stores' `count_vote` does.
+/// Adds (`one` = 1) or takes away (-1, the vote already gone from `votes`) a vote's share of its
+/// listing's total, trending rank and week's tally, as the SQL stores' `count_vote` does.
 pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
-    let as_of = st.settings.get(TRENDING_AS_OF).and_then(|t| parse_as_of(t)).unwrap_or(vote.at);
-    let weight = vote.weight * trending::weight_as_of(vote.at, as_of);
+    let rank = match st.listing_mut(vote.listing) {
+        Some(l) if one > 0 => trending::add_vote(l.trending_score, vote.at, vote.weight),
+        _ => trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight))),
+    };
     if let Some(l) = st.listing_mut(vote.listing) {
         l.votes += one;
-        l.trending_score += one as f64 * weight;
+        l.trending_score = rank;
     }
     *st.tallies.entry((LaunchWeek::of(vote.at).monday(), vote.listing)).or_default() += one;
 }
@@ -281,27 +276,14 @@ impl OwnListingRepository for MemoryStore {
         ok(rows.into_iter().filter_map(|(_, u)| Some(st.user(u)?.user.email.clone())).collect())
     }
 
-    async fn trending_as_of(&self) -> RepoResult<Option<DateTime<Utc>>> {
-        ok(self.lock()?.settings.get(TRENDING_AS_OF).and_then(|t| parse_as_of(t)))
-    }
-
-    async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool> {
+    async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool> {
+        let hour = now.format("%Y-%m-%dT%H").to_string();
         let mut st = self.lock()?;
-        let stored = st.settings.get(TRENDING_AS_OF).cloned();
-        match (from, stored) {
-            (None, None) => {
-                st.settings.insert(TRENDING_AS_OF.to_owned(), as_of_text(to));
-                Ok(true)
-            }
-            (Some(from), Some(stored)) if stored == as_of_text(from) => {
-                st.settings.insert(TRENDING_AS_OF.to_owned(), as_of_text(to));
-                for r in st.listings.values_mut().filter(|r| r.listing.trending_score > 0.0) {
-                    r.listing.trending_score *= factor;
-                }
-                Ok(true)
-            }
-            _ => Ok(false),
+        if st.settings.get(HOURLY_STEP).is_some_and(|last| *last >= hour) {
+            return ok(false);
         }
+        st.settings.insert(HOURLY_STEP.to_owned(), hour);
+        ok(true)
     }
 
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>> {

@@ -281,7 +281,7 @@ impl DirectoryImport for SeaOrmStore {
             am.votes_count = Set(item.votes.len() as i64);
             am.follows_count = Set(item.follows);
             am.views_count = Set(item.views);
-            am.trending_score = Set(trending::score(item.votes.iter().copied(), now));
+            am.trending_score = Set(trending::rank(item.votes.iter().map(|at| (*at, 1.0))));
             let rating = CommunityRating::from_reviews(&item.reviews);
             am.rating_avg = Set(rating.map(|r| r.average));
             am.rating_count = Set(rating.map_or(0, |r| r.count as i32));

@@ -21,8 +21,8 @@ use domain::user::Email;
 use domain::week::LaunchWeek;
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, FromQueryResult, PaginatorTrait,
-    QueryFilter, QueryOrder,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
+    FromQueryResult, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
 pub(crate) fn ts(t: DateTime<Utc>) -> DateTime<FixedOffset> {
@@ -65,12 +65,9 @@ where
     }
 }
 
-/// Where the trending scores' instant is kept (a site setting no operator can set: `validate` refuses it).
-const TRENDING_AS_OF: &str = "_trending_as_of";
-
-fn as_of_text(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
+/// The clock hour of the last hourly housekeeping (`YYYY-MM-DDTHH`, compared as text), a site setting
+/// no operator can set (`validate` refuses a key that starts with `_`).
+const HOURLY_STEP: &str = "_hourly_step";
 
 /// Moves a listing's lifecycle from `from` to `to` only if it still is `from` (compare-and-set), on
 /// `db` (the pool, or a transaction that does more).
@@ -109,9 +106,9 @@ pub(crate) enum Count {
     Take,
 }
 
-/// Adds or takes away one vote's share of a listing's kept figures: its total, its trending score
-/// (weighted as of the instant the stored scores are, so the next decay is exact) and the tally of
-/// the week it was cast in. Inside the caller's transaction.
+/// Adds or takes away one vote's share of a listing's kept figures: its total, its trending rank
+/// (`domain::listing::trending`) and the tally of the week it was cast in. Inside the caller's
+/// transaction; a vote taken back is already gone from `votes`.
 pub(crate) async fn count_vote(
     txn: &DatabaseTransaction,
     listing: i64,
@@ -119,15 +116,39 @@ pub(crate) async fn count_vote(
     weight: f64,
     count: Count,
 ) -> RepoResult<()> {
-    let as_of = read_trending_as_of(txn).await?.unwrap_or(cast_at);
-    let weight = weight * domain::listing::trending::weight_as_of(cast_at, as_of);
-    let (one, weight) = match count {
-        Count::Add { .. } => (1, weight),
-        Count::Take => (-1, -weight),
+    use domain::listing::trending;
+    let backend = txn.get_database_backend();
+    let (one, rank) = match count {
+        Count::Add { .. } => {
+            // Read and written in this transaction; on PostgreSQL the row is locked first, so two
+            // votes for one listing at once add up (SQLite's write transactions run one at a time).
+            // `NO KEY UPDATE`, the lock the `UPDATE` below takes anyway: the vote's row already holds
+            // a key-share lock on the listing (its foreign key), and `FOR UPDATE` would conflict with
+            // another vote's, each waiting for the other.
+            let mut q = RawQuery::new(backend);
+            q.sql("SELECT trending_score AS rank FROM listings WHERE id = ").bind(listing);
+            if backend == sea_orm::DbBackend::Postgres {
+                q.sql(" FOR NO KEY UPDATE");
+            }
+            let rank = RankRow::find_by_statement(q.build()).one(txn).await.map_err(repo_err)?.map_or(0.0, |r| r.rank);
+            (1, trending::add_vote(rank, cast_at, weight))
+        }
+        Count::Take => {
+            let left = votes::Entity::find()
+                .select_only()
+                .column(votes::Column::CreatedAt)
+                .column(votes::Column::Weight)
+                .filter(votes::Column::ListingId.eq(listing))
+                .into_tuple::<(DateTime<FixedOffset>, f64)>()
+                .all(txn)
+                .await
+                .map_err(repo_err)?;
+            (-1, trending::rank(left.into_iter().map(|(at, w)| (at.with_timezone(&Utc), w))))
+        }
     };
     listings::Entity::update_many()
         .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(one))
-        .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).add(weight))
+        .col_expr(listings::Column::TrendingScore, Expr::value(rank))
         .filter(listings::Column::Id.eq(listing))
         .exec(txn)
         .await
@@ -166,9 +187,9 @@ pub(crate) async fn count_vote(
     Ok(())
 }
 
-async fn read_trending_as_of(db: &impl sea_orm::ConnectionTrait) -> RepoResult<Option<DateTime<Utc>>> {
-    let row = site_settings::Entity::find_by_id(TRENDING_AS_OF.to_owned()).one(db).await.map_err(repo_err)?;
-    Ok(row.and_then(|r| DateTime::parse_from_rfc3339(&r.value).ok()).map(|t| t.with_timezone(&Utc)))
+#[derive(Debug, FromQueryResult)]
+struct RankRow {
+    rank: f64,
 }
 
 /// Moves a listing's follower count by `delta`.
@@ -634,46 +655,39 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(rows.into_iter().filter_map(|r| Email::parse(&r.email).ok()).collect())
     }
 
-    async fn trending_as_of(&self) -> RepoResult<Option<DateTime<Utc>>> {
-        read_trending_as_of(&self.db).await
-    }
-
-    async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool> {
-        let txn = self.begin_write().await?;
-        let Some(from) = from else {
-            let row = site_settings::ActiveModel {
-                key: Set(TRENDING_AS_OF.to_owned()),
-                value: Set(as_of_text(to)),
-                updated_at: Set(ts(to)),
-            };
-            let started = insert_once(&txn, row).await?;
-            if started {
-                txn.commit().await.map_err(repo_err)?;
-            } else {
-                txn.rollback().await.map_err(repo_err)?;
-            }
-            return Ok(started);
-        };
-        let moved = site_settings::Entity::update_many()
-            .col_expr(site_settings::Column::Value, Expr::value(as_of_text(to)))
-            .col_expr(site_settings::Column::UpdatedAt, Expr::value(ts(to)))
-            .filter(site_settings::Column::Key.eq(TRENDING_AS_OF))
-            .filter(site_settings::Column::Value.eq(as_of_text(from)))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
-        if moved.rows_affected != 1 {
-            txn.rollback().await.map_err(repo_err)?;
+    async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool> {
+        let hour = now.format("%Y-%m-%dT%H").to_string();
+        // Every pass of every instance asks: a read answers all but the first in each hour, without
+        // taking the write lock.
+        let last = site_settings::Entity::find_by_id(HOURLY_STEP.to_owned()).one(&self.db).await.map_err(repo_err)?;
+        if last.is_some_and(|s| s.value >= hour) {
             return Ok(false);
         }
-        listings::Entity::update_many()
-            .col_expr(listings::Column::TrendingScore, Expr::col(listings::Column::TrendingScore).mul(factor))
-            .filter(listings::Column::TrendingScore.gt(0.0))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
+        let txn = self.begin_write().await?;
+        // Inserted when no instance ran it yet (without failing the transaction on PostgreSQL), else
+        // moved on only from an earlier hour.
+        let first = site_settings::Entity::insert(site_settings::ActiveModel {
+            key: Set(HOURLY_STEP.to_owned()),
+            value: Set(hour.clone()),
+            updated_at: Set(ts(now)),
+        })
+        .on_conflict(OnConflict::column(site_settings::Column::Key).do_nothing().to_owned())
+        .exec_without_returning(&txn)
+        .await
+        .map_err(repo_err)?;
+        let claimed = first == 1
+            || site_settings::Entity::update_many()
+                .col_expr(site_settings::Column::Value, Expr::value(hour.clone()))
+                .col_expr(site_settings::Column::UpdatedAt, Expr::value(ts(now)))
+                .filter(site_settings::Column::Key.eq(HOURLY_STEP))
+                .filter(site_settings::Column::Value.lt(hour))
+                .exec(&txn)
+                .await
+                .map_err(repo_err)?
+                .rows_affected
+                == 1;
         txn.commit().await.map_err(repo_err)?;
-        Ok(true)
+        Ok(claimed)
     }
 
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>> {

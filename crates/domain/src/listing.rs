@@ -438,15 +438,25 @@ pub struct Revenue {
 }
 
 /// Time-decayed votes for `trending`: every vote counts half as much per `HALF_LIFE_HOURS` of age.
-/// The score is stored on the listing and kept fresh by a job, so a query never computes it.
+///
+/// A listing stores its **rank**, `ln(1 + Σ wᵢ)`, where `wᵢ` is each vote's weight relative to a fixed
+/// [`epoch`] (above 1 for a vote after it: `weight_as_of(voted_at, epoch)`). Decaying every listing's
+/// sum to `now` multiplies them all by one factor, which changes no order, and the logarithm keeps the
+/// order too, so ranks sort exactly as the decayed scores of this moment do, and nothing is rewritten
+/// as time passes (forward decay). In the log domain a vote a century after the epoch adds about 8 400,
+/// so the rank never nears `f64`'s range and the epoch never moves. The `1 +` keeps a listing without
+/// votes at 0 and one whose votes are long past just above it.
 pub mod trending {
-    use chrono::{DateTime, Utc};
+    use chrono::{DateTime, TimeZone, Utc};
 
     pub const HALF_LIFE_HOURS: f64 = 72.0;
 
-    /// A vote's weight relative to the instant the stored scores are as of: above 1 for a vote cast
-    /// after it, so that decaying the stored score from `as_of` to any later instant weighs the vote
-    /// exactly by its own age. Exponential decay makes this exact: decaying a sum decays each term.
+    /// The instant ranks are relative to: 2026-01-01T00:00:00Z.
+    pub fn epoch() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).single().unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
+    }
+
+    /// A vote's weight relative to the instant `as_of`: above 1 for a vote cast after it.
     pub fn weight_as_of(voted_at: DateTime<Utc>, as_of: DateTime<Utc>) -> f64 {
         let hours = (as_of - voted_at).num_seconds() as f64 / 3600.0;
         0.5f64.powf(hours / HALF_LIFE_HOURS)
@@ -457,8 +467,48 @@ pub mod trending {
         0.5f64.powf(age_h / HALF_LIFE_HOURS)
     }
 
+    /// The decayed votes as of `now` (what the rank stands for; a recount in tests).
     pub fn score(votes: impl IntoIterator<Item = DateTime<Utc>>, now: DateTime<Utc>) -> f64 {
         votes.into_iter().map(|v| vote_weight(v, now)).sum()
+    }
+
+    /// `ln` of a vote's weight relative to the [`epoch`], `weight` being its own (1, or ½ for a new
+    /// account's): computed in the log domain, so it is finite for any vote.
+    pub fn ln_weight(voted_at: DateTime<Utc>, weight: f64) -> f64 {
+        let hours = (voted_at - epoch()).num_seconds() as f64 / 3600.0;
+        weight.ln() + hours / HALF_LIFE_HOURS * std::f64::consts::LN_2
+    }
+
+    /// The rank after a vote is added to `rank`: `ln(e^rank + w)`, without leaving the log domain.
+    pub fn add_vote(rank: f64, voted_at: DateTime<Utc>, weight: f64) -> f64 {
+        log_add(rank, ln_weight(voted_at, weight))
+    }
+
+    /// The rank of a listing's votes (instant and weight each), counted afresh. Taking a vote back
+    /// stores the rank of the votes left: a subtraction in the log domain would cancel to nothing
+    /// when the vote taken back outweighs the rest.
+    pub fn rank(votes: impl IntoIterator<Item = (DateTime<Utc>, f64)>) -> f64 {
+        let ln: Vec<f64> = votes.into_iter().map(|(at, w)| ln_weight(at, w)).collect();
+        // ln(1 + Σ wᵢ) = m + ln(e^-m + Σ e^(lnwᵢ - m)), m the largest term (0 stands for the 1).
+        let m = ln.iter().copied().fold(0.0f64, f64::max);
+        if m == 0.0 {
+            // The 1 is the largest term (no vote weighs more than at the epoch): ln_1p keeps the
+            // weights of votes long past, however small.
+            return ln.iter().map(|x| x.exp()).sum::<f64>().ln_1p();
+        }
+        m + ((-m).exp() + ln.iter().map(|x| (x - m).exp()).sum::<f64>()).ln()
+    }
+
+    /// The decayed score as of `now` a rank stands for (`(e^rank − 1) · weight_as_of(epoch, now)`).
+    pub fn score_of(rank: f64, now: DateTime<Utc>) -> f64 {
+        let ln_sum = if rank > 30.0 { rank + (-(-rank).exp()).ln_1p() } else { rank.exp_m1().ln() };
+        (ln_sum + weight_as_of(epoch(), now).ln()).exp()
+    }
+
+    /// `ln(e^a + e^b)`, exact where one term is far smaller than the other.
+    fn log_add(a: f64, b: f64) -> f64 {
+        let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+        hi + (lo - hi).exp().ln_1p()
     }
 }
 
@@ -543,6 +593,8 @@ pub struct Listing {
     pub votes: i64,
     pub follows: i64,
     pub views: i64,
+    /// The trending rank as stored: `ln(1 + Σ weights)`, the weights relative to a fixed epoch (see
+    /// [`trending`]); it orders listings, and `trending::score_of` turns it into a score as of now.
     pub trending_score: f64,
     pub community_rating: Option<CommunityRating>,
     pub domain_rating: Option<DomainRating>,
@@ -895,6 +947,31 @@ mod tests {
         assert!(CountryCode::parse("1A").is_err());
         assert!(CountryCode::parse_assigned("XX").is_err());
         assert!(CountryCode::parse_assigned("ie").is_ok());
+    }
+
+    #[test]
+    fn a_rank_sorts_as_the_decayed_scores_do_and_stays_finite_for_a_century() {
+        let e = trending::epoch();
+        let at = |days: i64| e + chrono::Duration::days(days);
+        let now = at(400);
+        // One fresh vote outranks three a week old, as their scores as of now do.
+        let fresh = trending::rank([(at(400), 1.0)]);
+        let old = trending::rank([(at(393), 1.0); 3]);
+        assert!(fresh > old && trending::score([at(400)], now) > trending::score([at(393); 3], now));
+        // The rank stands for the score: adding votes one at a time equals counting them afresh.
+        let votes = [(at(-30), 1.0), (at(2), 0.5), (at(399), 1.0), (at(400), 1.0)];
+        let added = votes.iter().fold(0.0, |r, (t, w)| trending::add_vote(r, *t, *w));
+        assert!((added - trending::rank(votes)).abs() < 1e-12, "{added}");
+        let want = trending::score(votes.iter().filter(|v| v.1 == 1.0).map(|v| v.0), now)
+            + 0.5 * trending::vote_weight(at(2), now);
+        assert!((trending::score_of(added, now) - want).abs() < 1e-9 * want, "{}", trending::score_of(added, now));
+        // Votes long past keep a listing just above one without votes, in order.
+        let (ancient, older) = (trending::rank([(at(-400), 1.0)]), trending::rank([(at(-500), 1.0)]));
+        assert!(ancient > older && older > 0.0, "{ancient} {older}");
+        assert_eq!(trending::rank([]), 0.0);
+        // A century of votes stays far inside f64.
+        let late = trending::rank([(at(36_500), 1.0); 1000]);
+        assert!(late.is_finite() && late > 8_000.0 && late < 9_000.0, "{late}");
     }
 
     #[test]

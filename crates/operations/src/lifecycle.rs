@@ -4,9 +4,9 @@
 //! (`Lifecycle`, `own::free_launch_week`, `own::badge_placed`, `award::launch_of_the_week`); this
 //! module reads and writes through the ports.
 //!
-//! The duties also decay the stored trending scores every hour (exponential decay of a sum is the sum
-//! of the decayed votes, so one `UPDATE … SET trending_score = trending_score * f` keeps every score
-//! exact; a vote is added weighted as of the scores' instant).
+//! Trending needs no work as time passes: each listing keeps a rank relative to a fixed epoch (forward
+//! decay, `domain::listing::trending`), which orders listings as their decayed scores of any moment do.
+//! Once an hour one instance forgets old view marks and sign-in counters.
 //!
 //! The duties run with every pass of the worker on every instance. Each change is a compare-and-set
 //! (a listing moves only from the state it was read in) and a week is awarded once (storage refuses a
@@ -89,11 +89,8 @@ pub(crate) async fn notify_followers(app: &App, id: ListingId, title: &str, body
     Ok(())
 }
 
-/// How often the stored trending scores are decayed.
-pub const TRENDING_DECAY_HOURS: i64 = 1;
-
 /// The calendar duties as of `app.now()`; returns how many listings they moved or weeks they awarded
-/// (the hourly trending decay is not counted).
+/// (the hourly housekeeping is not counted).
 pub async fn duties(app: &App) -> RepoResult<usize> {
     let now = app.now();
     let this_week = LaunchWeek::of(now);
@@ -143,40 +140,20 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
         crate::OpError::Repo(r) => r,
         other => RepoError::Unexpected(other.to_string().into()),
     })?;
-    // Trending: the stored scores decay with time, not only when votes come (hourly, one statement).
-    let decayed = match app.store.trending_as_of().await? {
-        None => {
-            // Starting the clock changes no score, so nothing cached is out of date.
-            app.store.decay_trending(None, now, 1.0).await?;
-            false
-        }
-        Some(t) if now - t >= Duration::hours(TRENDING_DECAY_HOURS) => {
-            let factor = domain::listing::trending::weight_as_of(t, now);
-            let decayed = app.store.decay_trending(Some(t), now, factor).await?;
-            if decayed {
-                // The same hourly step forgets who viewed before yesterday: a repeat view is only
-                // ever looked for on its own day.
-                let pruned = app.store.prune_view_marks(now.date_naive() - Duration::days(1)).await?;
-                tracing::debug!(pruned, "old view marks forgotten");
-                // And sign-in failures whose day is over.
-                let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
-                tracing::debug!(pruned, "old sign-in counters forgotten");
-                // Orders nobody paid within a day expire (their payment sessions end then too).
-                let expired = crate::orders::expire_pending(app, now).await?;
-                if expired > 0 {
-                    tracing::info!(expired, "pending orders expired");
-                }
-            }
-            decayed
-        }
-        Some(_) => false,
-    };
+    // Once an hour, on one instance: forget who viewed before yesterday (a repeat view is only ever
+    // looked for on its own day) and sign-in failures whose day is over.
+    if app.store.claim_hourly_step(now).await? {
+        let pruned = app.store.prune_view_marks(now.date_naive() - Duration::days(1)).await?;
+        tracing::debug!(pruned, "old view marks forgotten");
+        let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
+        tracing::debug!(pruned, "old sign-in counters forgotten");
+    }
     // Orders nobody paid within a day expire (their payment sessions were made to end then too).
     let expired = crate::orders::expire_pending(app, now).await?;
     if expired > 0 {
         tracing::info!(expired, "pending orders expired");
     }
-    if changed > 0 || decayed {
+    if changed > 0 {
         crate::public_data_changed(app, &crate::ReadCache::disabled()).await;
     }
     Ok(changed)

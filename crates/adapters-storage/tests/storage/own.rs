@@ -3,7 +3,8 @@
 //! per week, and follows.
 
 use crate::accounts::user;
-use crate::{listing, now, on_every_store};
+use crate::{listing, now, on_both, on_every_store};
+use adapters_storage::db;
 use chrono::Duration;
 use domain::award::launch_of_the_week;
 use domain::engagement::Vote;
@@ -91,40 +92,100 @@ on_every_store!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 0);
 });
 
-on_every_store!(trending_scores_decay_once_per_step_and_votes_count_as_of_it, |store| {
+/// The listing's stored trending rank.
+async fn rank_of(store: &std::sync::Arc<dyn domain::ports::Store>, id: domain::ids::ListingId) -> f64 {
+    store.get_listing(id).await.unwrap().unwrap().trending_score
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+}
+
+on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store| {
+    use domain::listing::trending;
     let l = store.create_listing(listing("Trendy", ListingStatus::Live, None)).await.unwrap();
     let t0 = now();
-    assert_eq!(store.trending_as_of().await.unwrap(), None);
-    assert!(store.decay_trending(None, t0, 1.0).await.unwrap(), "the clock starts");
-    assert!(!store.decay_trending(None, t0, 1.0).await.unwrap(), "once");
-    assert_eq!(store.trending_as_of().await.unwrap(), Some(t0));
-    // A vote cast 72 hours after the scores' instant weighs 2 as of that instant…
-    let u = store.create_user(user("fan@people.example"), now()).await.unwrap();
-    let cast = t0 + Duration::hours(72);
-    assert!(store.cast_vote(&Vote::plain(l.id, u.id, cast)).await.unwrap());
-    let score = |s: f64| (s * 1e6).round() / 1e6;
-    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 2.0);
-    // …so decaying the scores to the vote's own instant leaves it at exactly 1, and 72 hours later at ½.
-    let f = domain::listing::trending::weight_as_of(t0, cast);
-    assert!(store.decay_trending(Some(t0), cast, f).await.unwrap());
-    assert!(!store.decay_trending(Some(t0), cast, f).await.unwrap(), "a second instance does not decay twice");
-    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 1.0);
-    let later = cast + Duration::hours(72);
-    assert!(
-        store.decay_trending(Some(cast), later, domain::listing::trending::weight_as_of(cast, later)).await.unwrap()
-    );
-    assert_eq!(score(store.get_listing(l.id).await.unwrap().unwrap().trending_score), 0.5);
-    // Taking the vote back removes exactly what it still weighs, its total and its week's tally.
-    assert_eq!(store.engagement_of(l.id, u.id).await.unwrap(), (true, false));
-    assert!(store.uncast_vote(l.id, u.id).await.unwrap());
-    assert!(!store.uncast_vote(l.id, u.id).await.unwrap(), "only once");
+    let mut cast: Vec<(domain::ids::UserId, chrono::DateTime<chrono::Utc>, f64)> = Vec::new();
+    // Votes out of order in time, one at half weight, one from before the epoch.
+    let at = [t0, t0 - Duration::days(400), t0 + Duration::hours(72), t0 - Duration::hours(5)];
+    for (k, when) in at.iter().enumerate() {
+        let u = store.create_user(user(&format!("fan{k}@people.example")), now()).await.unwrap();
+        let weight = if k == 3 { 0.5 } else { 1.0 };
+        assert!(store.cast_vote(&Vote { weight, ..Vote::plain(l.id, u.id, *when) }).await.unwrap());
+        cast.push((u.id, *when, weight));
+        let want = trending::rank(cast.iter().map(|(_, t, w)| (*t, *w)));
+        assert!(close(rank_of(store, l.id).await, want), "after vote {k}: {} != {want}", rank_of(store, l.id).await);
+    }
+    // The rank stands for the decayed score as of any moment: here 72 hours after t0.
+    let then = t0 + Duration::hours(72);
+    let want = 1.0 * trending::vote_weight(t0, then)
+        + trending::vote_weight(t0 - Duration::days(400), then)
+        + 1.0
+        + 0.5 * trending::vote_weight(t0 - Duration::hours(5), then);
+    let got = trending::score_of(rank_of(store, l.id).await, then);
+    assert!((got - want).abs() < 1e-9, "{got} != {want}");
+    // Taking votes back leaves the rank of the votes left, the heaviest first; none left is 0 exactly.
+    let mut left = vec![0, 1, 2, 3];
+    for k in [2, 0, 3] {
+        let (u, _, _) = cast[k];
+        assert!(store.uncast_vote(l.id, u).await.unwrap());
+        assert!(!store.uncast_vote(l.id, u).await.unwrap(), "only once");
+        left.retain(|i| *i != k);
+        let want = trending::rank(left.iter().map(|i| (cast[*i].1, cast[*i].2)));
+        assert!(
+            close(rank_of(store, l.id).await, want),
+            "after taking {k} back: {} != {want}",
+            rank_of(store, l.id).await
+        );
+    }
+    assert!(rank_of(store, l.id).await > 0.0, "a vote from before the epoch still counts, however little");
+    let (u, when, _) = cast[1];
+    assert!(store.uncast_vote(l.id, u).await.unwrap());
     let after = store.get_listing(l.id).await.unwrap().unwrap();
-    assert_eq!((after.votes, score(after.trending_score)), (0, 0.0));
-    assert_eq!(store.week_tally(LaunchWeek::of(cast)).await.unwrap().iter().map(|(_, n)| *n).sum::<i64>(), 0);
-    assert_eq!(store.engagement_of(l.id, u.id).await.unwrap(), (false, false));
+    assert_eq!((after.votes, after.trending_score), (0, 0.0));
+    assert_eq!(store.week_tally(LaunchWeek::of(when)).await.unwrap().iter().map(|(_, n)| *n).sum::<i64>(), 0);
+    assert_eq!(store.engagement_of(l.id, u).await.unwrap(), (false, false));
     // And the person may vote again.
-    assert!(store.cast_vote(&Vote::plain(l.id, u.id, later)).await.unwrap());
+    assert!(store.cast_vote(&Vote::plain(l.id, u, then)).await.unwrap());
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
+    assert!(close(rank_of(store, l.id).await, trending::rank([(then, 1.0)])));
+});
+
+on_every_store!(the_trending_feed_orders_as_the_decayed_scores_of_now, |store| {
+    use domain::listing::{ListingSearch, SearchSort, trending};
+    let t = now();
+    let voters: Vec<_> = futures::future::join_all(
+        (0..3)
+            .map(|k| async move { store.create_user(user(&format!("v{k}@people.example")), now()).await.unwrap().id }),
+    )
+    .await;
+    // Fresh, a week old three times over, a year old, two years old, and none.
+    let plans: [&[i64]; 5] = [&[0], &[168, 168, 168], &[24 * 365], &[24 * 730], &[]];
+    let mut expected = Vec::new();
+    for (i, hours) in plans.iter().enumerate() {
+        let l = store.create_listing(listing(&format!("Feed {i}"), ListingStatus::Live, None)).await.unwrap();
+        for (k, h) in hours.iter().enumerate() {
+            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap());
+        }
+        let score = trending::score(hours.iter().map(|h| t - Duration::hours(*h)), t);
+        expected.push((score, l.id.get(), l.profile.name.clone()));
+    }
+    expected.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+    let q = ListingSearch { sort: SearchSort::Trending, ..Default::default() };
+    let got = store.search_listings(&q, Default::default()).await.unwrap();
+    let got: Vec<String> = got.items.iter().map(|s| s.name.clone()).collect();
+    assert_eq!(got, expected.iter().map(|e| e.2.clone()).collect::<Vec<_>>());
+    assert_eq!(got.last().map(String::as_str), Some("Feed 4"), "no votes ranks last");
+});
+
+on_every_store!(the_hourly_step_is_claimed_once_an_hour, |store| {
+    let t = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 11, 26, 9, 59, 0).unwrap();
+    assert!(store.claim_hourly_step(t).await.unwrap());
+    assert!(!store.claim_hourly_step(t).await.unwrap(), "a second instance the same minute");
+    assert!(!store.claim_hourly_step(t - Duration::hours(3)).await.unwrap(), "a clock behind the claim");
+    assert!(store.claim_hourly_step(t + Duration::minutes(1)).await.unwrap(), "the next clock hour");
+    assert!(!store.claim_hourly_step(t + Duration::minutes(59)).await.unwrap());
+    assert!(store.claim_hourly_step(t + Duration::days(1)).await.unwrap());
 });
 
 on_every_store!(views_written_together_count_as_one_by_one, |store| {
@@ -180,7 +241,6 @@ on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |stor
 
     // A half-weight vote adds half to trending; votes from one address are counted together.
     let t0 = now();
-    assert!(store.decay_trending(None, t0, 1.0).await.unwrap());
     let mut n = 0;
     for weight in [0.5, 1.0] {
         n += 1;
@@ -188,10 +248,90 @@ on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |stor
         let v = Vote { weight, address_key: Some("net-1".into()), ..Vote::plain(l.id, u.id, t0) };
         assert!(store.cast_vote(&v).await.unwrap());
     }
-    let score = |s: f64| (s * 1e6).round() / 1e6;
+    let score = |s: f64| (domain::listing::trending::score_of(s, t0) * 1e6).round() / 1e6;
     let after = store.get_listing(l.id).await.unwrap().unwrap();
     assert_eq!((after.votes, score(after.trending_score)), (2, 1.5));
     assert_eq!(store.votes_from_address_since("net-1", t0).await.unwrap(), 2);
     assert_eq!(store.votes_from_address_since("net-1", t0 + Duration::seconds(1)).await.unwrap(), 0);
     assert_eq!(store.votes_from_address_since("net-2", t0).await.unwrap(), 0);
 });
+
+on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
+    use domain::listing::trending;
+    use domain::ports::{ListingRepository, OwnListingRepository, UserRepository};
+    let l = store.create_listing(listing("Crowded", ListingStatus::Live, None)).await.unwrap();
+    let t = now();
+    let mut voters = Vec::new();
+    for k in 0..12 {
+        voters.push(store.create_user(user(&format!("crowd{k}@people.example")), now()).await.unwrap().id);
+    }
+    // Each vote reads the rank and writes it back: without the row lock on PostgreSQL, two at once
+    // would each add to the same old rank and one vote would be lost from it.
+    let casts = voters.iter().enumerate().map(|(k, u)| {
+        let store = store.clone();
+        let vote = Vote::plain(l.id, *u, t - Duration::hours(k as i64));
+        tokio::spawn(async move { store.cast_vote(&vote).await })
+    });
+    for r in futures::future::join_all(casts).await {
+        assert!(r.unwrap().unwrap());
+    }
+    let got = store.get_listing(l.id).await.unwrap().unwrap();
+    let want = trending::rank((0..12).map(|k| (t - Duration::hours(k), 1.0)));
+    assert_eq!(got.votes, 12);
+    assert!(close(got.trending_score, want), "{} != {want}", got.trending_score);
+});
+
+on_both!(the_kept_sums_of_before_become_ranks, |store| {
+    use domain::listing::trending;
+    use domain::ports::{ListingRepository, OwnListingRepository, SettingsRepository, UserRepository};
+    use migration::MigratorTrait;
+    use sea_orm::{ConnectionTrait, Statement};
+    let t = now();
+    let plans: [&[i64]; 4] = [&[0, 5], &[200], &[24 * 400], &[]];
+    let mut ids = Vec::new();
+    let mut voters = Vec::new();
+    for k in 0..2 {
+        voters.push(store.create_user(user(&format!("old{k}@people.example")), now()).await.unwrap().id);
+    }
+    for (i, hours) in plans.iter().enumerate() {
+        let l = store.create_listing(listing(&format!("Old {i}"), ListingStatus::Live, None)).await.unwrap();
+        for (k, h) in hours.iter().enumerate() {
+            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap());
+        }
+        ids.push(l.id);
+    }
+    let ranks: Vec<f64> =
+        futures::future::join_all(ids.iter().map(|id| async { rank_of_store(store, *id).await })).await;
+    // Back to the schema before ranks, with each listing's sum kept as of a day ago, as it was then.
+    let db = store.connection();
+    migration::Migrator::down(db, Some(1)).await.unwrap();
+    let as_of = t - Duration::hours(24);
+    for (id, hours) in ids.iter().zip(plans) {
+        let sum: f64 = hours.iter().map(|h| trending::weight_as_of(t - Duration::hours(*h), as_of)).sum();
+        let sql = format!("UPDATE listings SET trending_score = {sum:?} WHERE id = {}", id.get());
+        db.execute_raw(Statement::from_string(store.backend(), sql)).await.unwrap();
+    }
+    let stamp = as_of.to_rfc3339_opts(chrono::SecondsFormat::Micros, true);
+    let sql = format!("UPDATE site_settings SET value = '{stamp}' WHERE key = '_trending_as_of'");
+    assert_eq!(db.execute_raw(Statement::from_string(store.backend(), sql)).await.unwrap().rows_affected(), 1);
+    db::migrate(db).await.unwrap();
+    for (id, want) in ids.iter().zip(&ranks) {
+        let got = rank_of_store(store, *id).await;
+        assert!((got - want).abs() <= 1e-9 * want.max(1e-300), "{id:?}: {got} != {want}");
+    }
+    assert_eq!(ranks[3], 0.0);
+    let settings = store.all_settings().await.unwrap();
+    assert!(!settings.iter().any(|(k, _)| k == "_trending_as_of"), "the instant is gone with the sums");
+    // A second run (the migration's record lost after its commit) leaves the ranks as they are.
+    let sql = "DELETE FROM seaql_migrations WHERE version LIKE '%trending_ranks'";
+    assert_eq!(db.execute_raw(Statement::from_string(store.backend(), sql)).await.unwrap().rows_affected(), 1);
+    db::migrate(db).await.unwrap();
+    for (id, want) in ids.iter().zip(&ranks) {
+        assert!((rank_of_store(store, *id).await - want).abs() <= 1e-9 * want.max(1e-300));
+    }
+});
+
+async fn rank_of_store(store: &adapters_storage::SeaOrmStore, id: domain::ids::ListingId) -> f64 {
+    use domain::ports::ListingRepository;
+    store.get_listing(id).await.unwrap().unwrap().trending_score
+}

@@ -95,12 +95,11 @@ pub trait OwnListingRepository: Send + Sync {
     ) -> RepoResult<()>;
 
     /// Records a vote (cast on the site, checked by `engagement::Vote::cast`): the listing's total, its
-    /// trending score (weighted as of the scores' instant, `trending::weight_as_of`) and the tally of
-    /// the vote's launch week, in one transaction. False when this
-    /// person already voted for the listing.
+    /// trending rank (`trending::add_vote`) and the tally of the vote's launch week, in one
+    /// transaction. False when this person already voted for the listing.
     async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
-    /// Takes a person's vote back: the listing's total, its trending score (the weight the vote still
-    /// carries as of the scores' instant) and the tally of the week it was cast in, in one transaction.
+    /// Takes a person's vote back: the listing's total, its trending rank (counted afresh from the
+    /// votes left, `trending::rank`) and the tally of the week it was cast in, in one transaction.
     /// False when there was no vote.
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool>;
     /// Whether the person voted for and follows the listing.
@@ -129,12 +128,9 @@ pub trait OwnListingRepository: Send + Sync {
     /// The email addresses of a listing's followers.
     async fn followers(&self, id: ListingId) -> RepoResult<Vec<Email>>;
 
-    /// When the stored trending scores were last decayed; `None` before the first time.
-    async fn trending_as_of(&self) -> RepoResult<Option<DateTime<Utc>>>;
-    /// Multiplies every trending score by `factor` and moves the as-of instant from `from` to `to`,
-    /// only if it still reads `from` (compare-and-set: two instances never decay twice). `from = None`
-    /// starts the clock (`factor` is then ignored). False when another instance got there first.
-    async fn decay_trending(&self, from: Option<DateTime<Utc>>, to: DateTime<Utc>, factor: f64) -> RepoResult<bool>;
+    /// Claims the hourly housekeeping for the clock hour of `now`: true for the first caller in that
+    /// hour on any instance, false for everyone else until the next hour (compare-and-set).
+    async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool>;
 
     /// Live listings launched in `week` with the community votes cast for each in that week.
     async fn week_tally(&self, week: LaunchWeek) -> RepoResult<Vec<(ListingId, i64)>>;
