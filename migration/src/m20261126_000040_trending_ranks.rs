@@ -5,10 +5,13 @@
 //! fixed epoch, 2026-01-01T00:00:00Z (`domain::listing::trending`): it sorts as the decayed sums do at
 //! any moment, and nothing is rewritten as time passes.
 //!
-//! This converts the kept sums, in one transaction: `ln(1 + S · 2^((T − epoch) / 72 h))` for a sum `S`
-//! as of `T`, computed here (SQLite has no logarithm), 500 rows a statement. A marker setting makes a
-//! second run (after a crash between the commit and the migration's own record) change nothing. The
-//! half-life is written out here, not taken from the domain: a migration converts what was stored then.
+//! This converts the kept sums in one transaction: `ln(1 + S · 2^((T − epoch) / 72 h))` for a sum `S`
+//! as of `T`, computed here (SQLite has no logarithm), 10 000 rows read at a time, 500 written a
+//! statement. A marker setting makes a second run (after a crash between the commit and the
+//! migration's own record) change nothing. The half-life is written out here, not taken from the
+//! domain: a migration converts what was stored then.
+//!
+//! Measured on a million demo listings (779 547 with votes), SQLite: 35–42 s, once, at the upgrade.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::{ConnectionTrait, Statement};
@@ -21,6 +24,7 @@ const AS_OF: &str = "_trending_as_of";
 const DONE: &str = "_trending_ranks";
 const EPOCH: &str = "2026-01-01T00:00:00Z";
 const CHUNK: usize = 500;
+const PAGE: usize = 10_000;
 
 fn epoch() -> chrono::DateTime<chrono::Utc> {
     chrono::DateTime::parse_from_rfc3339(EPOCH).map(|t| t.to_utc()).unwrap_or_default()
@@ -40,32 +44,40 @@ async fn setting(db: &SchemaManagerConnection<'_>, key: &str) -> Result<Option<S
     row.map(|r| r.try_get::<String>("", "value")).transpose()
 }
 
-/// Writes `value(score)` over every non-zero `trending_score`, [`CHUNK`] rows a statement.
+/// Writes `value(score)` over every non-zero `trending_score`, [`PAGE`] rows read at a time in id order
+/// (so a million listings never sit in memory at once), [`CHUNK`] rows a statement.
 async fn rewrite(db: &SchemaManagerConnection<'_>, value: impl Fn(f64) -> f64) -> Result<(), DbErr> {
     let backend = db.get_database_backend();
-    let rows = db
-        .query_all_raw(Statement::from_string(
-            backend,
-            "SELECT id, trending_score FROM listings WHERE trending_score <> 0 ORDER BY id",
-        ))
-        .await?;
-    let mut pairs = Vec::with_capacity(rows.len());
-    for r in rows {
-        pairs.push((r.try_get::<i64>("", "id")?, r.try_get::<f64>("", "trending_score")?));
-    }
-    for chunk in pairs.chunks(CHUNK) {
-        let mut sql = String::from("UPDATE listings SET trending_score = CASE id");
-        for (id, score) in chunk {
-            let v = value(*score);
-            // `{:?}` writes the shortest text that reads back as the same f64.
-            sql.push_str(&format!(" WHEN {id} THEN {:?}", if v.is_finite() { v } else { 0.0 }));
+    let mut after = i64::MIN;
+    loop {
+        let rows = db
+            .query_all_raw(Statement::from_string(
+                backend,
+                format!(
+                    "SELECT id, trending_score FROM listings WHERE trending_score <> 0 AND id > {after} \
+                     ORDER BY id LIMIT {PAGE}"
+                ),
+            ))
+            .await?;
+        let mut pairs = Vec::with_capacity(rows.len());
+        for r in rows {
+            pairs.push((r.try_get::<i64>("", "id")?, r.try_get::<f64>("", "trending_score")?));
         }
-        sql.push_str(" ELSE trending_score END WHERE id IN (");
-        sql.push_str(&chunk.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(","));
-        sql.push(')');
-        db.execute_raw(Statement::from_string(backend, sql)).await?;
+        let Some(&(last, _)) = pairs.last() else { return Ok(()) };
+        after = last;
+        for chunk in pairs.chunks(CHUNK) {
+            let mut sql = String::from("UPDATE listings SET trending_score = CASE id");
+            for (id, score) in chunk {
+                let v = value(*score);
+                // `{:?}` writes the shortest text that reads back as the same f64.
+                sql.push_str(&format!(" WHEN {id} THEN {:?}", if v.is_finite() { v } else { 0.0 }));
+            }
+            sql.push_str(" ELSE trending_score END WHERE id IN (");
+            sql.push_str(&chunk.iter().map(|(id, _)| id.to_string()).collect::<Vec<_>>().join(","));
+            sql.push(')');
+            db.execute_raw(Statement::from_string(backend, sql)).await?;
+        }
     }
-    Ok(())
 }
 
 async fn put_setting(db: &SchemaManagerConnection<'_>, key: &str, value: Option<&str>) -> Result<(), DbErr> {

@@ -1,15 +1,18 @@
 //! Storage benchmark: loads N generated listings (LAUNCHDIR_BENCH_LISTINGS, default 20 000) into a fresh
 //! SQLite file and, when reachable, a fresh PostgreSQL database, then measures the reads the public API
 //! makes. Prints the import rate and p50/p99 per read, each as a ratio to a trivial round trip (`ping`)
-//! measured in the same run. Each loop stops after 2 000 calls or 3 s, whichever comes first.
+//! measured in the same run, then a vote and taking it back (the write a person's click makes). Each
+//! loop stops after 2 000 calls or 3 s, whichever comes first.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::print_stdout)]
 
 use adapters_storage::{SeaOrmStore, db};
 use chrono::Utc;
+use domain::engagement::Vote;
 use domain::listing::{ListingSearch, SearchSort, SearchText};
 use domain::paging::PageRequest;
-use domain::ports::{CategoryRepository, ListingRepository};
+use domain::ports::{CategoryRepository, ListingRepository, NewUser, OwnListingRepository, UserRepository};
 use domain::slug::Slug;
+use domain::user::Email;
 use sea_orm::{ConnectionTrait, Statement};
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -103,6 +106,47 @@ async fn run(name: &str, url: &str, n: usize) {
     let trending = search(None, SearchSort::Trending);
     line("search no q, trending", measure(|_| store.search_listings(&trending, PageRequest::default())).await);
     line("list_categories (with counts)", measure(|_| store.list_categories()).await);
+
+    // Writes: a vote and taking it back, on the most-voted live listing and on one with a median count
+    // (each pair one call; taking a vote back reads the listing's votes).
+    let voter = store
+        .create_user(
+            NewUser {
+                email: Email::parse("bench-voter@people.example").unwrap(),
+                password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),
+                display_name: "Bench".into(),
+                is_admin: false,
+                verified: true,
+            },
+            Utc::now(),
+        )
+        .await
+        .unwrap()
+        .id;
+    let rows = store
+        .connection()
+        .query_all_raw(Statement::from_string(
+            store.backend(),
+            "SELECT id, votes_count FROM listings WHERE status = 'live' ORDER BY votes_count DESC, id",
+        ))
+        .await
+        .unwrap();
+    let by_votes: Vec<(i64, i64)> = rows
+        .iter()
+        .map(|r| (r.try_get::<i64>("", "id").unwrap(), r.try_get::<i64>("", "votes_count").unwrap()))
+        .collect();
+    for (label, (id, votes)) in [("most-voted", by_votes[0]), ("median", by_votes[by_votes.len() / 2])] {
+        let id = domain::ids::ListingId::from_db(id);
+        let store = &store;
+        let pair = measure(|_| async move {
+            let cast = store.cast_vote(&Vote::plain(id, voter, Utc::now())).await?;
+            let taken = store.uncast_vote(id, voter).await?;
+            assert!(cast && taken, "the bench voter's vote is cast and taken back");
+            Ok::<_, domain::ports::RepoError>(())
+        })
+        .await;
+        line(&format!("vote + unvote, {label} ({votes} votes)"), pair);
+    }
 }
 
 #[tokio::main]
