@@ -40,6 +40,11 @@ fn search(q: Option<&str>, sort: SearchSort) -> ListingSearch {
     ListingSearch { q: q.map(|q| SearchText::parse(q).unwrap()), sort, ..Default::default() }
 }
 
+/// The rows of a SQL statement the bench picks its keys with.
+async fn query(store: &SeaOrmStore, sql: &str) -> Vec<sea_orm::QueryResult> {
+    store.connection().query_all_raw(Statement::from_string(store.backend(), sql)).await.unwrap()
+}
+
 async fn run(name: &str, url: &str, n: usize) {
     let conn = db::connect(url).await.unwrap();
     db::migrate(&conn).await.unwrap();
@@ -56,14 +61,7 @@ async fn run(name: &str, url: &str, n: usize) {
         load.as_secs_f64(),
         report.listings as f64 / load.as_secs_f64()
     );
-    let rows = store
-        .connection()
-        .query_all_raw(Statement::from_string(
-            store.backend(),
-            "SELECT slug FROM listings WHERE status = 'live' ORDER BY id",
-        ))
-        .await
-        .unwrap();
+    let rows = query(&store, "SELECT slug FROM listings WHERE status = 'live' ORDER BY id").await;
     let slugs: Vec<Slug> = rows.iter().map(|r| Slug::from_db(r.try_get::<String>("", "slug").unwrap())).collect();
     let common =
         store.search_listings(&search(Some("workflow"), SearchSort::Relevance), PageRequest::default()).await.unwrap();
@@ -123,14 +121,8 @@ async fn run(name: &str, url: &str, n: usize) {
         .await
         .unwrap()
         .id;
-    let rows = store
-        .connection()
-        .query_all_raw(Statement::from_string(
-            store.backend(),
-            "SELECT id, votes_count FROM listings WHERE status = 'live' ORDER BY votes_count DESC, id",
-        ))
-        .await
-        .unwrap();
+    let rows =
+        query(&store, "SELECT id, votes_count FROM listings WHERE status = 'live' ORDER BY votes_count DESC, id").await;
     let by_votes: Vec<(i64, i64)> = rows
         .iter()
         .map(|r| (r.try_get::<i64>("", "id").unwrap(), r.try_get::<i64>("", "votes_count").unwrap()))
