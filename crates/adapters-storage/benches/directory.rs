@@ -45,6 +45,30 @@ async fn query(store: &SeaOrmStore, sql: &str) -> Vec<sea_orm::QueryResult> {
     store.connection().query_all_raw(Statement::from_string(store.backend(), sql)).await.unwrap()
 }
 
+/// A verified account for the bench's votes.
+async fn account(store: &SeaOrmStore, email: &str) -> domain::ids::UserId {
+    let new = NewUser {
+        email: Email::parse(email).unwrap(),
+        password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),
+        display_name: "Bench".into(),
+        is_admin: false,
+        verified: true,
+    };
+    store.create_user(new, Utc::now()).await.unwrap().id
+}
+
+/// A vote and taking it back: the write a person's two clicks make.
+async fn vote_and_take_back(
+    store: &SeaOrmStore,
+    id: domain::ids::ListingId,
+    voter: domain::ids::UserId,
+) -> Result<(), domain::ports::RepoError> {
+    let cast = store.cast_vote(&Vote::plain(id, voter, Utc::now())).await?;
+    let taken = store.uncast_vote(id, voter).await?;
+    assert!(cast && taken, "the bench voter's vote is cast and taken back");
+    Ok(())
+}
+
 async fn run(name: &str, url: &str, n: usize) {
     let conn = db::connect(url).await.unwrap();
     db::migrate(&conn).await.unwrap();
@@ -107,20 +131,7 @@ async fn run(name: &str, url: &str, n: usize) {
 
     // Writes: a vote and taking it back, on the most-voted live listing and on one with a median count
     // (each pair one call; taking a vote back reads the listing's votes).
-    let voter = store
-        .create_user(
-            NewUser {
-                email: Email::parse("bench-voter@people.example").unwrap(),
-                password_hash: "$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA".into(),
-                display_name: "Bench".into(),
-                is_admin: false,
-                verified: true,
-            },
-            Utc::now(),
-        )
-        .await
-        .unwrap()
-        .id;
+    let voter = account(&store, "bench-voter@people.example").await;
     let rows =
         query(&store, "SELECT id, votes_count FROM listings WHERE status = 'live' ORDER BY votes_count DESC, id").await;
     let by_votes: Vec<(i64, i64)> = rows
@@ -129,15 +140,24 @@ async fn run(name: &str, url: &str, n: usize) {
         .collect();
     for (label, (id, votes)) in [("most-voted", by_votes[0]), ("median", by_votes[by_votes.len() / 2])] {
         let id = domain::ids::ListingId::from_db(id);
-        let store = &store;
-        let pair = measure(|_| async move {
-            let cast = store.cast_vote(&Vote::plain(id, voter, Utc::now())).await?;
-            let taken = store.uncast_vote(id, voter).await?;
-            assert!(cast && taken, "the bench voter's vote is cast and taken back");
-            Ok::<_, domain::ports::RepoError>(())
-        })
-        .await;
+        let pair = measure(|_| vote_and_take_back(&store, id, voter)).await;
         line(&format!("vote + unvote, {label} ({votes} votes)"), pair);
+    }
+    // LAUNCHDIR_BENCH_CROWD=N: N more votes for the median listing (each its own account), then the
+    // same pair: taking a vote back counts the listing's votes afresh, so its cost grows with them.
+    let crowd: usize = std::env::var("LAUNCHDIR_BENCH_CROWD").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    if crowd > 0 {
+        let (id, before) = by_votes[by_votes.len() / 2];
+        let id = domain::ids::ListingId::from_db(id);
+        let t = Instant::now();
+        for k in 0..crowd {
+            let u = account(&store, &format!("crowd{k}@people.example")).await;
+            let at = Utc::now() - chrono::Duration::minutes(k as i64);
+            assert!(store.cast_vote(&Vote::plain(id, u, at)).await.unwrap());
+        }
+        println!("{name}: {crowd} more votes cast in {:.1} s", t.elapsed().as_secs_f64());
+        let pair = measure(|_| vote_and_take_back(&store, id, voter)).await;
+        line(&format!("vote + unvote, crowded ({} votes)", before + crowd as i64), pair);
     }
 }
 

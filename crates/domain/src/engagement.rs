@@ -14,6 +14,11 @@ pub mod policy {
     pub const NEW_ACCOUNT_WEIGHT: f64 = 0.5;
     /// At most this many votes a UTC day from one network address, all its accounts together.
     pub const VOTES_PER_ADDRESS_PER_DAY: i64 = 20;
+    /// At most this many votes one account takes back in a day (429 beyond). Taking a vote back
+    /// counts the listing's trending rank afresh from its votes (`listing::trending::rank`), so a
+    /// script toggling one vote would make the store read a popular listing's votes again and again;
+    /// and the address cap counts the votes that stand, so a toggle would not spend it.
+    pub const UNVOTES_PER_ACCOUNT_PER_DAY: i64 = 20;
 }
 
 #[derive(Debug, Clone, PartialEq)]

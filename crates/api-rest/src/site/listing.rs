@@ -191,6 +191,16 @@ pub struct FollowForm {
     on: String,
 }
 
+/// A refusal's message as a paragraph of the page.
+fn refused(message: &str) -> String {
+    #[derive(Template)]
+    #[template(source = "<p>{{ message }}</p>", ext = "html")]
+    struct Refused<'a> {
+        message: &'a str,
+    }
+    Refused { message }.render().unwrap_or_default()
+}
+
 /// Runs an engagement change for the signed-in person and sends them back to the listing page.
 async fn engage<F, Fut>(state: &State, req: &HttpRequest, slug: &str, sent_csrf: &str, change: F) -> HttpResponse
 where
@@ -216,13 +226,14 @@ where
         }
         Err(OpError::NotFound(_)) => not_found(state, Some(&p), "No live listing has this address."),
         Err(OpError::Conflict { message, .. }) => {
-            #[derive(Template)]
-            #[template(source = "<p>{{ message }}</p>", ext = "html")]
-            struct Refused<'a> {
-                message: &'a str,
+            html(StatusCode::CONFLICT, page(state, "Not allowed", Some(&p), &refused(&message)))
+        }
+        Err(OpError::TooMany { message, retry_after_secs, .. }) => {
+            let mut r = html(StatusCode::TOO_MANY_REQUESTS, page(state, "Not now", Some(&p), &refused(&message)));
+            if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&retry_after_secs.to_string()) {
+                r.headers_mut().insert(actix_web::http::header::RETRY_AFTER, v);
             }
-            let body = Refused { message: &message }.render().unwrap_or_default();
-            html(StatusCode::CONFLICT, page(state, "Not allowed", Some(&p), &body))
+            r
         }
         Err(e) => {
             tracing::error!(error = %e, "vote or follow");

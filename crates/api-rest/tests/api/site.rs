@@ -75,6 +75,21 @@ async fn people_vote_once_undo_and_never_for_their_own_listing() {
     assert_eq!(s, 303);
     let (_, page, _) = fan.get("/listings/makers-rocket").await;
     assert_eq!(votes_shown(&page), "0 votes");
+    // A script toggling its vote is stopped at the day's cap of votes taken back (the one above counts).
+    let cap = domain::engagement::policy::UNVOTES_PER_ACCOUNT_PER_DAY;
+    for n in 2..=cap + 1 {
+        let (s, _, _) = fan.post("/listings/makers-rocket/vote", &[("csrf", &csrf), ("action", "vote")]).await;
+        assert_eq!(s, 303);
+        let (s, body, _) = fan.post("/listings/makers-rocket/vote", &[("csrf", &csrf), ("action", "unvote")]).await;
+        if n <= cap {
+            assert_eq!(s, 303, "unvote {n} of {cap}");
+        } else {
+            assert_eq!(s, 429, "unvote {n} is past the cap");
+            assert!(body.contains("votes this account took back today reached 20"), "{body}");
+        }
+    }
+    let (_, page, _) = fan.get("/listings/makers-rocket").await;
+    assert_eq!(votes_shown(&page), "1 vote", "the refused unvote left the vote standing");
 
     // Follow and stop following.
     let (s, _, _) = fan.post("/listings/makers-rocket/follow", &[("csrf", &csrf), ("on", "1")]).await;
