@@ -118,22 +118,21 @@ pub(crate) async fn count_vote(
 ) -> RepoResult<()> {
     use domain::listing::trending;
     let backend = txn.get_database_backend();
+    // The listing's row is read (and on PostgreSQL locked) before anything that sets its rank, so
+    // votes and unvotes of one listing at once each see the last one's rank and votes (SQLite's write
+    // transactions run one at a time). The lock is `NO KEY UPDATE`, the one the `UPDATE` below takes
+    // anyway: the vote's row already holds a key-share lock on the listing (its foreign key), and
+    // `FOR UPDATE` would conflict with another vote's, each waiting for the other.
+    let mut q = RawQuery::new(backend);
+    q.sql("SELECT trending_score AS rank FROM listings WHERE id = ").bind(listing);
+    if backend == sea_orm::DbBackend::Postgres {
+        q.sql(" FOR NO KEY UPDATE");
+    }
+    let rank = RankRow::find_by_statement(q.build()).one(txn).await.map_err(repo_err)?.map_or(0.0, |r| r.rank);
     let (one, rank) = match count {
-        Count::Add { .. } => {
-            // Read and written in this transaction; on PostgreSQL the row is locked first, so two
-            // votes for one listing at once add up (SQLite's write transactions run one at a time).
-            // `NO KEY UPDATE`, the lock the `UPDATE` below takes anyway: the vote's row already holds
-            // a key-share lock on the listing (its foreign key), and `FOR UPDATE` would conflict with
-            // another vote's, each waiting for the other.
-            let mut q = RawQuery::new(backend);
-            q.sql("SELECT trending_score AS rank FROM listings WHERE id = ").bind(listing);
-            if backend == sea_orm::DbBackend::Postgres {
-                q.sql(" FOR NO KEY UPDATE");
-            }
-            let rank = RankRow::find_by_statement(q.build()).one(txn).await.map_err(repo_err)?.map_or(0.0, |r| r.rank);
-            (1, trending::add_vote(rank, cast_at, weight))
-        }
+        Count::Add { .. } => (1, trending::add_vote(rank, cast_at, weight)),
         Count::Take => {
+            // Read after the lock: on PostgreSQL each statement sees what committed before it.
             let left = votes::Entity::find()
                 .select_only()
                 .column(votes::Column::CreatedAt)

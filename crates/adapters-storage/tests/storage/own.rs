@@ -279,6 +279,29 @@ on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
     let want = trending::rank((0..12).map(|k| (t - Duration::hours(k), 1.0)));
     assert_eq!(got.votes, 12);
     assert!(close(got.trending_score, want), "{} != {want}", got.trending_score);
+    // Then half of them taken back while as many new votes come in: an unvote counts the votes left
+    // afresh, so without the row lock first it would write a rank that misses a vote committed meanwhile.
+    let mut newcomers = Vec::new();
+    for k in 0..6 {
+        newcomers.push(store.create_user(user(&format!("late{k}@people.example")), now()).await.unwrap().id);
+    }
+    let mixed = (0..6).flat_map(|k| {
+        let (a, b) = (store.clone(), store.clone());
+        let (leaving, id) = (voters[k], l.id);
+        let vote = Vote::plain(l.id, newcomers[k], t + Duration::hours(k as i64));
+        [
+            tokio::spawn(async move { a.uncast_vote(id, leaving).await }),
+            tokio::spawn(async move { b.cast_vote(&vote).await }),
+        ]
+    });
+    for r in futures::future::join_all(mixed).await {
+        assert!(r.unwrap().unwrap());
+    }
+    let got = store.get_listing(l.id).await.unwrap().unwrap();
+    let left = (6..12).map(|k| (t - Duration::hours(k), 1.0)).chain((0..6).map(|k| (t + Duration::hours(k), 1.0)));
+    let want = trending::rank(left);
+    assert_eq!(got.votes, 12);
+    assert!(close(got.trending_score, want), "after the mix: {} != {want}", got.trending_score);
 });
 
 on_both!(the_kept_sums_of_before_become_ranks, |store| {
