@@ -87,14 +87,13 @@ pub async fn visit(
 /// [`domain::engagement::policy::UNVOTES_PER_ACCOUNT_PER_DAY`] a day (429 beyond).
 pub async fn unvote(app: &App, user: UserId, slug: &str) -> OpResult<bool> {
     let l = live(app, slug).await?;
-    let cap = crate::quotas::Cap {
-        code: "unvote_quota",
-        purpose: "unvotes-day",
-        subject: user.get().to_string(),
-        limit: domain::engagement::policy::UNVOTES_PER_ACCOUNT_PER_DAY,
-        window: chrono::Duration::days(1),
-        what: "votes this account took back today",
-    };
+    let cap = crate::quotas::Cap::account_day(
+        "unvote_quota",
+        "unvotes-day",
+        user,
+        domain::engagement::policy::UNVOTES_PER_ACCOUNT_PER_DAY,
+        "votes this account took back today",
+    );
     crate::quotas::take(app, &[cap]).await?;
     Ok(app.store.uncast_vote(l.id, user).await?)
 }

@@ -209,14 +209,13 @@ pub async fn report_listing(app: &App, reporter: UserId, slug: &str, reason: &st
     if !l.lifecycle.is_public() {
         return Err(OpError::NotFound("listing"));
     }
-    let cap = crate::quotas::Cap {
-        code: "report_quota",
-        purpose: "reports-day",
-        subject: reporter.get().to_string(),
-        limit: domain::moderation::REPORTS_PER_ACCOUNT_PER_DAY,
-        window: chrono::Duration::days(1),
-        what: "reports this account made today",
-    };
+    let cap = crate::quotas::Cap::account_day(
+        "report_quota",
+        "reports-day",
+        reporter,
+        domain::moderation::REPORTS_PER_ACCOUNT_PER_DAY,
+        "reports this account made today",
+    );
     crate::quotas::take(app, &[cap]).await?;
     let report = NewReport { listing: l.id, reporter, reason, note, at: app.now() };
     if !app.store.file_report(&report).await? {

@@ -33,6 +33,19 @@ pub(crate) struct Cap<'a> {
     pub what: &'a str,
 }
 
+impl<'a> Cap<'a> {
+    /// At most `limit` a day for one account (`user`), counted under `purpose`.
+    pub(crate) fn account_day(
+        code: &'static str,
+        purpose: &'static str,
+        user: domain::ids::UserId,
+        limit: i64,
+        what: &'a str,
+    ) -> Self {
+        Cap { code, purpose, subject: user.get().to_string(), limit, window: chrono::Duration::days(1), what }
+    }
+}
+
 /// The per-account daily cap every email-sending request carries.
 pub(crate) fn account(user: domain::ids::UserId) -> Cap<'static> {
     use domain::throttle::mail;

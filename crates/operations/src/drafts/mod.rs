@@ -81,14 +81,13 @@ pub struct SubmitListingInput {
 /// Counts one site read for `user` against the daily cap (`domain::draft::crawl_caps::PER_DAY`); a
 /// 429 `crawl_quota` with the time until the day's count starts over, once it is spent.
 async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
-    let cap = crate::quotas::Cap {
-        code: "crawl_quota",
-        purpose: "crawls-day",
-        subject: user.get().to_string(),
-        limit: domain::draft::crawl_caps::PER_DAY,
-        window: chrono::Duration::days(1),
-        what: "sites this account had read in the last day",
-    };
+    let cap = crate::quotas::Cap::account_day(
+        "crawl_quota",
+        "crawls-day",
+        user,
+        domain::draft::crawl_caps::PER_DAY,
+        "sites this account had read in the last day",
+    );
     crate::quotas::take(&ctx.app, &[cap]).await.map(|_| ())
 }
 
