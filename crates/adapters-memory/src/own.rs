@@ -277,7 +277,7 @@ impl OwnListingRepository for MemoryStore {
     }
 
     async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool> {
-        let hour = now.format("%Y-%m-%dT%H").to_string();
+        let hour = domain::ports::clock_hour(now);
         let mut st = self.lock()?;
         if st.settings.get(HOURLY_STEP).is_some_and(|last| *last >= hour) {
             return ok(false);

@@ -655,7 +655,7 @@ impl OwnListingRepository for SeaOrmStore {
     }
 
     async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool> {
-        let hour = now.format("%Y-%m-%dT%H").to_string();
+        let hour = domain::ports::clock_hour(now);
         // Every pass of every instance asks: a read answers all but the first in each hour, without
         // taking the write lock.
         let last = site_settings::Entity::find_by_id(HOURLY_STEP.to_owned()).one(&self.db).await.map_err(repo_err)?;

@@ -92,8 +92,8 @@ on_every_store!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().follows, 0);
 });
 
-/// The listing's stored trending rank.
-async fn rank_of(store: &std::sync::Arc<dyn domain::ports::Store>, id: domain::ids::ListingId) -> f64 {
+/// The listing's stored trending rank, from any store (`&**store` for an `Arc<dyn Store>`).
+async fn rank_of<S: domain::ports::ListingRepository + ?Sized>(store: &S, id: domain::ids::ListingId) -> f64 {
     store.get_listing(id).await.unwrap().unwrap().trending_score
 }
 
@@ -114,7 +114,11 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
         assert!(store.cast_vote(&Vote { weight, ..Vote::plain(l.id, u.id, *when) }).await.unwrap());
         cast.push((u.id, *when, weight));
         let want = trending::rank(cast.iter().map(|(_, t, w)| (*t, *w)));
-        assert!(close(rank_of(store, l.id).await, want), "after vote {k}: {} != {want}", rank_of(store, l.id).await);
+        assert!(
+            close(rank_of(&**store, l.id).await, want),
+            "after vote {k}: {} != {want}",
+            rank_of(&**store, l.id).await
+        );
     }
     // The rank stands for the decayed score as of any moment: here 72 hours after t0.
     let then = t0 + Duration::hours(72);
@@ -122,7 +126,7 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
         + trending::vote_weight(t0 - Duration::days(400), then)
         + 1.0
         + 0.5 * trending::vote_weight(t0 - Duration::hours(5), then);
-    let got = trending::score_of(rank_of(store, l.id).await, then);
+    let got = trending::score_of(rank_of(&**store, l.id).await, then);
     assert!((got - want).abs() < 1e-9, "{got} != {want}");
     // Taking votes back leaves the rank of the votes left, the heaviest first; none left is 0 exactly.
     let mut left = vec![0, 1, 2, 3];
@@ -133,12 +137,12 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
         left.retain(|i| *i != k);
         let want = trending::rank(left.iter().map(|i| (cast[*i].1, cast[*i].2)));
         assert!(
-            close(rank_of(store, l.id).await, want),
+            close(rank_of(&**store, l.id).await, want),
             "after taking {k} back: {} != {want}",
-            rank_of(store, l.id).await
+            rank_of(&**store, l.id).await
         );
     }
-    assert!(rank_of(store, l.id).await > 0.0, "a vote from before the epoch still counts, however little");
+    assert!(rank_of(&**store, l.id).await > 0.0, "a vote from before the epoch still counts, however little");
     let (u, when, _) = cast[1];
     assert!(store.uncast_vote(l.id, u).await.unwrap());
     let after = store.get_listing(l.id).await.unwrap().unwrap();
@@ -148,7 +152,7 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
     // And the person may vote again.
     assert!(store.cast_vote(&Vote::plain(l.id, u, then)).await.unwrap());
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
-    assert!(close(rank_of(store, l.id).await, trending::rank([(then, 1.0)])));
+    assert!(close(rank_of(&**store, l.id).await, trending::rank([(then, 1.0)])));
 });
 
 on_every_store!(the_trending_feed_orders_as_the_decayed_scores_of_now, |store| {
@@ -323,8 +327,7 @@ on_both!(the_kept_sums_of_before_become_ranks, |store| {
         }
         ids.push(l.id);
     }
-    let ranks: Vec<f64> =
-        futures::future::join_all(ids.iter().map(|id| async { rank_of_store(store, *id).await })).await;
+    let ranks: Vec<f64> = futures::future::join_all(ids.iter().map(|id| async { rank_of(store, *id).await })).await;
     // Back to the schema before ranks, with each listing's sum kept as of a day ago, as it was then.
     let db = store.connection();
     migration::Migrator::down(db, Some(1)).await.unwrap();
@@ -339,7 +342,7 @@ on_both!(the_kept_sums_of_before_become_ranks, |store| {
     assert_eq!(db.execute_raw(Statement::from_string(store.backend(), sql)).await.unwrap().rows_affected(), 1);
     db::migrate(db).await.unwrap();
     for (id, want) in ids.iter().zip(&ranks) {
-        let got = rank_of_store(store, *id).await;
+        let got = rank_of(store, *id).await;
         assert!((got - want).abs() <= 1e-9 * want.max(1e-300), "{id:?}: {got} != {want}");
     }
     assert_eq!(ranks[3], 0.0);
@@ -350,11 +353,6 @@ on_both!(the_kept_sums_of_before_become_ranks, |store| {
     assert_eq!(db.execute_raw(Statement::from_string(store.backend(), sql)).await.unwrap().rows_affected(), 1);
     db::migrate(db).await.unwrap();
     for (id, want) in ids.iter().zip(&ranks) {
-        assert!((rank_of_store(store, *id).await - want).abs() <= 1e-9 * want.max(1e-300));
+        assert!((rank_of(store, *id).await - want).abs() <= 1e-9 * want.max(1e-300));
     }
 });
-
-async fn rank_of_store(store: &adapters_storage::SeaOrmStore, id: domain::ids::ListingId) -> f64 {
-    use domain::ports::ListingRepository;
-    store.get_listing(id).await.unwrap().unwrap().trending_score
-}

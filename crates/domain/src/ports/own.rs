@@ -128,8 +128,9 @@ pub trait OwnListingRepository: Send + Sync {
     /// The email addresses of a listing's followers.
     async fn followers(&self, id: ListingId) -> RepoResult<Vec<Email>>;
 
-    /// Claims the hourly housekeeping for the clock hour of `now`: true for the first caller in that
-    /// hour on any instance, false for everyone else until the next hour (compare-and-set).
+    /// Claims the hourly housekeeping for the clock hour of `now` ([`clock_hour`]): true for the first
+    /// caller in that hour on any instance, false for everyone else until the next hour
+    /// (compare-and-set).
     async fn claim_hourly_step(&self, now: DateTime<Utc>) -> RepoResult<bool>;
 
     /// Live listings launched in `week` with the community votes cast for each in that week.
@@ -138,4 +139,10 @@ pub trait OwnListingRepository: Send + Sync {
     async fn week_awarded(&self, week: LaunchWeek) -> RepoResult<bool>;
     /// Stores a week's awards unless the week has awards already; false then.
     async fn award_week(&self, week: LaunchWeek, awards: &[Award]) -> RepoResult<bool>;
+}
+
+/// The clock hour of `now` as stores keep the last hourly step's (`YYYY-MM-DDTHH`, UTC): fixed width,
+/// so hours compare as text.
+pub fn clock_hour(now: DateTime<Utc>) -> String {
+    now.format("%Y-%m-%dT%H").to_string()
 }
