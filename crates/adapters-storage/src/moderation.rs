@@ -21,7 +21,7 @@ use domain::ports::{Blocked, ListingVersion, ListingVersionOf, ModerationReposit
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait, FromQueryResult, QueryFilter,
-    QueryOrder, QuerySelect,
+    QueryOrder, QuerySelect, QueryTrait,
 };
 
 fn utc(t: sea_orm::prelude::DateTimeWithTimeZone) -> DateTime<Utc> {
@@ -69,22 +69,50 @@ async fn close_open_reports(txn: &DatabaseTransaction, id: ListingId, at: DateTi
     Ok(r.rows_affected)
 }
 
-/// The listings `user` controls (`domain::moderation::CONTROLLING_ROLES`), as stored, inside `txn`.
-async fn owned_by(txn: &DatabaseTransaction, user: UserId) -> RepoResult<Vec<Listing>> {
-    let ids: Vec<i64> = listing_owners::Entity::find()
+/// The ids of the listings `user` controls (`domain::moderation::CONTROLLING_ROLES`), as a subquery.
+fn controlled_by(user: UserId) -> sea_orm::sea_query::SelectStatement {
+    listing_owners::Entity::find()
+        .select_only()
+        .column(listing_owners::Column::ListingId)
         .filter(listing_owners::Column::UserId.eq(user.get()))
         .filter(listing_owners::Column::Role.is_in(domain::moderation::CONTROLLING_ROLES))
+        .into_query()
+}
+
+/// Locks, on PostgreSQL, every listing a suspension or restore of an account will change: the ones
+/// it controls and the ones `voted` (a subquery of listing ids) names. One order, ascending id, for
+/// every such transaction: changing the rows one by one as they come, two at once over crossing sets
+/// (each account voting for the other's listings) would each hold a row the other waits for, and
+/// PostgreSQL would abort one as a deadlock. SQLite runs one write transaction at a time.
+async fn lock_touched(
+    txn: &DatabaseTransaction,
+    user: UserId,
+    voted: sea_orm::sea_query::SelectStatement,
+) -> RepoResult<()> {
+    if txn.get_database_backend() != sea_orm::DbBackend::Postgres {
+        return Ok(());
+    }
+    listings::Entity::find()
+        .select_only()
+        .column(listings::Column::Id)
+        .filter(
+            sea_orm::Condition::any()
+                .add(listings::Column::Id.in_subquery(controlled_by(user)))
+                .add(listings::Column::Id.in_subquery(voted)),
+        )
+        .order_by_asc(listings::Column::Id)
+        .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
+        .into_tuple::<i64>()
         .all(txn)
         .await
-        .map_err(repo_err)?
-        .into_iter()
-        .map(|o| o.listing_id)
-        .collect();
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
+        .map_err(repo_err)?;
+    Ok(())
+}
+
+/// The listings `user` controls, as stored, inside `txn`.
+async fn owned_by(txn: &DatabaseTransaction, user: UserId) -> RepoResult<Vec<Listing>> {
     let rows = listings::Entity::find()
-        .filter(listings::Column::Id.is_in(ids))
+        .filter(listings::Column::Id.in_subquery(controlled_by(user)))
         .order_by_asc(listings::Column::Id)
         .all(txn)
         .await
@@ -204,6 +232,12 @@ impl ModerationRepository for SeaOrmStore {
             q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user.get());
             txn.execute_raw(q.build()).await.map_err(repo_err)?;
         }
+        let voted = votes::Entity::find()
+            .select_only()
+            .column(votes::Column::ListingId)
+            .filter(votes::Column::UserId.eq(user.get()))
+            .into_query();
+        lock_touched(&txn, user, voted).await?;
         let mut effect = SuspensionEffect::default();
         for l in owned_by(&txn, user).await? {
             let mut to = l.lifecycle;
@@ -248,6 +282,12 @@ impl ModerationRepository for SeaOrmStore {
             txn.rollback().await.map_err(repo_err)?;
             return Ok(None);
         }
+        let held = held_votes::Entity::find()
+            .select_only()
+            .column(held_votes::Column::ListingId)
+            .filter(held_votes::Column::UserId.eq(user.get()))
+            .into_query();
+        lock_touched(&txn, user, held).await?;
         let mut effect = SuspensionEffect::default();
         for l in owned_by(&txn, user).await? {
             let hold = listing_holds::Entity::find_by_id(l.id.get()).one(&txn).await.map_err(repo_err)?;

@@ -241,6 +241,49 @@ on_every_store!(a_suspension_hides_what_the_account_controls_and_holds_its_votes
     assert_eq!(store.engagement_of(b, sock).await.unwrap(), (true, false));
 });
 
+on_every_store!(two_suspensions_at_once_whose_listings_and_votes_cross_both_finish, |store| {
+    // Ann votes for every listing Bob controls and Bob for every one of Ann's. Suspending (or
+    // restoring) both at once locks the same listings, each from its own side: in two orders, one of
+    // them would wait for the other while holding what the other waits for, and PostgreSQL would
+    // abort it as a deadlock. The moderator would see a 500 and have to try again.
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
+    let bob = store.create_user(user("bob@acme.example"), now()).await.unwrap().id;
+    let (mut anns, mut bobs) = (Vec::new(), Vec::new());
+    for k in 0..12 {
+        anns.push(owned_live(store, ann, &format!("Ann {k}"), None).await);
+        bobs.push(owned_live(store, bob, &format!("Bob {k}"), None).await);
+    }
+    for (a, b) in anns.iter().zip(&bobs) {
+        vote(store, *b, ann, 1).await;
+        vote(store, *a, bob, 2).await;
+    }
+    let before = public_view(store).await;
+    let why = hold(HoldCause::Suspension, "the owner's account is suspended: ring");
+    for round in 0..3 {
+        let both = [ann, bob].map(|u| {
+            let (store, why) = (store.clone(), why.clone());
+            tokio::spawn(async move { store.suspend_user(u, &why, &line(AuditAction::SuspendUser, "x", "ring")).await })
+        });
+        for r in futures::future::join_all(both).await {
+            let effect = r.unwrap().unwrap_or_else(|e| panic!("round {round}: a suspension failed: {e}"));
+            assert_eq!(effect.map(|e| (e.listings, e.votes)), Some((12, 12)), "round {round}");
+        }
+        for id in anns.iter().chain(&bobs) {
+            let l = store.get_listing(*id).await.unwrap().unwrap();
+            assert_eq!((l.lifecycle.status(), l.votes), (ListingStatus::Hidden, 0), "round {round}");
+        }
+        let both = [ann, bob].map(|u| {
+            let store = store.clone();
+            tokio::spawn(async move { store.restore_user(u, &line(AuditAction::RestoreUser, "x", "")).await })
+        });
+        for r in futures::future::join_all(both).await {
+            let effect = r.unwrap().unwrap_or_else(|e| panic!("round {round}: a restore failed: {e}"));
+            assert_eq!(effect.map(|e| (e.listings, e.votes)), Some((12, 12)), "round {round}");
+        }
+        assert_eq!(public_view(store).await, before, "round {round}: every public read as before");
+    }
+});
+
 on_every_store!(reports_are_once_per_person_and_close_with_an_audit_line, |store| {
     let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
     let rita = store.create_user(user("rita@people.example"), now()).await.unwrap().id;
