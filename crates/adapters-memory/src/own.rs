@@ -192,7 +192,9 @@ impl OwnListingRepository for MemoryStore {
 
     async fn cast_vote(&self, v: &Vote) -> RepoResult<bool> {
         let mut st = self.lock()?;
-        if st.votes.iter().any(|x| x.listing == v.listing_id && x.user == v.voter) {
+        if st.votes.iter().any(|x| x.listing == v.listing_id && x.user == v.voter)
+            || st.user(v.voter).is_some_and(|u| u.user.suspended_at.is_some())
+        {
             return Ok(false);
         }
         if st.listing(v.listing_id).is_none() {

@@ -191,6 +191,11 @@ struct RankRow {
     rank: f64,
 }
 
+#[derive(Debug, FromQueryResult)]
+struct ActiveRow {
+    active: bool,
+}
+
 /// Moves a listing's follower count by `delta`.
 async fn add_follows(txn: &DatabaseTransaction, id: ListingId, delta: i64) -> RepoResult<()> {
     listings::Entity::update_many()
@@ -458,6 +463,19 @@ impl OwnListingRepository for SeaOrmStore {
 
     async fn cast_vote(&self, v: &domain::engagement::Vote) -> RepoResult<bool> {
         let txn = self.begin_write().await?;
+        // Not for a suspended account. On PostgreSQL the account's row is read `FOR SHARE`: a
+        // suspension (which updates that row, then moves the account's votes out) either committed
+        // before, and this reads it, or waits until this vote is committed, and then moves it too.
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT suspended_at IS NULL AS active FROM users WHERE id = ").bind(v.voter.get());
+        if self.backend() == sea_orm::DbBackend::Postgres {
+            q.sql(" FOR SHARE");
+        }
+        let active = ActiveRow::find_by_statement(q.build()).one(&txn).await.map_err(repo_err)?;
+        if active.is_some_and(|a| !a.active) {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
         let row = votes::ActiveModel {
             listing_id: Set(v.listing_id.get()),
             user_id: Set(v.voter.get()),

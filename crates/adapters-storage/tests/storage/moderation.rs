@@ -284,6 +284,50 @@ on_every_store!(two_suspensions_at_once_whose_listings_and_votes_cross_both_fini
     }
 });
 
+on_every_store!(a_suspended_account_casts_no_vote_even_one_racing_its_suspension, |store| {
+    // The site checks the account when the request comes in; a vote already past that check when the
+    // suspension commits must not land in `votes` after the suspension moved the account's votes
+    // out: it would count while the account is suspended, and the suspension cannot be repeated.
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
+    let sock = store.create_user(user("sock@puppets.example"), now()).await.unwrap().id;
+    let mut ids = Vec::new();
+    for k in 0..24 {
+        ids.push(owned_live(store, ann, &format!("Target {k}"), None).await);
+    }
+    for id in &ids[..4] {
+        vote(store, *id, sock, 1).await;
+    }
+    let why = hold(HoldCause::Suspension, "the owner's account is suspended: ring");
+    let casts = ids[4..].iter().map(|id| {
+        let store = store.clone();
+        let v = Vote { listing_id: *id, voter: sock, cast_at: now(), weight: 1.0, address_key: None };
+        tokio::spawn(async move { store.cast_vote(&v).await })
+    });
+    let suspension = {
+        let store = store.clone();
+        tokio::spawn(async move { store.suspend_user(sock, &why, &line(AuditAction::SuspendUser, "x", "ring")).await })
+    };
+    let (cast, suspended) = futures::future::join(futures::future::join_all(casts), suspension).await;
+    let cast = cast.into_iter().filter(|r| *r.as_ref().unwrap().as_ref().unwrap()).count();
+    let held = suspended.unwrap().unwrap().expect("suspended once").votes;
+    assert!(held >= 4, "the votes before it are held: {held}");
+    for id in &ids {
+        let l = store.get_listing(*id).await.unwrap().unwrap();
+        assert_eq!((l.votes, store.engagement_of(*id, sock).await.unwrap().0), (0, false), "{}", l.profile.name);
+    }
+    // What was cast was cast before the suspension, and is held with the rest.
+    assert_eq!(held, 4 + cast as u64);
+    // After it, every vote is refused outright.
+    let fresh = owned_live(store, ann, "Fresh", None).await;
+    let late = Vote { listing_id: fresh, voter: sock, cast_at: now(), weight: 1.0, address_key: None };
+    assert!(!store.cast_vote(&late).await.unwrap(), "a suspended account's vote is not cast");
+    assert_eq!(store.get_listing(fresh).await.unwrap().unwrap().votes, 0);
+    let back = store.restore_user(sock, &line(AuditAction::RestoreUser, "x", "")).await.unwrap();
+    assert_eq!(back.map(|e| e.votes), Some(held), "the held votes come back");
+    assert!(store.cast_vote(&late).await.unwrap(), "restored, it votes again");
+    assert_eq!(store.get_listing(fresh).await.unwrap().unwrap().votes, 1);
+});
+
 on_every_store!(reports_are_once_per_person_and_close_with_an_audit_line, |store| {
     let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
     let rita = store.create_user(user("rita@people.example"), now()).await.unwrap().id;

@@ -96,7 +96,9 @@ pub trait OwnListingRepository: Send + Sync {
 
     /// Records a vote (cast on the site, checked by `engagement::Vote::cast`): the listing's total, its
     /// trending rank (`trending::add_vote`) and the tally of the vote's launch week, in one
-    /// transaction. False when this person already voted for the listing.
+    /// transaction. False when this person already voted for the listing, or their account is
+    /// suspended: checked inside the transaction, so a vote that raced the suspension either lands
+    /// before it (and is held with the others) or is not cast.
     async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
     /// Takes a person's vote back: the listing's total, its trending rank (counted afresh from the
     /// votes left, `trending::rank`) and the tally of the week it was cast in, in one transaction.
