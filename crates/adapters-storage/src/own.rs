@@ -496,6 +496,14 @@ impl OwnListingRepository for SeaOrmStore {
 
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool> {
         let txn = self.begin_write().await?;
+        // The listing's row first, then the vote's: the order a suspension takes them in (it locks
+        // the listings it will change, then moves the account's votes). Deleting the vote first, an
+        // unvote racing the voter's suspension each held what the other waited for.
+        if self.backend() == sea_orm::DbBackend::Postgres {
+            let mut q = RawQuery::new(self.backend());
+            q.sql("SELECT id FROM listings WHERE id = ").bind(id.get()).sql(" FOR NO KEY UPDATE");
+            txn.execute_raw(q.build()).await.map_err(repo_err)?;
+        }
         let Some(vote) = votes::Entity::find()
             .filter(votes::Column::ListingId.eq(id.get()))
             .filter(votes::Column::UserId.eq(voter.get()))

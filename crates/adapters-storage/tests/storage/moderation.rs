@@ -328,6 +328,44 @@ on_every_store!(a_suspended_account_casts_no_vote_even_one_racing_its_suspension
     assert_eq!(store.get_listing(fresh).await.unwrap().unwrap().votes, 1);
 });
 
+on_every_store!(a_vote_taken_back_while_its_account_is_suspended_is_held_or_gone_never_both, |store| {
+    // The suspension reads the account's votes and then moves each one; a vote taken back in
+    // between is gone by the time it is moved. Counted out a second time it would leave the total
+    // one short, and held it would come back on restore though the person had taken it back.
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
+    let sock = store.create_user(user("sock@puppets.example"), now()).await.unwrap().id;
+    let fan = store.create_user(user("fan@people.example"), now()).await.unwrap().id;
+    let mut ids = Vec::new();
+    for k in 0..20 {
+        let id = owned_live(store, ann, &format!("Target {k}"), None).await;
+        vote(store, id, sock, 1).await;
+        vote(store, id, fan, 2).await;
+        ids.push(id);
+    }
+    let why = hold(HoldCause::Suspension, "the owner's account is suspended: ring");
+    let takes = ids.iter().map(|id| {
+        let (store, id) = (store.clone(), *id);
+        tokio::spawn(async move { store.uncast_vote(id, sock).await })
+    });
+    let suspension = {
+        let store = store.clone();
+        tokio::spawn(async move { store.suspend_user(sock, &why, &line(AuditAction::SuspendUser, "x", "ring")).await })
+    };
+    let (taken, suspended) = futures::future::join(futures::future::join_all(takes), suspension).await;
+    let taken: Vec<bool> = taken.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let held = suspended.unwrap().unwrap().expect("suspended once").votes;
+    assert_eq!(held, taken.iter().filter(|t| !**t).count() as u64, "each vote taken back or held: {taken:?}");
+    for id in &ids {
+        assert_eq!(store.get_listing(*id).await.unwrap().unwrap().votes, 1, "the fan's vote alone counts");
+    }
+    store.restore_user(sock, &line(AuditAction::RestoreUser, "x", "")).await.unwrap();
+    for (id, gone) in ids.iter().zip(&taken) {
+        let l = store.get_listing(*id).await.unwrap().unwrap();
+        let back = store.engagement_of(*id, sock).await.unwrap().0;
+        assert_eq!((l.votes, back), if *gone { (1, false) } else { (2, true) }, "{}", l.profile.name);
+    }
+});
+
 on_every_store!(reports_are_once_per_person_and_close_with_an_audit_line, |store| {
     let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap().id;
     let rita = store.create_user(user("rita@people.example"), now()).await.unwrap().id;
