@@ -391,6 +391,9 @@ impl OrderRepository for SeaOrmStore {
 
     async fn add_extra_categories(&self, listing: ListingId, categories: &[CategoryId]) -> RepoResult<usize> {
         let txn = self.begin_write().await?;
+        // Two purchases fulfilled at once each read the extras there are before adding: without the
+        // lock both read none and the listing ended with six of three.
+        crate::own::lock_listing(&txn, listing).await?;
         let current = listing_categories::Entity::find()
             .filter(listing_categories::Column::ListingId.eq(listing.get()))
             .all(&txn)

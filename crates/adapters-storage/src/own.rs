@@ -196,6 +196,19 @@ struct ActiveRow {
     active: bool,
 }
 
+/// Locks the listing's row for the rest of `txn` on PostgreSQL (`FOR NO KEY UPDATE`, the lock an
+/// `UPDATE` of it takes), so writers that read what the listing has and then add to it take turns: a
+/// bound checked on what was read holds. SQLite's write transactions already run one at a time.
+pub(crate) async fn lock_listing(txn: &DatabaseTransaction, id: ListingId) -> RepoResult<()> {
+    let backend = txn.get_database_backend();
+    if backend == sea_orm::DbBackend::Postgres {
+        let mut q = RawQuery::new(backend);
+        q.sql("SELECT id FROM listings WHERE id = ").bind(id.get()).sql(" FOR NO KEY UPDATE");
+        txn.execute_raw(q.build()).await.map_err(repo_err)?;
+    }
+    Ok(())
+}
+
 /// Moves a listing's follower count by `delta`.
 async fn add_follows(txn: &DatabaseTransaction, id: ListingId, delta: i64) -> RepoResult<()> {
     listings::Entity::update_many()
@@ -367,13 +380,7 @@ impl OwnListingRepository for SeaOrmStore {
 
     async fn add_milestone(&self, id: ListingId, m: &Milestone, max: usize) -> RepoResult<Option<MilestoneId>> {
         let txn = self.begin_write().await?;
-        // Serialize adders of one listing (a no-op row update locks it on PostgreSQL; SQLite has one writer).
-        listings::Entity::update_many()
-            .col_expr(listings::Column::Id, Expr::col(listings::Column::Id))
-            .filter(listings::Column::Id.eq(id.get()))
-            .exec(&txn)
-            .await
-            .map_err(repo_err)?;
+        lock_listing(&txn, id).await?;
         let held = milestones::Entity::find()
             .filter(milestones::Column::ListingId.eq(id.get()))
             .count(&txn)
@@ -499,11 +506,7 @@ impl OwnListingRepository for SeaOrmStore {
         // The listing's row first, then the vote's: the order a suspension takes them in (it locks
         // the listings it will change, then moves the account's votes). Deleting the vote first, an
         // unvote racing the voter's suspension each held what the other waited for.
-        if self.backend() == sea_orm::DbBackend::Postgres {
-            let mut q = RawQuery::new(self.backend());
-            q.sql("SELECT id FROM listings WHERE id = ").bind(id.get()).sql(" FOR NO KEY UPDATE");
-            txn.execute_raw(q.build()).await.map_err(repo_err)?;
-        }
+        lock_listing(&txn, id).await?;
         let Some(vote) = votes::Entity::find()
             .filter(votes::Column::ListingId.eq(id.get()))
             .filter(votes::Column::UserId.eq(voter.get()))

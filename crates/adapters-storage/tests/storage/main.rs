@@ -40,7 +40,7 @@ fn slug(s: &str) -> Slug {
     Slug::parse(s).unwrap()
 }
 
-fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
+pub(crate) fn cat(s: &str, parent: Option<&str>, pos: i32) -> NewCategory {
     NewCategory {
         slug: slug(s),
         name: s.to_uppercase(),

@@ -143,3 +143,37 @@ on_every_store!(a_weeks_queue_is_ordered_by_when_each_listing_was_listed, |store
     assert_eq!(store.launches_ahead(Plan::Paid, week, ids[3]).await.unwrap(), 1);
     assert_eq!(store.launches_ahead(Plan::Free, week.plus_weeks(1), ids[3]).await.unwrap(), 0, "another week");
 });
+
+on_every_store!(two_purchases_of_extra_categories_at_once_stay_within_three, |store| {
+    // Two paid orders for extra categories of one listing, fulfilled at once (two instances' workers,
+    // each order its own line): each reads the extras there are, then adds up to three. Both reading
+    // before either added, the listing would end with six.
+    let mut new = Vec::new();
+    for (k, s) in ["primary", "one", "two", "three", "four", "five", "six"].iter().enumerate() {
+        new.push(crate::cat(s, None, k as i32 + 1));
+    }
+    store.ensure_categories(&new).await.unwrap();
+    let cats: Vec<(String, CategoryId)> = store
+        .list_categories()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| (c.category.slug.to_string(), c.category.id))
+        .collect();
+    for round in 0..4 {
+        let l = store
+            .create_listing(listing(&format!("Bought {round}"), ListingStatus::Live, Some(cat_id(&cats, "primary"))))
+            .await
+            .unwrap();
+        let sets = [["one", "two", "three"], ["four", "five", "six"]].map(|set| set.map(|s| cat_id(&cats, s)).to_vec());
+        let adds = sets.map(|set| {
+            let store = store.clone();
+            tokio::spawn(async move { store.add_extra_categories(l.id, &set).await })
+        });
+        for r in futures::future::join_all(adds).await {
+            assert_eq!(r.unwrap().unwrap(), 3, "round {round}: each answers the extras there are");
+        }
+        let got = store.get_listing(l.id).await.unwrap().unwrap();
+        assert_eq!(got.categories.unwrap().extras().len(), 3, "round {round}");
+    }
+});

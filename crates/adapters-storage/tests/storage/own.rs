@@ -57,6 +57,21 @@ on_every_store!(edits_keep_versions_and_milestones_stop_at_their_cap, |store| {
     assert_eq!(store.milestones(l.id).await.unwrap().len(), 1);
 });
 
+on_every_store!(milestones_added_at_once_stop_at_their_cap, |store| {
+    // Each add counts the milestones there are, then inserts: eight at once against a cap of two
+    // (a maker's script, or two tabs) must still leave two.
+    let l = store.create_listing(listing("Crowded", ListingStatus::Live, None)).await.unwrap();
+    let m = Milestone::parse("2026-01-31", "Launched".into(), None, None).unwrap();
+    let adds = (0..8).map(|_| {
+        let (store, m) = (store.clone(), m.clone());
+        tokio::spawn(async move { store.add_milestone(l.id, &m, 2).await })
+    });
+    let added =
+        futures::future::join_all(adds).await.into_iter().filter(|r| r.as_ref().unwrap().as_ref().unwrap().is_some());
+    assert_eq!(added.count(), 2);
+    assert_eq!(store.milestones(l.id).await.unwrap().len(), 2);
+});
+
 on_every_store!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
     let week = LaunchWeek::of(now());
     let a = store.create_listing(listing("Voted A", ListingStatus::Live, None)).await.unwrap();
