@@ -197,6 +197,14 @@ impl Throttles for MemoryStore {
         Ok(*c)
     }
 
+    async fn give_back_throttle(&self, key: &str, since: DateTime<Utc>) -> RepoResult<()> {
+        let mut st = self.lock()?;
+        if let Some(c) = st.throttles.get_mut(key).filter(|c| c.since == secs(since) && c.count > 0) {
+            c.count -= 1;
+        }
+        Ok(())
+    }
+
     async fn throttles(&self, keys: &[String]) -> RepoResult<Vec<(String, Counter)>> {
         let st = self.lock()?;
         ok(keys.iter().filter_map(|k| Some((k.clone(), *st.throttles.get(k)?))).collect())

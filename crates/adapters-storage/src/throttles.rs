@@ -48,6 +48,17 @@ impl Throttles for SeaOrmStore {
         row.as_ref().map(Counter::from).ok_or_else(|| domain::ports::RepoError::Unexpected("no row returned".into()))
     }
 
+    async fn give_back_throttle(&self, key: &str, since: DateTime<Utc>) -> RepoResult<()> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("UPDATE throttles SET count = count - 1 WHERE key = ")
+            .bind(key)
+            .sql(" AND since = ")
+            .bind(since.timestamp())
+            .sql(" AND count > 0");
+        self.db.execute_raw(q.build()).await.map_err(repo_err)?;
+        Ok(())
+    }
+
     async fn throttles(&self, keys: &[String]) -> RepoResult<Vec<(String, Counter)>> {
         if keys.is_empty() {
             return Ok(Vec::new());

@@ -59,29 +59,27 @@ pub(crate) fn account(user: domain::ids::UserId) -> Cap<'static> {
     }
 }
 
-/// Checks every cap, then counts one against each and returns the counts (in `caps`' order); a 429
-/// naming the first spent cap otherwise.
+/// Counts one against every cap and returns the counts (in `caps`' order); when one is past its
+/// limit, gives every count back and answers 429 naming the first spent cap. Each count is taken and
+/// read in one statement, so requests at once are numbered one by one and exactly `limit` of them get
+/// through: reading the counters first and counting after, a flood all read the last free place.
 pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Vec<i64>> {
     let now = app.now();
-    let mut keys = Vec::with_capacity(caps.len());
+    let mut taken = Vec::with_capacity(caps.len());
     for c in caps {
-        keys.push(keyed(app, c.purpose, &c.subject).await?);
+        let key = keyed(app, c.purpose, &c.subject).await?;
+        let counter = app.store.bump_throttle(&key, now, now - c.window).await?;
+        taken.push((key, counter));
     }
-    let found = app.store.throttles(&keys).await?;
-    for (c, key) in caps.iter().zip(&keys) {
-        if let Some((_, counter)) = found.iter().find(|(k, _)| k == key)
-            && counter.current(now, c.window) >= c.limit
-        {
-            return Err(OpError::TooMany {
-                code: c.code,
-                message: format!("{} reached {}, the most there may be; nothing was done", c.what, c.limit),
-                retry_after_secs: domain::throttle::retry_after_secs(counter.since + c.window - now),
-            });
+    if let Some((c, (_, counter))) = caps.iter().zip(&taken).find(|(c, (_, counter))| counter.count > c.limit) {
+        for (key, counter) in &taken {
+            app.store.give_back_throttle(key, counter.since).await?;
         }
+        return Err(OpError::TooMany {
+            code: c.code,
+            message: format!("{} reached {}, the most there may be; nothing was done", c.what, c.limit),
+            retry_after_secs: domain::throttle::retry_after_secs(counter.since + c.window - now),
+        });
     }
-    let mut counts = Vec::with_capacity(caps.len());
-    for (c, key) in caps.iter().zip(&keys) {
-        counts.push(app.store.bump_throttle(key, now, now - c.window).await?.count);
-    }
-    Ok(counts)
+    Ok(taken.into_iter().map(|(_, counter)| counter.count).collect())
 }

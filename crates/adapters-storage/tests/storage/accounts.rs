@@ -118,10 +118,21 @@ on_every_store!(throttle_counters_count_every_bump_restart_after_their_window_an
     let found = store.throttles(&[key.clone(), "absent".into()]).await.unwrap();
     assert_eq!(found.len(), 1);
     assert_eq!((found[0].1.count, found[0].1.locked_until), (13, Some(until)));
+    // A refused request gives back its count; one from an earlier window gives back nothing.
+    let since = t0 + Duration::seconds(1);
+    store.give_back_throttle(&key, since).await.unwrap();
+    store.give_back_throttle(&key, since - Duration::seconds(1)).await.unwrap();
+    assert_eq!(store.throttles(std::slice::from_ref(&key)).await.unwrap()[0].1.count, 12);
     // A bump once the window moved past the count's start begins again at 1.
     let later = t0 + Duration::hours(2);
     let c = store.bump_throttle(&key, later, later - Duration::hours(1)).await.unwrap();
     assert_eq!((c.count, c.since), (1, later));
+    store.give_back_throttle(&key, since).await.unwrap();
+    assert_eq!(store.throttles(std::slice::from_ref(&key)).await.unwrap()[0].1.count, 1, "the old window's");
+    for _ in 0..2 {
+        store.give_back_throttle(&key, later).await.unwrap();
+    }
+    assert_eq!(store.throttles(std::slice::from_ref(&key)).await.unwrap()[0].1.count, 0, "never below 0");
     store.bump_throttle("other", t0, t0).await.unwrap();
     assert_eq!(store.prune_throttles(t0 + Duration::minutes(1)).await.unwrap(), 1, "only the old, unlocked one");
     store.clear_throttles(std::slice::from_ref(&key)).await.unwrap();

@@ -172,6 +172,10 @@ pub trait Throttles: Send + Sync {
         window_start: DateTime<Utc>,
     ) -> RepoResult<crate::throttle::Counter>;
 
+    /// Takes back one event counted under `key` by a bump that returned `since` (a refused request
+    /// gives back what it counted); nothing when the counter has started again since, or is at 0.
+    async fn give_back_throttle(&self, key: &str, since: DateTime<Utc>) -> RepoResult<()>;
+
     /// The counters under `keys` that exist, in any order.
     async fn throttles(&self, keys: &[String]) -> RepoResult<Vec<(String, crate::throttle::Counter)>>;
 

@@ -42,6 +42,33 @@ async fn invites_cannot_flood_one_address_or_come_without_end_from_one_account()
 }
 
 #[tokio::test]
+async fn invites_sent_all_at_once_to_one_address_still_stop_at_three() {
+    // The same script, its requests sent together: each request's count is taken and read in one
+    // step, so they cannot all read the last free place before any of them counts it.
+    let site = test_support::FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
+    let m = maker(vec![site.host_port()]).await;
+    let draft = m.submit(&site.url()).await;
+    m.settle(&draft).await;
+    let path = format!("/drafts/{draft}/invites");
+    let sends = (0..12).map(|_| m.call("POST", &path, &m.key, Some(json!({"email": "victim@acme.example"})), None));
+    let statuses: Vec<u16> = futures_util::future::join_all(sends).await.into_iter().map(|(s, _)| s).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 3, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 9, "{statuses:?}");
+    let app = bootstrap::App::connect(&m.app.db.url).await.unwrap();
+    let sent = domain::ports::Outbox::outbox(app.store.as_ref(), Some("victim@acme.example"), 50).await.unwrap();
+    assert_eq!(sent.len(), 3, "three sent, not more");
+    // The nine refused gave back what they had counted against the draft's sends too: seven more of
+    // its ten still go out (none would, had they kept them).
+    use domain::throttle::mail::INVITE_SENDS_PER_LISTING as PER_DRAFT;
+    let mut more = Vec::new();
+    for n in 0..PER_DRAFT {
+        let body = json!({"email": format!("person{n}@acme.example")});
+        more.push(m.call("POST", &path, &m.key, Some(body), None).await.0);
+    }
+    assert_eq!(more.iter().filter(|s| **s == 201).count() as i64, PER_DRAFT - 3, "{more:?}");
+}
+
+#[tokio::test]
 async fn claim_emails_to_one_domain_are_capped_across_accounts() {
     let s = setup().await;
     listing(&s, "Orbit Labs", "https://orbit.example", "orbit.example", true).await;
