@@ -1,7 +1,7 @@
 //! Quotas held in the shared counters (`domain::throttle`, the `Throttles` port): the emails a caller
 //! can make the service send (`domain::throttle::mail`) and the sites it can have read. All of a
-//! request's caps are checked before anything happens, and counted only when every one has room, so a
-//! refused request does and counts nothing. Counters are kept under keyed hashes ([`keyed`]).
+//! request's caps are counted before anything happens, and checked on the counts taken; a refused
+//! request gives its counts back, so it does and (once answered) counts nothing. Counters are kept under keyed hashes ([`keyed`]).
 
 use crate::App;
 use crate::{OpError, OpResult};
