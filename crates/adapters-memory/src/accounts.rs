@@ -210,11 +210,14 @@ impl Throttles for MemoryStore {
         ok(keys.iter().filter_map(|k| Some((k.clone(), *st.throttles.get(k)?))).collect())
     }
 
-    async fn lock_throttle(&self, key: &str, until: DateTime<Utc>) -> RepoResult<()> {
-        if let Some(c) = self.lock()?.throttles.get_mut(key) {
-            c.locked_until = Some(secs(until));
-        }
-        Ok(())
+    async fn lock_throttle(&self, key: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> RepoResult<bool> {
+        let now = secs(now);
+        let mut st = self.lock()?;
+        let Some(c) = st.throttles.get_mut(key).filter(|c| c.locked_until.is_none_or(|u| u <= now)) else {
+            return Ok(false);
+        };
+        c.locked_until = Some(secs(until));
+        Ok(true)
     }
 
     async fn clear_throttles(&self, keys: &[String]) -> RepoResult<()> {

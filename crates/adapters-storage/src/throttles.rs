@@ -70,11 +70,16 @@ impl Throttles for SeaOrmStore {
         Ok(rows.iter().map(|r| (r.key.clone(), Counter::from(r))).collect())
     }
 
-    async fn lock_throttle(&self, key: &str, until: DateTime<Utc>) -> RepoResult<()> {
+    async fn lock_throttle(&self, key: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> RepoResult<bool> {
         let mut q = RawQuery::new(self.backend());
-        q.sql("UPDATE throttles SET locked_until = ").bind(until.timestamp()).sql(" WHERE key = ").bind(key);
-        self.db.execute_raw(q.build()).await.map_err(repo_err)?;
-        Ok(())
+        q.sql("UPDATE throttles SET locked_until = ")
+            .bind(until.timestamp())
+            .sql(" WHERE key = ")
+            .bind(key)
+            .sql(" AND (locked_until IS NULL OR locked_until <= ")
+            .bind(now.timestamp())
+            .sql(")");
+        Ok(self.db.execute_raw(q.build()).await.map_err(repo_err)?.rows_affected() == 1)
     }
 
     async fn clear_throttles(&self, keys: &[String]) -> RepoResult<()> {

@@ -12,6 +12,10 @@
 //!   has not failed — the owner at home — may still sign in.
 //!
 //! Unknown emails are counted exactly like known ones, so the answers say nothing about which exist.
+//!
+//! An attempt is counted **before** it is judged ([`judge`]) and given back when it was refused or
+//! the password was right: a burst of guesses sent at once is then judged one by one, each on the
+//! counts of those before it, instead of all passing on the same count read before any had failed.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -91,6 +95,31 @@ impl SignInCounters {
     }
 }
 
+/// What becomes of a sign-in attempt that has been counted already.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Refused without a password check, for this long; its counts are given back.
+    Refuse(Duration),
+    /// Check the password. With `lock`, the attempt is past the free failures: it must first lock the
+    /// pair for that long, and only the attempt that takes the lock goes on (a burst gets one check).
+    Check { lock: Option<Duration> },
+}
+
+/// Judges an attempt on `counted`, the three counters as its own bump returned them: on what came
+/// before it (its own count taken off), and on the pair's lock.
+pub fn judge(counted: SignInCounters, now: DateTime<Utc>) -> Verdict {
+    let before = |c: Option<Counter>| c.map(|c| Counter { count: c.count - 1, ..c });
+    let earlier = SignInCounters {
+        pair: before(counted.pair),
+        address: before(counted.address),
+        account: before(counted.account),
+    };
+    match earlier.refusal(now) {
+        Some(wait) => Verdict::Refuse(wait),
+        None => Verdict::Check { lock: counted.pair.and_then(|p| lock_for(p.count)) },
+    }
+}
+
 /// Whole seconds to put in `Retry-After` (at least 1).
 pub fn retry_after_secs(wait: Duration) -> u64 {
     let ms = wait.num_milliseconds().max(0) as u64;
@@ -143,6 +172,30 @@ mod tests {
         assert_eq!(attacker.refusal(t(60)), Some(Duration::seconds(3540)));
         let owner = SignInCounters { pair: None, address: None, account };
         assert_eq!(owner.refusal(t(60)), None);
+    }
+
+    #[test]
+    fn an_attempt_is_judged_on_the_attempts_before_it() {
+        let counted = |pair: i64, address: i64, account: i64| SignInCounters {
+            pair: c(pair, 0, None),
+            address: c(address, 0, None),
+            account: c(account, 0, None),
+        };
+        // The fifth and sixth of a pair are checked; the sixth must lock first.
+        assert_eq!(judge(counted(5, 5, 5), t(1)), Verdict::Check { lock: None });
+        assert_eq!(judge(counted(6, 6, 6), t(1)), Verdict::Check { lock: Some(Duration::seconds(30)) });
+        // The address's last allowed failure is checked; the one after it is refused.
+        assert_eq!(judge(counted(1, ADDRESS_FAILURES_PER_HOUR, 1), t(600)), Verdict::Check { lock: None });
+        let over = judge(counted(1, ADDRESS_FAILURES_PER_HOUR + 1, 1), t(600));
+        assert_eq!(over, Verdict::Refuse(Duration::seconds(3000)));
+        // The account's cap refuses only an address that failed for it before this attempt.
+        let first_from_here = counted(1, 1, ACCOUNT_FAILURES_PER_HOUR + 1);
+        assert_eq!(judge(first_from_here, t(60)), Verdict::Check { lock: None });
+        let again = counted(2, 2, ACCOUNT_FAILURES_PER_HOUR + 1);
+        assert_eq!(judge(again, t(60)), Verdict::Refuse(Duration::seconds(3540)));
+        // A lock still running refuses, whatever the counts.
+        let locked = SignInCounters { pair: c(7, 0, Some(90)), ..counted(7, 7, 7) };
+        assert_eq!(judge(locked, t(60)), Verdict::Refuse(Duration::seconds(30)));
     }
 
     #[test]

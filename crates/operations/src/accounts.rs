@@ -202,8 +202,12 @@ async fn hash_password(app: &App, password: Password) -> OpResult<Option<String>
 /// Throttled per account, per address and per pair before any password is checked
 /// (`domain::throttle`); an unknown email is checked against a decoy hash and counted like a known
 /// one, so neither the answer nor its timing says which emails have accounts.
+///
+/// The attempt is counted first and judged on the counts its bumps returned, so guesses sent at once
+/// are judged one by one; a refused attempt, one that found no password slot and a right password
+/// give their counts back (the pair's is cleared on success).
 pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> OpResult<SignIn> {
-    use domain::throttle::{self, SignInCounters};
+    use domain::throttle::{self, SignInCounters, Verdict};
     let typed = email.trim().to_lowercase();
     let keys = [
         crate::quotas::keyed(app, "signin-pair", &format!("{typed}\u{0}{address}")).await?,
@@ -211,10 +215,32 @@ pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> O
         crate::quotas::keyed(app, "signin-account", &typed).await?,
     ];
     let now = app.now();
-    let found = app.store.throttles(&keys).await?;
-    let get = |k: &str| found.iter().find(|(key, _)| key == k).map(|(_, c)| *c);
-    let counters = SignInCounters { pair: get(&keys[0]), address: get(&keys[1]), account: get(&keys[2]) };
-    if let Some(wait) = counters.refusal(now) {
+    let counted = [
+        app.store.bump_throttle(&keys[0], now, now - throttle::PAIR_WINDOW).await?,
+        app.store.bump_throttle(&keys[1], now, now - throttle::WINDOW).await?,
+        app.store.bump_throttle(&keys[2], now, now - throttle::WINDOW).await?,
+    ];
+    let give_back = async |which: std::ops::Range<usize>| -> OpResult<()> {
+        for i in which {
+            app.store.give_back_throttle(&keys[i], counted[i].since).await?;
+        }
+        Ok(())
+    };
+    let verdict = throttle::judge(
+        SignInCounters { pair: Some(counted[0]), address: Some(counted[1]), account: Some(counted[2]) },
+        now,
+    );
+    let wait = match verdict {
+        Verdict::Refuse(wait) => Some(wait),
+        Verdict::Check { lock: Some(lock) } if !app.store.lock_throttle(&keys[0], now, now + lock).await? => {
+            // Another attempt of this burst took the lock first: wait as long as it holds.
+            let held = app.store.throttles(std::slice::from_ref(&keys[0])).await?;
+            Some(held.first().and_then(|(_, c)| c.locked(now)).unwrap_or(lock))
+        }
+        Verdict::Check { .. } => None,
+    };
+    if let Some(wait) = wait {
+        give_back(0..3).await?;
         return Ok(SignIn::Wait(wait));
     }
     let user = match Email::parse(email) {
@@ -227,26 +253,21 @@ pub async fn sign_in(app: &App, email: &str, password: &str, address: &str) -> O
     };
     let (secrets, typed_password) = (app.secrets.clone(), password.to_owned());
     let Some(matches) = hash_work(move || secrets.verify_password(&typed_password, &hash)).await? else {
+        // Not checked: not a failure. A lock this attempt took stays (the pair was past its free ones).
+        give_back(0..3).await?;
         return Ok(SignIn::Busy);
     };
     match user {
         Some(user) if matches => {
             app.store.clear_throttles(&[keys[0].clone()]).await?;
+            give_back(1..3).await?;
             if user.suspended() {
                 let why = app.store.suspension(user.id).await?.map(|(_, reason)| reason).unwrap_or_default();
                 return Ok(SignIn::Suspended(why));
             }
             Ok(SignIn::Welcome(user))
         }
-        _ => {
-            let pair = app.store.bump_throttle(&keys[0], now, now - throttle::PAIR_WINDOW).await?;
-            app.store.bump_throttle(&keys[1], now, now - throttle::WINDOW).await?;
-            app.store.bump_throttle(&keys[2], now, now - throttle::WINDOW).await?;
-            if let Some(lock) = throttle::lock_for(pair.count) {
-                app.store.lock_throttle(&keys[0], now + lock).await?;
-            }
-            Ok(SignIn::Refused)
-        }
+        _ => Ok(SignIn::Refused),
     }
 }
 

@@ -114,10 +114,16 @@ on_every_store!(throttle_counters_count_every_bump_restart_after_their_window_an
     let counts: Vec<i64> = futures::future::join_all(bumps).await.into_iter().map(|c| c.unwrap().count).collect();
     assert_eq!(counts.iter().max(), Some(&13));
     let until = t0 + Duration::minutes(2);
-    store.lock_throttle(&key, until).await.unwrap();
+    // Of locks taken at once, one wins; a lock still running is not taken again, an ended one is.
+    let locks = (0..8).map(|_| store.lock_throttle(&key, t0, until));
+    let took: Vec<bool> = futures::future::join_all(locks).await.into_iter().map(|r| r.unwrap()).collect();
+    assert_eq!(took.iter().filter(|t| **t).count(), 1, "{took:?}");
+    assert!(!store.lock_throttle(&key, until - Duration::seconds(1), until + Duration::minutes(1)).await.unwrap());
+    assert!(!store.lock_throttle("absent", t0, until).await.unwrap(), "no counter, no lock");
     let found = store.throttles(&[key.clone(), "absent".into()]).await.unwrap();
     assert_eq!(found.len(), 1);
     assert_eq!((found[0].1.count, found[0].1.locked_until), (13, Some(until)));
+    assert!(store.lock_throttle(&key, until, until + Duration::minutes(1)).await.unwrap(), "it ended at `until`");
     // A refused request gives back its count; one from an earlier window gives back nothing.
     let since = t0 + Duration::seconds(1);
     store.give_back_throttle(&key, since).await.unwrap();

@@ -179,8 +179,10 @@ pub trait Throttles: Send + Sync {
     /// The counters under `keys` that exist, in any order.
     async fn throttles(&self, keys: &[String]) -> RepoResult<Vec<(String, crate::throttle::Counter)>>;
 
-    /// Locks `key` until `until` (a counter that does not exist is left alone).
-    async fn lock_throttle(&self, key: &str, until: DateTime<Utc>) -> RepoResult<()>;
+    /// Locks `key` until `until` unless it is still locked at `now`; whether it did. One statement:
+    /// of several requests racing for the lock, one takes it. A counter that does not exist is left
+    /// alone (`false`).
+    async fn lock_throttle(&self, key: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> RepoResult<bool>;
 
     /// Forgets the counters under `keys`.
     async fn clear_throttles(&self, keys: &[String]) -> RepoResult<()>;

@@ -131,3 +131,31 @@ async fn a_storm_of_sign_ins_does_not_hold_up_other_requests() {
     // Password checks run on the blocking pool, one per core: the read does not queue behind them.
     assert!(waited * 3 < storm_took, "a read took {waited:?} during a storm of {storm_took:?}");
 }
+
+/// Wrong guesses sent at once (email, address), each from its own browser; their statuses, sorted.
+async fn burst(app: &TestApp, tries: impl Iterator<Item = (String, String)>) -> Vec<u16> {
+    let all = tries.map(|(email, address)| async move { sign_in(app, &email, "wrong guess", &address).await.0 });
+    let mut statuses = futures_util::future::join_all(all).await;
+    statuses.sort_unstable();
+    statuses
+}
+
+#[tokio::test]
+async fn guesses_sent_all_at_once_get_no_more_password_checks_than_guesses_sent_one_by_one() {
+    use domain::throttle::{ADDRESS_FAILURES_PER_HOUR, FREE_FAILURES};
+    let app = service().await;
+    // One account from one address: the free failures and the one that locks, nothing more.
+    let statuses = burst(&app, (0..20).map(|_| ("ann@acme.example".into(), "203.0.113.5".into()))).await;
+    let checked = statuses.iter().filter(|s| **s == 401).count() as i64;
+    assert_eq!(checked, FREE_FAILURES + 1, "{statuses:?}");
+    assert!(statuses.iter().all(|s| [401, 429].contains(s)), "{statuses:?}");
+    // Many accounts from one address: the address's hourly failures, nothing more.
+    let n = ADDRESS_FAILURES_PER_HOUR + 10;
+    let statuses = burst(&app, (0..n).map(|i| (format!("user{i}@acme.example"), "203.0.113.77".into()))).await;
+    let checked = statuses.iter().filter(|s| **s == 401).count() as i64;
+    assert_eq!(checked, ADDRESS_FAILURES_PER_HOUR, "{statuses:?}");
+    // The refused guesses were not counted as failures: the owner, from a fresh address, is let in,
+    // and the burst's address is still refused even the right password.
+    assert_eq!(sign_in(&app, "ann@acme.example", PASSWORD, "192.0.2.44").await.0, 303);
+    assert_eq!(sign_in(&app, "ann@acme.example", PASSWORD, "203.0.113.77").await.0, 429);
+}
