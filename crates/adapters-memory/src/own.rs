@@ -5,7 +5,7 @@ use crate::{MemoryStore, VoteRow, ok, page_of};
 use async_trait::async_trait;
 use chrono::{DateTime, NaiveDate, Utc};
 use domain::award::Award;
-use domain::engagement::{View, Vote};
+use domain::engagement::{Cast, View, Vote, policy};
 use domain::ids::{ListingId, MilestoneId, UserId};
 use domain::interview::InterviewAnswer;
 use domain::listing::{Lifecycle, Listing, ListingProfile, ListingStatus, trending};
@@ -190,15 +190,22 @@ impl OwnListingRepository for MemoryStore {
         Ok(())
     }
 
-    async fn cast_vote(&self, v: &Vote) -> RepoResult<bool> {
+    async fn cast_vote(&self, v: &Vote) -> RepoResult<Cast> {
         let mut st = self.lock()?;
         if st.votes.iter().any(|x| x.listing == v.listing_id && x.user == v.voter)
             || st.user(v.voter).is_some_and(|u| u.user.suspended_at.is_some())
         {
-            return Ok(false);
+            return Ok(Cast::Unchanged);
         }
         if st.listing(v.listing_id).is_none() {
             return Err(RepoError::NotFound);
+        }
+        if let Some(key) = &v.address_key {
+            let from = v.address_day();
+            let standing = st.votes.iter().filter(|x| x.address_key.as_ref() == Some(key) && x.at >= from).count();
+            if !policy::address_cap_allows(standing as i64 + 1) {
+                return Ok(Cast::AddressCap);
+            }
         }
         let row = VoteRow {
             listing: v.listing_id,
@@ -209,7 +216,7 @@ impl OwnListingRepository for MemoryStore {
         };
         count_vote(&mut st, &row, 1);
         st.votes.push(row);
-        Ok(true)
+        Ok(Cast::Counted)
     }
 
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool> {
@@ -223,11 +230,6 @@ impl OwnListingRepository for MemoryStore {
     async fn engagement_of(&self, id: ListingId, user: UserId) -> RepoResult<(bool, bool)> {
         let st = self.lock()?;
         ok((st.votes.iter().any(|v| v.listing == id && v.user == user), st.follows.contains_key(&(id, user))))
-    }
-
-    async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64> {
-        ok(self.lock()?.votes.iter().filter(|v| v.address_key.as_deref() == Some(address_key) && v.at >= since).count()
-            as i64)
     }
 
     async fn record_view(&self, view: &View) -> RepoResult<bool> {

@@ -63,7 +63,7 @@ async fn vote_and_take_back(
     id: domain::ids::ListingId,
     voter: domain::ids::UserId,
 ) -> Result<(), domain::ports::RepoError> {
-    let cast = store.cast_vote(&Vote::plain(id, voter, Utc::now())).await?;
+    let cast = store.cast_vote(&Vote::plain(id, voter, Utc::now())).await?.counted();
     let taken = store.uncast_vote(id, voter).await?;
     assert!(cast && taken, "the bench voter's vote is cast and taken back");
     Ok(())
@@ -153,7 +153,7 @@ async fn run(name: &str, url: &str, n: usize) {
         for k in 0..crowd {
             let u = account(&store, &format!("crowd{k}@people.example")).await;
             let at = Utc::now() - chrono::Duration::minutes(k as i64);
-            assert!(store.cast_vote(&Vote::plain(id, u, at)).await.unwrap());
+            assert!(store.cast_vote(&Vote::plain(id, u, at)).await.unwrap().counted());
         }
         println!("{name}: {crowd} more votes cast in {:.1} s", t.elapsed().as_secs_f64());
         let pair = measure(|_| vote_and_take_back(&store, id, voter)).await;

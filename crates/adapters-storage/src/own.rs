@@ -11,6 +11,7 @@ use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, FixedOffset, Utc};
 use domain::award::Award;
+use domain::engagement::{Cast, policy};
 use domain::ids::{ListingId, MilestoneId, UserId};
 use domain::interview::InterviewAnswer;
 use domain::listing::{FoundedYear, Lifecycle, Listing, ListingProfile, ListingStatus};
@@ -468,8 +469,17 @@ impl OwnListingRepository for SeaOrmStore {
         txn.commit().await.map_err(repo_err)
     }
 
-    async fn cast_vote(&self, v: &domain::engagement::Vote) -> RepoResult<bool> {
+    async fn cast_vote(&self, v: &domain::engagement::Vote) -> RepoResult<Cast> {
         let txn = self.begin_write().await?;
+        // One vote of an address at a time on PostgreSQL (SQLite writes one at a time anyway), so the
+        // cap below counts every vote of the address committed before this one. Taken first, before
+        // any row lock: a vote waiting here holds nothing a suspension could be waiting for.
+        if let (Some(key), sea_orm::DbBackend::Postgres) = (&v.address_key, self.backend()) {
+            let mut lock = RawQuery::new(self.backend());
+            // Class 7262023: votes by address (7262021 migrations, 7262022 index builds).
+            lock.sql("SELECT pg_advisory_xact_lock(7262023, hashtext(").bind(key.as_str()).sql("))");
+            txn.execute_raw(lock.build()).await.map_err(repo_err)?;
+        }
         // Not for a suspended account. On PostgreSQL the account's row is read `FOR SHARE`: a
         // suspension (which updates that row, then moves the account's votes out) either committed
         // before, and this reads it, or waits until this vote is committed, and then moves it too.
@@ -481,7 +491,7 @@ impl OwnListingRepository for SeaOrmStore {
         let active = ActiveRow::find_by_statement(q.build()).one(&txn).await.map_err(repo_err)?;
         if active.is_some_and(|a| !a.active) {
             txn.rollback().await.map_err(repo_err)?;
-            return Ok(false);
+            return Ok(Cast::Unchanged);
         }
         let row = votes::ActiveModel {
             listing_id: Set(v.listing_id.get()),
@@ -493,12 +503,25 @@ impl OwnListingRepository for SeaOrmStore {
         };
         if !insert_once(&txn, row).await? {
             txn.rollback().await.map_err(repo_err)?;
-            return Ok(false);
+            return Ok(Cast::Unchanged);
+        }
+        // The address's votes standing today, this one included (a repeat vote was answered above).
+        if let Some(key) = &v.address_key {
+            let standing = votes::Entity::find()
+                .filter(votes::Column::AddressKey.eq(key.as_str()))
+                .filter(votes::Column::CreatedAt.gte(ts(v.address_day())))
+                .count(&txn)
+                .await
+                .map_err(repo_err)?;
+            if !policy::address_cap_allows(i64::try_from(standing).unwrap_or(i64::MAX)) {
+                txn.rollback().await.map_err(repo_err)?;
+                return Ok(Cast::AddressCap);
+            }
         }
         // A vote is only ever cast for a live listing; a trigger keeps the tally's flag true to the listing.
         count_vote(&txn, v.listing_id.get(), v.cast_at, v.weight, Count::Add { live: true }).await?;
         txn.commit().await.map_err(repo_err)?;
-        Ok(true)
+        Ok(Cast::Counted)
     }
 
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool> {
@@ -546,16 +569,6 @@ impl OwnListingRepository for SeaOrmStore {
             .await
             .map_err(repo_err)?;
         Ok((voted > 0, following > 0))
-    }
-
-    async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64> {
-        let n = votes::Entity::find()
-            .filter(votes::Column::AddressKey.eq(address_key))
-            .filter(votes::Column::CreatedAt.gte(ts(since)))
-            .count(&self.db)
-            .await
-            .map_err(repo_err)?;
-        Ok(i64::try_from(n).unwrap_or(i64::MAX))
     }
 
     /// One transaction of three statements whatever the number of views: the marks inserted where

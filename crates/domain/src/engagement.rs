@@ -14,6 +14,13 @@ pub mod policy {
     pub const NEW_ACCOUNT_WEIGHT: f64 = 0.5;
     /// At most this many votes a UTC day from one network address, all its accounts together.
     pub const VOTES_PER_ADDRESS_PER_DAY: i64 = 20;
+
+    /// Whether a vote may stand, given the votes standing from its address today, itself included.
+    /// The store asks inside the vote's transaction, one address at a time: votes sent at once are
+    /// judged one after another, not all on the count before any of them.
+    pub fn address_cap_allows(standing_today: i64) -> bool {
+        standing_today <= VOTES_PER_ADDRESS_PER_DAY
+    }
     /// At most this many votes one account takes back in a day (429 beyond). Taking a vote back
     /// counts the listing's trending rank afresh from its votes (`listing::trending::rank`), so a
     /// script toggling one vote would make the store read a popular listing's votes again and again;
@@ -39,8 +46,23 @@ pub struct Voter {
     /// When the account was created.
     pub since: DateTime<Utc>,
     pub address_key: Option<String>,
-    /// Votes already cast today from the same address (0 without one).
-    pub address_votes_today: i64,
+}
+
+/// What the store did with a vote (`OwnListingRepository::cast_vote`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cast {
+    /// Recorded and counted.
+    Counted,
+    /// Nothing changed: this person already voted for the listing, or their account is suspended.
+    Unchanged,
+    /// Not recorded: its address already has [`policy::VOTES_PER_ADDRESS_PER_DAY`] votes standing today.
+    AddressCap,
+}
+
+impl Cast {
+    pub fn counted(self) -> bool {
+        self == Cast::Counted
+    }
 }
 
 /// Why a vote is refused.
@@ -61,8 +83,9 @@ impl Vote {
         Self { listing_id, voter, cast_at, weight: 1.0, address_key: None }
     }
 
-    /// A person's vote, through every rule: live listings only, never one's own, the per-address cap,
-    /// and half weight for an account younger than a day.
+    /// A person's vote, through the rules that need nothing stored: live listings only, never one's
+    /// own, and half weight for an account younger than a day. The per-address cap is the store's to
+    /// check when it records the vote ([`policy::address_cap_allows`], from [`Vote::address_day`]).
     pub fn cast(
         listing_id: ListingId,
         status: ListingStatus,
@@ -76,9 +99,6 @@ impl Vote {
         if owners.contains(&voter.id) {
             return Err(VoteRefused::OwnListing);
         }
-        if voter.address_key.is_some() && voter.address_votes_today >= policy::VOTES_PER_ADDRESS_PER_DAY {
-            return Err(VoteRefused::AddressCap);
-        }
         let new = now - voter.since < chrono::Duration::hours(policy::NEW_ACCOUNT_HOURS);
         Ok(Self {
             listing_id,
@@ -87,6 +107,11 @@ impl Vote {
             weight: if new { policy::NEW_ACCOUNT_WEIGHT } else { 1.0 },
             address_key: voter.address_key.clone(),
         })
+    }
+
+    /// When the day its address's cap counts over began: midnight UTC of the day it was cast.
+    pub fn address_day(&self) -> DateTime<Utc> {
+        self.cast_at.date_naive().and_hms_opt(0, 0, 0).map_or(self.cast_at, |t| t.and_utc())
     }
 }
 
@@ -129,24 +154,20 @@ mod tests {
         DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap()
     }
 
-    fn voter(id: i64, age_hours: i64, address_votes_today: i64) -> Voter {
+    fn voter(id: i64, age_hours: i64) -> Voter {
         Voter {
             id: UserId::from_db(id),
             since: now() - chrono::Duration::hours(age_hours),
             address_key: Some("k".into()),
-            address_votes_today,
         }
     }
 
     #[test]
     fn votes_only_for_live_listings_by_others() {
         let (l, maker) = (ListingId::from_db(1), UserId::from_db(1));
-        let fan = voter(2, 100, 0);
+        let fan = voter(2, 100);
         assert!(Vote::cast(l, ListingStatus::Live, &[maker], &fan, now()).is_ok());
-        assert_eq!(
-            Vote::cast(l, ListingStatus::Live, &[maker], &voter(1, 100, 0), now()),
-            Err(VoteRefused::OwnListing)
-        );
+        assert_eq!(Vote::cast(l, ListingStatus::Live, &[maker], &voter(1, 100), now()), Err(VoteRefused::OwnListing));
         assert_eq!(Vote::cast(l, ListingStatus::Scheduled, &[maker], &fan, now()), Err(VoteRefused::NotLive));
     }
 
@@ -154,13 +175,15 @@ mod tests {
     fn new_accounts_weigh_half_and_an_address_has_a_daily_cap() {
         let l = ListingId::from_db(1);
         let cast = |v: &Voter| Vote::cast(l, ListingStatus::Live, &[], v, now());
-        assert_eq!(cast(&voter(2, 23, 0)).unwrap().weight, policy::NEW_ACCOUNT_WEIGHT);
-        assert_eq!(cast(&voter(2, 24, 0)).unwrap().weight, 1.0, "a day old counts fully");
+        assert_eq!(cast(&voter(2, 23)).unwrap().weight, policy::NEW_ACCOUNT_WEIGHT);
+        assert_eq!(cast(&voter(2, 24)).unwrap().weight, 1.0, "a day old counts fully");
         let cap = policy::VOTES_PER_ADDRESS_PER_DAY;
-        assert!(cast(&voter(2, 100, cap - 1)).is_ok(), "the last vote within the cap");
-        assert_eq!(cast(&voter(2, 100, cap)), Err(VoteRefused::AddressCap), "one past it");
-        let unknown = Voter { address_key: None, ..voter(2, 100, cap) };
-        assert!(cast(&unknown).is_ok(), "without an address there is nothing to cap");
+        assert!(policy::address_cap_allows(cap), "the last vote within the cap (itself counted)");
+        assert!(!policy::address_cap_allows(cap + 1), "one past it");
+        // The cap's day is the vote's UTC day, from midnight.
+        let late = DateTime::parse_from_rfc3339("2026-11-27T23:59:59Z").unwrap().to_utc();
+        let v = cast(&voter(2, 100)).map(|v| Vote { cast_at: late, ..v }).unwrap();
+        assert_eq!(v.address_day(), DateTime::parse_from_rfc3339("2026-11-27T00:00:00Z").unwrap().to_utc());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use crate::App;
 use crate::{OpError, OpResult};
-use domain::engagement::{View, Vote, VoteRefused, Voter};
+use domain::engagement::{Cast, View, Vote, VoteRefused, Voter};
 use domain::ids::UserId;
 use domain::listing::{Listing, ListingStatus};
 use domain::slug::Slug;
@@ -32,23 +32,21 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
         Some(a) => Some(crate::quotas::keyed(app, "vote-address", a).await?),
         None => None,
     };
-    let address_votes_today = match &address_key {
-        Some(k) => {
-            let midnight = now.date_naive().and_hms_opt(0, 0, 0).map_or(now, |t| t.and_utc());
-            app.store.votes_from_address_since(k, midnight).await?
-        }
-        None => 0,
-    };
-    let voter = Voter { id: user, since: account.created_at, address_key, address_votes_today };
-    let v = Vote::cast(l.id, l.lifecycle.status(), &owners, &voter, now).map_err(|e| OpError::Conflict {
+    let voter = Voter { id: user, since: account.created_at, address_key };
+    let refused = |e: VoteRefused| OpError::Conflict {
         code: match e {
             VoteRefused::OwnListing => "own_listing",
             VoteRefused::NotLive => "not_live",
             VoteRefused::AddressCap => "vote_cap",
         },
         message: e.to_string(),
-    })?;
-    Ok(app.store.cast_vote(&v).await?)
+    };
+    let v = Vote::cast(l.id, l.lifecycle.status(), &owners, &voter, now).map_err(refused)?;
+    match app.store.cast_vote(&v).await? {
+        Cast::Counted => Ok(true),
+        Cast::Unchanged => Ok(false),
+        Cast::AddressCap => Err(refused(VoteRefused::AddressCap)),
+    }
 }
 
 /// A visit to the listing page, with one lookup of the listing: counts the view once a day per

@@ -53,7 +53,7 @@ async fn owned_live(
 
 async fn vote(store: &Arc<dyn Store>, id: ListingId, voter: UserId, hours_ago: i64) {
     let v = Vote { listing_id: id, voter, cast_at: now() - Duration::hours(hours_ago), weight: 1.0, address_key: None };
-    assert!(store.cast_vote(&v).await.unwrap());
+    assert!(store.cast_vote(&v).await.unwrap().counted());
 }
 
 /// What the public reads show of the directory: search, trending, this week's board, live slugs,
@@ -301,7 +301,7 @@ on_every_store!(a_suspended_account_casts_no_vote_even_one_racing_its_suspension
     let casts = ids[4..].iter().map(|id| {
         let store = store.clone();
         let v = Vote { listing_id: *id, voter: sock, cast_at: now(), weight: 1.0, address_key: None };
-        tokio::spawn(async move { store.cast_vote(&v).await })
+        tokio::spawn(async move { store.cast_vote(&v).await.map(domain::engagement::Cast::counted) })
     });
     let suspension = {
         let store = store.clone();
@@ -320,11 +320,11 @@ on_every_store!(a_suspended_account_casts_no_vote_even_one_racing_its_suspension
     // After it, every vote is refused outright.
     let fresh = owned_live(store, ann, "Fresh", None).await;
     let late = Vote { listing_id: fresh, voter: sock, cast_at: now(), weight: 1.0, address_key: None };
-    assert!(!store.cast_vote(&late).await.unwrap(), "a suspended account's vote is not cast");
+    assert!(!store.cast_vote(&late).await.unwrap().counted(), "a suspended account's vote is not cast");
     assert_eq!(store.get_listing(fresh).await.unwrap().unwrap().votes, 0);
     let back = store.restore_user(sock, &line(AuditAction::RestoreUser, "x", "")).await.unwrap();
     assert_eq!(back.map(|e| e.votes), Some(held), "the held votes come back");
-    assert!(store.cast_vote(&late).await.unwrap(), "restored, it votes again");
+    assert!(store.cast_vote(&late).await.unwrap().counted(), "restored, it votes again");
     assert_eq!(store.get_listing(fresh).await.unwrap().unwrap().votes, 1);
 });
 

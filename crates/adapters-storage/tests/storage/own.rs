@@ -82,8 +82,8 @@ on_every_store!(votes_fill_the_week_tally_and_a_week_is_awarded_once, |store| {
             n += 1;
             let u = store.create_user(user(&format!("v{n}@voters.example")), now()).await.unwrap();
             let v = Vote::plain(l, u.id, now() + Duration::minutes(n));
-            assert!(store.cast_vote(&v).await.unwrap());
-            assert!(!store.cast_vote(&v).await.unwrap(), "one vote per person and listing");
+            assert!(store.cast_vote(&v).await.unwrap().counted());
+            assert!(!store.cast_vote(&v).await.unwrap().counted(), "one vote per person and listing");
         }
     }
     assert_eq!(store.get_listing(b.id).await.unwrap().unwrap().votes, 3);
@@ -126,7 +126,7 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
     for (k, when) in at.iter().enumerate() {
         let u = store.create_user(user(&format!("fan{k}@people.example")), now()).await.unwrap();
         let weight = if k == 3 { 0.5 } else { 1.0 };
-        assert!(store.cast_vote(&Vote { weight, ..Vote::plain(l.id, u.id, *when) }).await.unwrap());
+        assert!(store.cast_vote(&Vote { weight, ..Vote::plain(l.id, u.id, *when) }).await.unwrap().counted());
         cast.push((u.id, *when, weight));
         let want = trending::rank(cast.iter().map(|(_, t, w)| (*t, *w)));
         assert!(
@@ -165,7 +165,7 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
     assert_eq!(store.week_tally(LaunchWeek::of(when)).await.unwrap().iter().map(|(_, n)| *n).sum::<i64>(), 0);
     assert_eq!(store.engagement_of(l.id, u).await.unwrap(), (false, false));
     // And the person may vote again.
-    assert!(store.cast_vote(&Vote::plain(l.id, u, then)).await.unwrap());
+    assert!(store.cast_vote(&Vote::plain(l.id, u, then)).await.unwrap().counted());
     assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, 1);
     assert!(close(rank_of(&**store, l.id).await, trending::rank([(then, 1.0)])));
 });
@@ -184,7 +184,7 @@ on_every_store!(the_trending_feed_orders_as_the_decayed_scores_of_now, |store| {
     for (i, hours) in plans.iter().enumerate() {
         let l = store.create_listing(listing(&format!("Feed {i}"), ListingStatus::Live, None)).await.unwrap();
         for (k, h) in hours.iter().enumerate() {
-            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap());
+            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap().counted());
         }
         let score = trending::score(hours.iter().map(|h| t - Duration::hours(*h)), t);
         expected.push((score, l.id.get(), l.profile.name.clone()));
@@ -265,14 +265,55 @@ on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |stor
         n += 1;
         let u = store.create_user(user(&format!("w{n}@voters.example")), now()).await.unwrap();
         let v = Vote { weight, address_key: Some("net-1".into()), ..Vote::plain(l.id, u.id, t0) };
-        assert!(store.cast_vote(&v).await.unwrap());
+        assert!(store.cast_vote(&v).await.unwrap().counted());
     }
     let score = |s: f64| (domain::listing::trending::score_of(s, t0) * 1e6).round() / 1e6;
     let after = store.get_listing(l.id).await.unwrap().unwrap();
     assert_eq!((after.votes, score(after.trending_score)), (2, 1.5));
-    assert_eq!(store.votes_from_address_since("net-1", t0).await.unwrap(), 2);
-    assert_eq!(store.votes_from_address_since("net-1", t0 + Duration::seconds(1)).await.unwrap(), 0);
-    assert_eq!(store.votes_from_address_since("net-2", t0).await.unwrap(), 0);
+});
+
+on_every_store!(an_address_casts_its_cap_of_votes_a_day_even_sent_all_at_once, |store| {
+    use chrono::{TimeZone, Utc};
+    use domain::engagement::{Cast, policy::VOTES_PER_ADDRESS_PER_DAY as CAP};
+    let l = store.create_listing(listing("Popular", ListingStatus::Live, None)).await.unwrap();
+    let other = store.create_listing(listing("Other", ListingStatus::Live, None)).await.unwrap();
+    let day = Utc.with_ymd_and_hms(2026, 11, 27, 9, 0, 0).unwrap();
+    let mut voters = Vec::new();
+    for k in 0..CAP + 5 {
+        voters.push(store.create_user(user(&format!("net{k}@voters.example")), now()).await.unwrap().id);
+    }
+    let from = |u, at| Vote { address_key: Some("net-1".into()), ..Vote::plain(l.id, u, at) };
+    let casts = voters.iter().map(|u| {
+        let (store, v) = (store.clone(), from(*u, day));
+        tokio::spawn(async move { store.cast_vote(&v).await })
+    });
+    let outcomes: Vec<Cast> = futures::future::join_all(casts).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let counted = outcomes.iter().filter(|c| **c == Cast::Counted).count() as i64;
+    assert_eq!((counted, outcomes.len() as i64 - counted), (CAP, 5), "{outcomes:?}");
+    assert!(outcomes.iter().all(|c| [Cast::Counted, Cast::AddressCap].contains(c)), "{outcomes:?}");
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().votes, CAP, "the refused ones count nowhere");
+    // At the cap: a repeat vote is unchanged (not refused), a vote from another address is counted,
+    // an unvote frees a place, and a vote at 23:59:59 is refused while one at midnight is the next
+    // day's first.
+    let (voted, refused) = {
+        let mut ids = Vec::new();
+        for u in &voters {
+            ids.push((*u, store.engagement_of(l.id, *u).await.unwrap().0));
+        }
+        (ids.iter().find(|(_, v)| *v).unwrap().0, ids.iter().find(|(_, v)| !*v).unwrap().0)
+    };
+    assert_eq!(store.cast_vote(&from(voted, day)).await.unwrap(), Cast::Unchanged);
+    let elsewhere = Vote { address_key: Some("net-2".into()), ..Vote::plain(other.id, voted, day) };
+    assert_eq!(store.cast_vote(&elsewhere).await.unwrap(), Cast::Counted);
+    // A vote taken back frees its place that day.
+    let one = voters.iter().find(|u| **u != voted && **u != refused).unwrap();
+    assert!(store.uncast_vote(l.id, voted).await.unwrap());
+    let v = Vote { address_key: Some("net-1".into()), ..Vote::plain(other.id, *one, day) };
+    assert_eq!(store.cast_vote(&v).await.unwrap(), Cast::Counted);
+    let late = day.date_naive().and_hms_opt(23, 59, 59).unwrap().and_utc();
+    assert_eq!(store.cast_vote(&from(refused, late)).await.unwrap(), Cast::AddressCap);
+    let midnight = late + Duration::seconds(1);
+    assert_eq!(store.cast_vote(&from(refused, midnight)).await.unwrap(), Cast::Counted);
 });
 
 on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
@@ -289,7 +330,7 @@ on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
     let casts = voters.iter().enumerate().map(|(k, u)| {
         let store = store.clone();
         let vote = Vote::plain(l.id, *u, t - Duration::hours(k as i64));
-        tokio::spawn(async move { store.cast_vote(&vote).await })
+        tokio::spawn(async move { store.cast_vote(&vote).await.map(domain::engagement::Cast::counted) })
     });
     for r in futures::future::join_all(casts).await {
         assert!(r.unwrap().unwrap());
@@ -310,7 +351,7 @@ on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
         let vote = Vote::plain(l.id, newcomers[k], t + Duration::hours(k as i64));
         [
             tokio::spawn(async move { a.uncast_vote(id, leaving).await }),
-            tokio::spawn(async move { b.cast_vote(&vote).await }),
+            tokio::spawn(async move { b.cast_vote(&vote).await.map(domain::engagement::Cast::counted) }),
         ]
     });
     for r in futures::future::join_all(mixed).await {
@@ -338,7 +379,7 @@ on_both!(the_kept_sums_of_before_become_ranks, |store| {
     for (i, hours) in plans.iter().enumerate() {
         let l = store.create_listing(listing(&format!("Old {i}"), ListingStatus::Live, None)).await.unwrap();
         for (k, h) in hours.iter().enumerate() {
-            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap());
+            assert!(store.cast_vote(&Vote::plain(l.id, voters[k], t - Duration::hours(*h))).await.unwrap().counted());
         }
         ids.push(l.id);
     }

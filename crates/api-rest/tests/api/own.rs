@@ -231,7 +231,7 @@ async fn a_free_listing_goes_live_through_the_badge_and_the_weeks_and_wins_by_vo
             .await
             .unwrap();
             let v = domain::engagement::Vote::plain(*listing, u.id, start + Duration::hours(voter));
-            assert!(domain::ports::OwnListingRepository::cast_vote(app.store.as_ref(), &v).await.unwrap());
+            assert!(domain::ports::OwnListingRepository::cast_vote(app.store.as_ref(), &v).await.unwrap().counted());
         }
     }
     let out = run_jobs(&s, start + Duration::days(7) + Duration::minutes(5)).await;

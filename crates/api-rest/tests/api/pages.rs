@@ -5,6 +5,7 @@ use crate::helpers::{TestApp, spawn_app_configured};
 use std::collections::HashMap;
 
 /// A tiny browser: remembers cookies, does not follow redirects (so each step is visible).
+#[derive(Clone)]
 pub(crate) struct Browser<'a> {
     pub(crate) app: &'a TestApp,
     client: reqwest::Client,

@@ -160,6 +160,41 @@ async fn an_address_votes_a_bounded_number_of_times_a_day_and_views_count_once()
     assert_eq!(views(&end), views(&start) + 1, "one person, one view a day; bots none");
 }
 
+/// The same cap against votes sent all at once: each used to count the address's votes before any of
+/// them was cast, so all passed. The store counts them inside the vote's transaction, one address at a
+/// time.
+#[tokio::test]
+async fn votes_sent_all_at_once_from_one_address_still_stop_at_its_cap() {
+    use domain::engagement::policy::VOTES_PER_ADDRESS_PER_DAY as CAP;
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let all: serde_json::Value = app.get("/api/v1/listings?per_page=100&sort=newest").await.json().await.unwrap();
+    let slugs: Vec<String> =
+        all["items"].as_array().unwrap().iter().map(|l| l["slug"].as_str().unwrap().to_owned()).collect();
+    let tries = usize::try_from(CAP).unwrap() + 10;
+    assert!(slugs.len() >= tries, "{} live listings", slugs.len());
+    let mut fan = Browser::new(&app);
+    sign_up(&mut fan, "burst@people.example").await;
+    let (_, page, _) = fan.get(&format!("/listings/{}", slugs[0])).await;
+    let csrf = hidden(&page, "csrf");
+    let votes = slugs[..tries].iter().map(|slug| {
+        let (mut b, csrf) = (fan.clone(), csrf.clone());
+        async move { b.post(&format!("/listings/{slug}/vote"), &[("csrf", &csrf), ("action", "vote")]).await.0 }
+    });
+    let mut statuses = futures_util::future::join_all(votes).await;
+    statuses.sort_unstable();
+    let cast = statuses.iter().filter(|s| **s == 303).count();
+    assert_eq!(cast, usize::try_from(CAP).unwrap(), "{statuses:?}");
+    assert!(statuses.iter().all(|s| [303, 409].contains(s)), "{statuses:?}");
+    let mut counted = 0;
+    for slug in &slugs[..tries] {
+        let l: serde_json::Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+        counted += l["votes"].as_i64().unwrap();
+    }
+    let before: i64 = all["items"].as_array().unwrap()[..tries].iter().map(|l| l["votes"].as_i64().unwrap()).sum();
+    assert_eq!(counted - before, CAP, "the refused votes count nowhere");
+}
+
 /// Page loads at the same moment are counted together (one writer, one transaction a batch) and
 /// each exactly once: 48 people at once add 48 views, the same 48 again add none, on both stores.
 #[tokio::test]

@@ -96,18 +96,22 @@ pub trait OwnListingRepository: Send + Sync {
 
     /// Records a vote (cast on the site, checked by `engagement::Vote::cast`): the listing's total, its
     /// trending rank (`trending::add_vote`) and the tally of the vote's launch week, in one
-    /// transaction. False when this person already voted for the listing, or their account is
+    /// transaction. `Unchanged` when this person already voted for the listing, or their account is
     /// suspended: checked inside the transaction, so a vote that raced the suspension either lands
-    /// before it (and is held with the others) or is not cast.
-    async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<bool>;
+    /// before it (and is held with the others) or is not cast. `AddressCap` when the vote has an
+    /// address and that address's votes standing since [`Vote::address_day`] would pass
+    /// [`policy::address_cap_allows`]: counted inside the transaction, one vote of an address at a
+    /// time, so votes sent at once cannot all pass on the same count.
+    ///
+    /// [`Vote::address_day`]: crate::engagement::Vote::address_day
+    /// [`policy::address_cap_allows`]: crate::engagement::policy::address_cap_allows
+    async fn cast_vote(&self, vote: &crate::engagement::Vote) -> RepoResult<crate::engagement::Cast>;
     /// Takes a person's vote back: the listing's total, its trending rank (counted afresh from the
     /// votes left, `trending::rank`) and the tally of the week it was cast in, in one transaction.
     /// False when there was no vote.
     async fn uncast_vote(&self, id: ListingId, voter: UserId) -> RepoResult<bool>;
     /// Whether the person voted for and follows the listing.
     async fn engagement_of(&self, id: ListingId, user: UserId) -> RepoResult<(bool, bool)>;
-    /// Votes cast from the address (its keyed hash) since `since`, all accounts together.
-    async fn votes_from_address_since(&self, address_key: &str, since: DateTime<Utc>) -> RepoResult<i64>;
     /// Counts a view unless this viewer saw the listing already that day; true when counted.
     async fn record_view(&self, view: &crate::engagement::View) -> RepoResult<bool>;
     /// Counts views as [`Self::record_view`] does, all in one transaction: one answer per view, in
