@@ -1,7 +1,7 @@
 //! What people do on the site's listing pages: vote (and take the vote back) and follow. Never an API
 //! operation: votes come only from people signed in on the site. The rules are the domain's
 //! (`engagement::Vote::cast`: live listings only, never one's own); storage keeps one vote per account
-//! and listing.
+//! and listing, and counts the per-address cap inside the vote's transaction.
 
 use crate::App;
 use crate::{OpError, OpResult};
