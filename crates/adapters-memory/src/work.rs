@@ -29,6 +29,21 @@ impl DraftRepository for MemoryStore {
         Ok(())
     }
 
+    async fn create_draft_within(&self, draft: &Draft, max_in_progress: u64) -> RepoResult<bool> {
+        let mut st = self.lock()?;
+        let owner = draft.owner;
+        let reading =
+            |d: &&Draft| d.owner == owner && matches!(d.status(), DraftStatus::Crawling | DraftStatus::Drafting);
+        if st.drafts.values().filter(reading).count() as u64 >= max_in_progress {
+            return Ok(false);
+        }
+        if st.drafts.contains_key(&draft.id) {
+            return Err(RepoError::Conflict("draft id taken".into()));
+        }
+        st.drafts.insert(draft.id, draft.clone());
+        Ok(true)
+    }
+
     async fn get_draft(&self, id: DraftId) -> RepoResult<Option<Draft>> {
         ok(self.lock()?.drafts.get(&id).cloned())
     }
@@ -91,15 +106,6 @@ impl DraftRepository for MemoryStore {
             d.listing_id = Some(id);
         }
         Ok(id)
-    }
-
-    async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64> {
-        ok(self
-            .lock()?
-            .drafts
-            .values()
-            .filter(|d| d.owner == owner && matches!(d.status(), DraftStatus::Crawling | DraftStatus::Drafting))
-            .count() as u64)
     }
 
     async fn create_invite(

@@ -384,30 +384,56 @@ async fn begin_on_draft(db: &sea_orm::DatabaseConnection, id: uuid::Uuid) -> Rep
     Ok(txn)
 }
 
+/// A new draft's row.
+fn draft_row(d: &Draft) -> drafts::ActiveModel {
+    let (status, reason) = status_out(d.status());
+    drafts::ActiveModel {
+        id: Set(d.id.as_uuid()),
+        user_id: Set(d.owner.get()),
+        url: Set(d.url.clone()),
+        status: Set(status),
+        failure_reason: Set(reason),
+        profile: Set(profile_to_json(&d.profile)),
+        extras: Set(extras_to_json(&d.extras)),
+        listing_id: Set(d.listing_id.map(ListingId::get)),
+        created_at: Set(ts(d.created_at)),
+        updated_at: Set(ts(d.updated_at)),
+        version: Set(d.version),
+    }
+}
+
 const COFOUNDER: &str = "cofounder";
 const OWNER: &str = "owner";
 
 #[async_trait]
 impl DraftRepository for SeaOrmStore {
     async fn create_draft(&self, d: &Draft) -> RepoResult<()> {
-        let (status, reason) = status_out(d.status());
-        drafts::ActiveModel {
-            id: Set(d.id.as_uuid()),
-            user_id: Set(d.owner.get()),
-            url: Set(d.url.clone()),
-            status: Set(status),
-            failure_reason: Set(reason),
-            profile: Set(profile_to_json(&d.profile)),
-            extras: Set(extras_to_json(&d.extras)),
-            listing_id: Set(d.listing_id.map(ListingId::get)),
-            created_at: Set(ts(d.created_at)),
-            updated_at: Set(ts(d.updated_at)),
-            version: Set(d.version),
-        }
-        .insert(&self.db)
-        .await
-        .map_err(repo_err)?;
+        draft_row(d).insert(&self.db).await.map_err(repo_err)?;
         Ok(())
+    }
+
+    async fn create_draft_within(&self, d: &Draft, max_in_progress: u64) -> RepoResult<bool> {
+        let txn = self.begin_write().await?;
+        // The owner's row, on PostgreSQL: two submissions at once would each count the drafts
+        // committed before them and both pass. SQLite's write transactions go one at a time.
+        if self.backend() == sea_orm::DbBackend::Postgres {
+            let mut q = crate::sql::RawQuery::new(self.backend());
+            q.sql("SELECT id FROM users WHERE id = ").bind(d.owner.get()).sql(" FOR NO KEY UPDATE");
+            sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
+        }
+        let reading = drafts::Entity::find()
+            .filter(drafts::Column::UserId.eq(d.owner.get()))
+            .filter(drafts::Column::Status.is_in(["crawling", "drafting"]))
+            .count(&txn)
+            .await
+            .map_err(repo_err)?;
+        if reading >= max_in_progress {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(false);
+        }
+        draft_row(d).insert(&txn).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
+        Ok(true)
     }
 
     async fn get_draft(&self, id: DraftId) -> RepoResult<Option<Draft>> {
@@ -556,15 +582,6 @@ impl DraftRepository for SeaOrmStore {
             }
         }
         Err(RepoError::Conflict(format!("no free slug near {}", new.slug)))
-    }
-
-    async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64> {
-        drafts::Entity::find()
-            .filter(drafts::Column::UserId.eq(owner.get()))
-            .filter(drafts::Column::Status.is_in(["crawling", "drafting"]))
-            .count(&self.db)
-            .await
-            .map_err(repo_err)
     }
 
     async fn create_invite(

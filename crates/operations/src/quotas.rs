@@ -59,11 +59,28 @@ pub(crate) fn account(user: domain::ids::UserId) -> Cap<'static> {
     }
 }
 
-/// Counts one against every cap and returns the counts (in `caps`' order); when one is past its
-/// limit, gives every count back and answers 429 naming the first spent cap. Each count is taken and
-/// read in one statement, so requests at once are numbered one by one and exactly `limit` of them get
-/// through: reading the counters first and counting after, a flood all read the last free place.
-pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Vec<i64>> {
+/// Counts taken by [`take`]: each cap's count (in the caps' order), and what it takes to give them
+/// back when what they paid for did not happen after all.
+pub(crate) struct Taken {
+    pub counts: Vec<i64>,
+    bumped: Vec<(String, chrono::DateTime<chrono::Utc>)>,
+}
+
+impl Taken {
+    /// Takes back every count (a bump from a window that has since ended is left alone).
+    pub(crate) async fn give_back(self, app: &App) -> OpResult<()> {
+        for (key, since) in &self.bumped {
+            app.store.give_back_throttle(key, *since).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Counts one against every cap and returns the counts; when one is past its limit, gives every
+/// count back and answers 429 naming the first spent cap. Each count is taken and read in one
+/// statement, so requests at once are numbered one by one and exactly `limit` of them get through:
+/// reading the counters first and counting after, a flood all read the last free place.
+pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Taken> {
     let now = app.now();
     let mut taken = Vec::with_capacity(caps.len());
     for c in caps {
@@ -71,15 +88,19 @@ pub(crate) async fn take(app: &App, caps: &[Cap<'_>]) -> OpResult<Vec<i64>> {
         let counter = app.store.bump_throttle(&key, now, now - c.window).await?;
         taken.push((key, counter));
     }
-    if let Some((c, (_, counter))) = caps.iter().zip(&taken).find(|(c, (_, counter))| counter.count > c.limit) {
-        for (key, counter) in &taken {
-            app.store.give_back_throttle(key, counter.since).await?;
+    let counts = taken.iter().map(|(_, counter)| counter.count).collect();
+    let spent = caps.iter().zip(&taken).find(|(c, (_, counter))| counter.count > c.limit);
+    let refusal = spent.map(|(c, (_, counter))| OpError::TooMany {
+        code: c.code,
+        message: format!("{} reached {}, the most there may be; nothing was done", c.what, c.limit),
+        retry_after_secs: domain::throttle::retry_after_secs(counter.since + c.window - now),
+    });
+    let taken = Taken { counts, bumped: taken.into_iter().map(|(key, counter)| (key, counter.since)).collect() };
+    match refusal {
+        Some(e) => {
+            taken.give_back(app).await?;
+            Err(e)
         }
-        return Err(OpError::TooMany {
-            code: c.code,
-            message: format!("{} reached {}, the most there may be; nothing was done", c.what, c.limit),
-            retry_after_secs: domain::throttle::retry_after_secs(counter.since + c.window - now),
-        });
+        None => Ok(taken),
     }
-    Ok(taken.into_iter().map(|(_, counter)| counter.count).collect())
 }

@@ -107,6 +107,38 @@ on_every_store!(saves_are_compare_and_set, |store| {
     assert_eq!(now.profile.field(DraftField::City).value, Some(FieldValue::Text("Cork".into())));
 });
 
+on_every_store!(drafts_being_read_stop_at_the_cap_even_submitted_all_at_once, |store| {
+    use domain::draft::DraftStatus;
+    let ann = user(store, "ann@acme.example").await;
+    let bob = user(store, "bob@acme.example").await;
+    let done = rich_draft(ann);
+    assert_ne!(*done.status(), DraftStatus::Crawling);
+    store.create_draft(&done).await.unwrap();
+    let reading = |owner, n: usize| {
+        Draft::new(
+            DraftId::new_random(),
+            owner,
+            SiteUrl::parse("url", &format!("site{n}.example")).unwrap(),
+            Utc::now(),
+        )
+    };
+    let made = (0..8).map(|n| {
+        let (store, d) = (store.clone(), reading(ann, n));
+        tokio::spawn(async move { store.create_draft_within(&d, 3).await })
+    });
+    let made: Vec<bool> = futures::future::join_all(made).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    assert_eq!(made.iter().filter(|m| **m).count(), 3, "a draft not being read does not count: {made:?}");
+    assert!(store.create_draft_within(&reading(bob, 9), 3).await.unwrap(), "another account has its own");
+    // One of them failing frees a place.
+    let mut gone = store.list_drafts(ann, PageRequest::parse(Some(1), Some(10)).unwrap()).await.unwrap().items;
+    gone.retain(|d| *d.status() == DraftStatus::Crawling);
+    let mut failed = gone.remove(0);
+    failed.fail("the site did not answer").unwrap();
+    store.save_draft(&failed, Utc::now()).await.unwrap().unwrap();
+    assert!(store.create_draft_within(&reading(ann, 10), 3).await.unwrap());
+    assert!(!store.create_draft_within(&reading(ann, 11), 3).await.unwrap());
+});
+
 on_every_store!(drafts_are_listed_per_owner_newest_first, |store| {
     let ann = user(store, "ann@acme.example").await;
     let bob = user(store, "bob@acme.example").await;

@@ -27,8 +27,12 @@ pub(crate) async fn key_for(db_url: &str, email: &str, scopes: &[domain::user::S
 }
 
 pub(crate) async fn maker(allowed: Vec<String>) -> Maker {
+    maker_on(test_support::sqlite(), allowed).await
+}
+
+/// [`maker`] on the database `db` (SQLite or PostgreSQL).
+pub(crate) async fn maker_on(db: test_support::TestDatabase, allowed: Vec<String>) -> Maker {
     use domain::user::Scope::*;
-    let db = test_support::sqlite();
     let key = key_for(&db.url, "ann@acme.example", &[AccountRead, ListingsWrite]).await;
     let other_key = key_for(&db.url, "bob@acme.example", &[AccountRead, ListingsWrite]).await;
     let read_only_key = key_for(&db.url, "ann@acme.example", &[AccountRead]).await;

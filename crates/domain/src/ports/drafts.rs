@@ -22,6 +22,11 @@ pub struct Invite {
 pub trait DraftRepository: Send + Sync {
     async fn create_draft(&self, draft: &Draft) -> RepoResult<()>;
 
+    /// Creates the draft unless its owner already has `max_in_progress` drafts still being read or
+    /// drafted (status crawling or drafting); whether it did. Counted and created under a lock on the
+    /// owner, so submissions sent at once are counted one after another, not all on the same count.
+    async fn create_draft_within(&self, draft: &Draft, max_in_progress: u64) -> RepoResult<bool>;
+
     /// Any owner's; callers answer 404 for other people's drafts.
     async fn get_draft(&self, id: DraftId) -> RepoResult<Option<Draft>>;
 
@@ -41,9 +46,6 @@ pub trait DraftRepository: Send + Sync {
         listing: &NewListing,
         now: DateTime<Utc>,
     ) -> RepoResult<ListingId>;
-
-    /// How many of `owner`'s drafts are still being read or drafted (status crawling or drafting).
-    async fn drafts_in_progress(&self, owner: UserId) -> RepoResult<u64>;
 
     /// `Conflict` when the draft already has [`crate::draft::limits::INVITES_PER_LISTING`] invites. An
     /// address invited before gets the new token (a fresh link) without using another invite.

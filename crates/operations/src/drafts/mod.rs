@@ -80,7 +80,7 @@ pub struct SubmitListingInput {
 
 /// Counts one site read for `user` against the daily cap (`domain::draft::crawl_caps::PER_DAY`); a
 /// 429 `crawl_quota` with the time until the day's count starts over, once it is spent.
-async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
+async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<crate::quotas::Taken> {
     let cap = crate::quotas::Cap::account_day(
         "crawl_quota",
         "crawls-day",
@@ -88,7 +88,7 @@ async fn count_crawl(ctx: &Ctx, user: domain::ids::UserId) -> OpResult<()> {
         domain::draft::crawl_caps::PER_DAY,
         "sites this account had read in the last day",
     );
-    crate::quotas::take(&ctx.app, &[cap]).await.map(|_| ())
+    crate::quotas::take(&ctx.app, &[cap]).await
 }
 
 #[derive(Debug)]
@@ -124,20 +124,22 @@ impl Operation for SubmitListing {
         let url = domain::draft::SiteUrl::parse("url", &input.url)?;
         crate::moderation::refuse_blocked(&ctx.app, "url", &listing::domain_of(url.as_str())).await?;
         let now = ctx.app.now();
-        let in_progress = ctx.app.store.drafts_in_progress(p.user_id).await?;
-        if in_progress >= domain::draft::crawl_caps::CONCURRENT {
+        // The day's count first; then the draft, created only while fewer than the cap of this
+        // account's drafts are being read (counted by the store under a lock on the account, so
+        // submissions sent at once cannot all pass on one count). Refused, the count goes back.
+        let crawl = count_crawl(ctx, p.user_id).await?;
+        let d = Draft::new(DraftId::new_random(), p.user_id, url, now);
+        let at_once = domain::draft::crawl_caps::CONCURRENT;
+        if !ctx.app.store.create_draft_within(&d, at_once).await? {
+            crawl.give_back(&ctx.app).await?;
             return Err(OpError::TooMany {
                 code: "drafts_in_progress",
                 message: format!(
-                    "{in_progress} of your drafts are still being read; submit another when one is ready (at most {} at once)",
-                    domain::draft::crawl_caps::CONCURRENT
+                    "{at_once} of your drafts are still being read; submit another when one is ready (at most {at_once} at once)"
                 ),
                 retry_after_secs: 30,
             });
         }
-        count_crawl(ctx, p.user_id).await?;
-        let d = Draft::new(DraftId::new_random(), p.user_id, url, now);
-        ctx.app.store.create_draft(&d).await?;
         worker::enqueue(&ctx.app, &worker::JobSpec::Draft { draft: d.id, only: None }).await?;
         Ok(DraftOut::from(&d))
     }
@@ -402,7 +404,7 @@ impl Operation for InviteCofounder {
                     what: "invites sent to this address today",
                 },
             ];
-            take(&ctx.app, &caps).await?[1]
+            take(&ctx.app, &caps).await?.counts[1]
         };
         let token = ctx.app.secrets.random_token();
         let hash = ctx.app.secrets.hash_token(&token);

@@ -77,6 +77,28 @@ async fn one_account_cannot_keep_the_crawler_busy_without_end() {
 }
 
 #[tokio::test]
+async fn submissions_sent_all_at_once_still_start_only_three_reads() {
+    // Each submission used to count the account's drafts being read, then create its own: sent
+    // together, they all counted the drafts committed before any of them.
+    let (silent, _task) = silent_site().await;
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let m = crate::drafts::maker_on(db, vec![silent.clone()]).await;
+        let submissions = (0..10).map(|n| {
+            let (m, url) = (&m, format!("http://{silent}/burst{n}"));
+            async move { m.call("POST", "/drafts", &m.key, Some(json!({"url": url})), None).await }
+        });
+        let answers = futures_util::future::join_all(submissions).await;
+        let started = answers.iter().filter(|(st, _)| *st == 201).count() as u64;
+        assert_eq!(started, domain::draft::crawl_caps::CONCURRENT, "{answers:?}");
+        for (st, body) in answers.iter().filter(|(st, _)| *st != 201) {
+            assert_eq!((*st, body["error"]["code"].as_str()), (429, Some("drafts_in_progress")), "{body}");
+        }
+        let (_, mine) = m.call("GET", "/drafts", &m.key, None, None).await;
+        assert_eq!(mine["pagination"]["total"], 3, "no refused submission left a draft: {mine}");
+    }
+}
+
+#[tokio::test]
 async fn an_account_reads_at_most_thirty_sites_a_day() {
     let site = test_support::FixtureSite::serve("acme-rockets", "http://127.0.0.1:9").await;
     let m = maker(vec![site.host_port()]).await;
