@@ -96,8 +96,12 @@ impl ApiKeyRepository for MemoryStore {
         hash: &str,
         scopes: &[Scope],
         now: DateTime<Utc>,
-    ) -> RepoResult<ApiKey> {
+    ) -> RepoResult<Option<ApiKey>> {
         let mut st = self.lock()?;
+        let active = st.api_keys.iter().filter(|(k, _)| k.user_id == user && k.revoked_at.is_none()).count();
+        if domain::auth::room_for_another_key(active).is_err() {
+            return Ok(None);
+        }
         if st.api_keys.iter().any(|(k, _)| k.shown == shown) {
             return Err(RepoError::Conflict("key prefix taken".into()));
         }
@@ -112,7 +116,7 @@ impl ApiKeyRepository for MemoryStore {
             revoked_at: None,
         };
         st.api_keys.push((key.clone(), hash.to_owned()));
-        Ok(key)
+        Ok(Some(key))
     }
 
     async fn api_key_by_shown(&self, shown: &str) -> RepoResult<Option<(ApiKey, String)>> {

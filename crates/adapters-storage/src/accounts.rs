@@ -10,7 +10,7 @@ use domain::ids::{ApiKeyId, UserId};
 use domain::ports::{ApiKeyRepository, NewUser, RepoError, RepoResult, UserRepository};
 use domain::user::{Email, Scope, User};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
 fn to_user(m: users::Model) -> Option<User> {
     Some(User {
@@ -139,7 +139,25 @@ impl ApiKeyRepository for SeaOrmStore {
         hash: &str,
         scopes: &[Scope],
         now: DateTime<Utc>,
-    ) -> RepoResult<ApiKey> {
+    ) -> RepoResult<Option<ApiKey>> {
+        let txn = self.begin_write().await?;
+        // The account's row, on PostgreSQL: two keys created at once would each count the keys
+        // committed before them and both pass. SQLite's write transactions go one at a time.
+        if self.backend() == sea_orm::DbBackend::Postgres {
+            let mut q = crate::sql::RawQuery::new(self.backend());
+            q.sql("SELECT id FROM users WHERE id = ").bind(user.get()).sql(" FOR NO KEY UPDATE");
+            sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
+        }
+        let active = api_keys::Entity::find()
+            .filter(api_keys::Column::UserId.eq(user.get()))
+            .filter(api_keys::Column::RevokedAt.is_null())
+            .count(&txn)
+            .await
+            .map_err(repo_err)?;
+        if domain::auth::room_for_another_key(usize::try_from(active).unwrap_or(usize::MAX)).is_err() {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(None);
+        }
         let m = api_keys::ActiveModel {
             user_id: Set(user.get()),
             name: Set(name.to_owned()),
@@ -151,10 +169,11 @@ impl ApiKeyRepository for SeaOrmStore {
             revoked_at: Set(None),
             ..Default::default()
         }
-        .insert(&self.db)
+        .insert(&txn)
         .await
         .map_err(repo_err)?;
-        Ok(to_key(m))
+        txn.commit().await.map_err(repo_err)?;
+        Ok(Some(to_key(m)))
     }
 
     async fn api_key_by_shown(&self, shown: &str) -> RepoResult<Option<(ApiKey, String)>> {

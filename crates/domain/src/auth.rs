@@ -146,12 +146,17 @@ pub const MAX_ACTIVE_API_KEYS: usize = 20;
 /// Refuses a new key when the account already holds `active` unrevoked ones.
 pub fn room_for_another_key(active: usize) -> Result<(), ValidationError> {
     if active >= MAX_ACTIVE_API_KEYS {
-        return Err(ValidationError::new(
-            "keys",
-            format!("an account holds at most {MAX_ACTIVE_API_KEYS} active API keys; revoke one first"),
-        ));
+        return Err(no_room_for_another_key());
     }
     Ok(())
+}
+
+/// The refusal of a key past [`MAX_ACTIVE_API_KEYS`].
+pub fn no_room_for_another_key() -> ValidationError {
+    ValidationError::new(
+        "keys",
+        format!("an account holds at most {MAX_ACTIVE_API_KEYS} active API keys; revoke one first"),
+    )
 }
 
 /// An API key as stored and listed (never the key itself).

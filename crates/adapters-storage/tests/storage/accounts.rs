@@ -28,15 +28,40 @@ on_every_store!(users_are_unique_by_email_whatever_the_case, |store| {
     assert_eq!(store.get_user(ann.id).await.unwrap().unwrap().email, ann.email);
 });
 
+on_every_store!(keys_created_all_at_once_stop_at_an_accounts_cap, |store| {
+    use domain::auth::MAX_ACTIVE_API_KEYS as CAP;
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now).await.unwrap();
+    let made = (0..CAP + 10).map(|n| {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let shown = format!("ldk_{n:08}");
+            store.create_api_key(ann.id, "burst", &shown, &format!("{n:064}"), &[Scope::AccountRead], now).await
+        })
+    });
+    let made: Vec<_> = futures::future::join_all(made).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let keys: Vec<domain::auth::ApiKey> = made.into_iter().flatten().collect();
+    assert_eq!(keys.len(), CAP, "each key counted the ones before it");
+    assert_eq!(store.list_api_keys(ann.id).await.unwrap().len(), CAP);
+    // A revoked key frees its place; the place is taken once.
+    store.revoke_api_key(ann.id, keys[0].id, now).await.unwrap();
+    let again = |shown: &'static str| store.create_api_key(ann.id, "again", shown, shown, &[Scope::AccountRead], now);
+    assert!(again("ldk_AGAIN001").await.unwrap().is_some());
+    assert!(again("ldk_AGAIN002").await.unwrap().is_none());
+});
+
 on_every_store!(api_keys_are_found_by_their_shown_part_and_revoked_by_their_owner_only, |store| {
     let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
     let ann = store.create_user(user("ann@acme.example"), now).await.unwrap();
     let bob = store.create_user(user("bob@acme.example"), now).await.unwrap();
     let scopes = [Scope::AccountRead, Scope::ListingsWrite];
-    let k1 = store.create_api_key(ann.id, "CI", "ldk_AAAAAAAA", &"a".repeat(64), &scopes, now).await.unwrap();
+    let k1 = store.create_api_key(ann.id, "CI", "ldk_AAAAAAAA", &"a".repeat(64), &scopes, now).await.unwrap().unwrap();
     let later = now + Duration::minutes(5);
-    let k2 =
-        store.create_api_key(ann.id, "laptop", "ldk_BBBBBBBB", &"b".repeat(64), &scopes[..1], later).await.unwrap();
+    let k2 = store
+        .create_api_key(ann.id, "laptop", "ldk_BBBBBBBB", &"b".repeat(64), &scopes[..1], later)
+        .await
+        .unwrap()
+        .unwrap();
     let dup = store.create_api_key(bob.id, "x", "ldk_AAAAAAAA", &"c".repeat(64), &scopes, now).await;
     assert!(matches!(dup, Err(RepoError::Conflict(_))), "shown parts are unique: {dup:?}");
 

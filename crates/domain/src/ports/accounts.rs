@@ -47,8 +47,10 @@ pub trait UserRepository: Send + Sync {
 
 #[async_trait]
 pub trait ApiKeyRepository: Send + Sync {
-    /// Stores a key by its shown part and hash. `Conflict` if the shown part is taken (then the caller
-    /// draws a new key).
+    /// Stores a key by its shown part and hash, unless `user` holds as many unrevoked keys as
+    /// [`crate::auth::room_for_another_key`] allows already (`None`): counted under a lock on the
+    /// account, so keys created at once stop at the cap. `Conflict` if the shown part is taken (then
+    /// the caller draws a new key).
     async fn create_api_key(
         &self,
         user: UserId,
@@ -57,7 +59,7 @@ pub trait ApiKeyRepository: Send + Sync {
         hash: &str,
         scopes: &[Scope],
         now: DateTime<Utc>,
-    ) -> RepoResult<ApiKey>;
+    ) -> RepoResult<Option<ApiKey>>;
 
     /// The key whose shown part is `shown`, with its stored hash; revoked keys too (the caller decides).
     async fn api_key_by_shown(&self, shown: &str) -> RepoResult<Option<(ApiKey, String)>>;

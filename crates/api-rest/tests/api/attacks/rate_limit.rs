@@ -126,3 +126,29 @@ async fn an_account_cannot_mint_keys_without_end() {
     let (ok, err) = mint().await;
     assert!(!ok && err.contains("at most 20 active API keys"), "{err}");
 }
+
+#[tokio::test]
+async fn keys_created_all_at_once_from_the_site_stop_at_the_cap() {
+    // Each creation counted the account's keys, then made its own: thirty sent together all counted
+    // none. The store now counts under a lock on the account.
+    use crate::pages::{Browser, hidden, sign_up};
+    let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
+    app.wait_ready().await;
+    let mut max = Browser::new(&app);
+    sign_up(&mut max, "max@acme.example").await;
+    let (_, page, _) = max.get("/account/api-keys").await;
+    let csrf = hidden(&page, "csrf");
+    let cap = domain::auth::MAX_ACTIVE_API_KEYS;
+    let made = (0..cap + 10).map(|n| {
+        let (mut b, csrf) = (max.clone(), csrf.clone());
+        async move {
+            let name = format!("burst {n}");
+            b.post("/account/api-keys", &[("csrf", &csrf), ("name", &name), ("scope_account_read", "on")]).await.0
+        }
+    });
+    let statuses = futures_util::future::join_all(made).await;
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), cap, "{statuses:?}");
+    assert!(statuses.iter().all(|s| [201, 400].contains(s)), "{statuses:?}");
+    let (_, page, _) = max.get("/account/api-keys").await;
+    assert_eq!(page.matches("burst ").count(), cap, "the refused ones left no key");
+}
