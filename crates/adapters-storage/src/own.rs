@@ -210,6 +210,19 @@ pub(crate) async fn lock_listing(txn: &DatabaseTransaction, id: ListingId) -> Re
     Ok(())
 }
 
+/// Locks the listings' rows in ascending id (PostgreSQL; SQLite writes one at a time), the order a
+/// suspension takes them in: an UPDATE of several rows takes them in whatever order its plan visits.
+pub(crate) async fn lock_listings(txn: &DatabaseTransaction, ids: impl IntoIterator<Item = i64>) -> RepoResult<()> {
+    let backend = txn.get_database_backend();
+    let ids: Vec<i64> = ids.into_iter().collect();
+    if backend == sea_orm::DbBackend::Postgres && !ids.is_empty() {
+        let mut q = RawQuery::new(backend);
+        q.sql("SELECT id FROM listings WHERE id IN ").bind_list(ids).sql(" ORDER BY id FOR NO KEY UPDATE");
+        txn.execute_raw(q.build()).await.map_err(repo_err)?;
+    }
+    Ok(())
+}
+
 /// Moves a listing's follower count by `delta`.
 async fn add_follows(txn: &DatabaseTransaction, id: ListingId, delta: i64) -> RepoResult<()> {
     listings::Entity::update_many()
@@ -571,10 +584,11 @@ impl OwnListingRepository for SeaOrmStore {
         Ok((voted > 0, following > 0))
     }
 
-    /// One transaction of three statements whatever the number of views: the marks inserted where
-    /// none exists (`RETURNING` says which), then the day counts and the listings' totals raised by
-    /// the new ones. Views are written in key order, so two batches on PostgreSQL take their locks in
-    /// the same order.
+    /// One transaction of three statements whatever the number of views (four on PostgreSQL): the
+    /// marks inserted where none exists (`RETURNING` says which), then the day counts and the
+    /// listings' totals raised by the new ones. Views are written in key order and the listings are
+    /// locked in ascending id first, so two batches, or a batch and a suspension, on PostgreSQL take
+    /// their locks in the same order.
     async fn record_views(&self, views: &[domain::engagement::View]) -> RepoResult<Vec<bool>> {
         #[derive(Debug, sea_orm::FromQueryResult)]
         struct Marked {
@@ -613,6 +627,9 @@ impl OwnListingRepository for SeaOrmStore {
             *per_listing.entry(m.listing_id).or_default() += 1;
         }
         if !per_day.is_empty() {
+            // The listings first, in ascending id, as a suspension takes them: the day counts below
+            // touch no listing row, and the totals' UPDATE would take them in its plan's order.
+            lock_listings(&txn, per_listing.keys().copied()).await?;
             let mut days = RawQuery::new(backend);
             days.sql("INSERT INTO listing_views (listing_id, day, views)");
             values(
