@@ -269,6 +269,17 @@ impl State {
         true
     }
 
+    /// Launches on `plan` that hold a place in `week` (awaiting the badge, scheduled or live).
+    pub(crate) fn launches_in_week(&self, plan: domain::listing::Plan, week: domain::week::LaunchWeek) -> i64 {
+        use domain::listing::ListingStatus::{AwaitingBadge, Live, Scheduled};
+        self.listings
+            .values()
+            .map(|r| &r.listing.lifecycle)
+            .filter(|lc| matches!(lc.status(), AwaitingBadge | Scheduled | Live))
+            .filter(|lc| lc.plan() == plan && lc.launch_week() == Some(week))
+            .count() as i64
+    }
+
     fn owns(&self, user: UserId, listing: ListingId) -> bool {
         self.owners.iter().any(|o| o.listing == listing && o.user == user)
     }

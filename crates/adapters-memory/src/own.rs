@@ -10,7 +10,7 @@ use domain::ids::{ListingId, MilestoneId, UserId};
 use domain::interview::InterviewAnswer;
 use domain::listing::{Lifecycle, Listing, ListingProfile, ListingStatus, trending};
 use domain::paging::{PageRequest, Paged};
-use domain::ports::{BadgeCheck, ListingVersion, OwnListingRepository, RepoError, RepoResult};
+use domain::ports::{BadgeCheck, ListingVersion, OwnListingRepository, QueueMove, RepoError, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::user::Email;
 use domain::week::LaunchWeek;
@@ -106,6 +106,21 @@ impl OwnListingRepository for MemoryStore {
         now: DateTime<Utc>,
     ) -> RepoResult<bool> {
         Ok(self.lock()?.move_lifecycle(id, from, to, now))
+    }
+
+    async fn move_lifecycle_within(
+        &self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+        capacity: i64,
+    ) -> RepoResult<QueueMove> {
+        let mut st = self.lock()?;
+        if to.launch_week().is_some_and(|w| st.launches_in_week(to.plan(), w) >= capacity) {
+            return Ok(QueueMove::WeekFull);
+        }
+        Ok(if st.move_lifecycle(id, from, to, now) { QueueMove::Moved } else { QueueMove::Stale })
     }
 
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {

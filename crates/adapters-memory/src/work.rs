@@ -484,16 +484,8 @@ impl OrderRepository for MemoryStore {
 
     async fn launches_in(&self, plan: Plan, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>> {
         let st = self.lock()?;
-        let mut counts: std::collections::BTreeMap<LaunchWeek, i64> = Default::default();
-        for l in st.listings.values().map(|r| &r.listing) {
-            let lc = &l.lifecycle;
-            let holds =
-                matches!(lc.status(), ListingStatus::AwaitingBadge | ListingStatus::Scheduled | ListingStatus::Live);
-            if let Some(w) = lc.launch_week().filter(|w| holds && lc.plan() == plan && weeks.contains(w)) {
-                *counts.entry(w).or_default() += 1;
-            }
-        }
-        Ok(counts.into_iter().collect())
+        let counts = weeks.iter().map(|w| (*w, st.launches_in_week(plan, *w))).filter(|(_, n)| *n > 0);
+        ok(counts.collect::<std::collections::BTreeMap<_, _>>().into_iter().collect())
     }
 
     async fn launches_ahead(&self, plan: Plan, week: LaunchWeek, before: ListingId) -> RepoResult<i64> {

@@ -16,7 +16,7 @@ use domain::ids::{ListingId, MilestoneId, UserId};
 use domain::interview::InterviewAnswer;
 use domain::listing::{FoundedYear, Lifecycle, Listing, ListingProfile, ListingStatus};
 use domain::paging::{PageRequest, Paged};
-use domain::ports::{BadgeCheck, ListingRepository, ListingVersion, OwnListingRepository, RepoResult};
+use domain::ports::{BadgeCheck, ListingRepository, ListingVersion, OwnListingRepository, QueueMove, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::user::Email;
 use domain::week::LaunchWeek;
@@ -197,6 +197,11 @@ struct ActiveRow {
     active: bool,
 }
 
+#[derive(Debug, FromQueryResult)]
+struct CountRow {
+    n: i64,
+}
+
 /// Locks the listing's row for the rest of `txn` on PostgreSQL (`FOR NO KEY UPDATE`, the lock an
 /// `UPDATE` of it takes), so writers that read what the listing has and then add to it take turns: a
 /// bound checked on what was read holds. SQLite's write transactions already run one at a time.
@@ -338,6 +343,44 @@ impl OwnListingRepository for SeaOrmStore {
         now: DateTime<Utc>,
     ) -> RepoResult<bool> {
         move_lifecycle_on(&self.db, id, from, to, now).await
+    }
+
+    async fn move_lifecycle_within(
+        &self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+        capacity: i64,
+    ) -> RepoResult<QueueMove> {
+        let Some(week) = to.launch_week() else {
+            let moved = move_lifecycle_on(&self.db, id, from, to, now).await?;
+            return Ok(if moved { QueueMove::Moved } else { QueueMove::Stale });
+        };
+        let txn = self.begin_write().await?;
+        // One move into a week of a plan at a time on PostgreSQL (class 7262024; SQLite writes one at
+        // a time): each counts the moves committed before it.
+        if self.backend() == sea_orm::DbBackend::Postgres {
+            let mut lock = RawQuery::new(self.backend());
+            let key = format!("{}:{}", to.plan().as_str(), week.monday());
+            lock.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
+            txn.execute_raw(lock.build()).await.map_err(repo_err)?;
+        }
+        let mut q = RawQuery::new(self.backend());
+        q.sql("SELECT COUNT(*) AS n FROM listings WHERE plan = ")
+            .bind(to.plan().as_str())
+            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week = ")
+            .bind(week.monday());
+        let held = CountRow::find_by_statement(q.build()).one(&txn).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let outcome = if held >= capacity {
+            QueueMove::WeekFull
+        } else if move_lifecycle_on(&txn, id, from, to, now).await? {
+            QueueMove::Moved
+        } else {
+            QueueMove::Stale
+        };
+        txn.commit().await.map_err(repo_err)?;
+        Ok(outcome)
     }
 
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>> {

@@ -113,7 +113,13 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
             continue;
         };
         let mut next = l.lifecycle;
-        if next.requeue_free(week, now).is_ok() && app.store.move_lifecycle(l.id, &l.lifecycle, &next, now).await? {
+        // The week's capacity is checked again as it moves (a week that filled meanwhile: next tick).
+        let capacity = crate::own::site_settings(app).await.map_err(|e| RepoError::Unexpected(e.to_string().into()))?;
+        let capacity = capacity.free_plan_weekly_capacity;
+        if next.requeue_free(week, now).is_ok()
+            && app.store.move_lifecycle_within(l.id, &l.lifecycle, &next, now, capacity).await?
+                == domain::ports::QueueMove::Moved
+        {
             tracing::info!(listing = l.id.get(), week = %week.monday(), "badge not found in time; queued for a later free week");
             enqueue_at(app, &JobSpec::BadgeCheck { listing: l.id.get() }, now).await?;
             changed += 1;

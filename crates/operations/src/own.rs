@@ -855,19 +855,38 @@ impl Operation for ChooseFreeListing {
     type Output = MyListingOut;
 
     async fn run(ctx: &Ctx, i: ListingIdInput) -> OpResult<MyListingOut> {
+        use domain::ports::QueueMove;
         let l = own_listing(ctx, i.listing_id).await?;
         let now = ctx.app.now();
-        let week = free_week(ctx, now).await?;
-        let mut next = l.lifecycle;
-        next.choose_free(week).map_err(conflict)?;
-        if !ctx.app.store.move_lifecycle(l.id, &l.lifecycle, &next, now).await? {
-            // Another request moved it first: report the status it has now.
-            let current = own_listing(ctx, i.listing_id).await?;
-            return Err(conflict(domain::listing::TransitionError {
-                machine: "listing",
-                action: "choose the free plan",
-                current: current.lifecycle.status().as_str(),
-            }));
+        let settings = site_settings(&ctx.app).await?;
+        let capacity = settings.free_plan_weekly_capacity;
+        // The week is chosen on counts read before; the store checks the capacity again as it moves
+        // the listing in (listings queued at once would otherwise overfill a week). A week found full
+        // there stays full, so choosing again on fresh counts ends within the window's weeks.
+        let mut moved = false;
+        for _ in 0..=domain::own::free_window(now, &settings).len() {
+            let week = free_week(ctx, now).await?;
+            let mut next = l.lifecycle;
+            next.choose_free(week).map_err(conflict)?;
+            match ctx.app.store.move_lifecycle_within(l.id, &l.lifecycle, &next, now, capacity).await? {
+                QueueMove::Moved => {
+                    moved = true;
+                    break;
+                }
+                QueueMove::WeekFull => continue,
+                QueueMove::Stale => {
+                    // Another request moved it first: report the status it has now.
+                    let current = own_listing(ctx, i.listing_id).await?;
+                    return Err(conflict(domain::listing::TransitionError {
+                        machine: "listing",
+                        action: "choose the free plan",
+                        current: current.lifecycle.status().as_str(),
+                    }));
+                }
+            }
+        }
+        if !moved {
+            return Err(free_queue_full());
         }
         worker::enqueue(&ctx.app, &worker::JobSpec::BadgeCheck { listing: l.id.get() }).await?;
         let l = own_listing(ctx, i.listing_id).await?;
@@ -892,10 +911,14 @@ async fn free_launch_of(ctx: &Ctx, l: &Listing) -> OpResult<Option<FreeLaunchOut
 
 /// The free week for a listing queued now (see [`domain::own::free_launch_week`]); 409 when full.
 pub(crate) async fn free_week(ctx: &Ctx, now: chrono::DateTime<chrono::Utc>) -> OpResult<domain::week::LaunchWeek> {
-    free_week_for(&ctx.app, now).await?.ok_or_else(|| OpError::Conflict {
+    free_week_for(&ctx.app, now).await?.ok_or_else(free_queue_full)
+}
+
+fn free_queue_full() -> OpError {
+    OpError::Conflict {
         code: "free_queue_full",
         message: "every free launch week 6 to 8 weeks out is full; try again next week or choose a paid launch".into(),
-    })
+    }
 }
 
 /// The free week for a listing queued at `now`, or `None` when every week of the window is full.

@@ -456,3 +456,40 @@ async fn a_batch_of_views_takes_its_listings_in_the_order_a_suspension_does() {
         assert_eq!(store.get_listing(*id).await.unwrap().unwrap().views, 1);
     }
 }
+
+on_every_store!(moves_into_a_week_at_once_stop_at_its_capacity, |store| {
+    use domain::listing::{Lifecycle, Plan};
+    use domain::ports::QueueMove;
+    let week = LaunchWeek::of(now()).plus_weeks(7);
+    let mut ids = Vec::new();
+    for k in 0..12 {
+        ids.push(store.create_listing(listing(&format!("Queued {k}"), ListingStatus::Draft, None)).await.unwrap().id);
+    }
+    let free = |w| {
+        let mut to = Lifecycle::saved();
+        to.choose_free(w).unwrap();
+        to
+    };
+    let moves = ids.iter().map(|id| {
+        let (store, id, to) = (store.clone(), *id, free(week));
+        tokio::spawn(async move { store.move_lifecycle_within(id, &Lifecycle::saved(), &to, now(), 5).await })
+    });
+    let moved: Vec<QueueMove> =
+        futures::future::join_all(moves).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let n = moved.iter().filter(|m| **m == QueueMove::Moved).count();
+    assert_eq!((n, moved.len() - n), (5, 7), "{moved:?}");
+    assert!(moved.iter().all(|m| [QueueMove::Moved, QueueMove::WeekFull].contains(m)), "{moved:?}");
+    assert_eq!(store.launches_in(Plan::Free, &[week]).await.unwrap(), vec![(week, 5)]);
+    // Another week has its own room; a listing no longer in `from` is stale, not moved.
+    let refused =
+        *ids.iter().find(|id| moved[ids.iter().position(|x| x == *id).unwrap()] == QueueMove::WeekFull).unwrap();
+    let next = week.plus_weeks(1);
+    assert_eq!(
+        store.move_lifecycle_within(refused, &Lifecycle::saved(), &free(next), now(), 5).await.unwrap(),
+        QueueMove::Moved
+    );
+    assert_eq!(
+        store.move_lifecycle_within(refused, &Lifecycle::saved(), &free(next), now(), 5).await.unwrap(),
+        QueueMove::Stale
+    );
+});

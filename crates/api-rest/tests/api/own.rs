@@ -494,3 +494,44 @@ async fn the_drafts_story_and_milestones_become_the_listings() {
     let ms = mine["profile"]["milestones"].as_array().unwrap();
     assert_eq!((ms.len(), ms[0]["title"].as_str()), (1, Some("First launch")));
 }
+
+/// The free queue's weekly capacity against listings queued all at once: each chose its week on counts
+/// read before any of them had moved, so a week took more than its capacity. The store now counts the
+/// week again as it moves a listing in, one move into a week at a time.
+#[tokio::test]
+async fn listings_queued_for_free_all_at_once_do_not_overfill_a_week() {
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let app = spawn_app_configured(db, false, |a| a.read_cache_secs = 0).await;
+        app.wait_ready().await;
+        let key = key_for(&app.db.url, "queue@makers.example", &[AccountRead, ListingsWrite]).await;
+        let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+        // Two free launches a week over the window of weeks 6 to 8 out (two or three weeks, by the day).
+        domain::ports::SettingsRepository::set_setting(store.store.as_ref(), "free_plan_weekly_capacity", "2")
+            .await
+            .unwrap();
+        let settings = domain::settings::SiteSettings::from_pairs([("free_plan_weekly_capacity", "2")]);
+        let weeks = domain::own::free_window(Utc::now(), &settings).len();
+        let mut ids = Vec::new();
+        for n in 0..10 {
+            let saved = domain::listing::Lifecycle::saved();
+            ids.push(
+                crate::orders::owned_listing_in(&store, &format!("Queued {n}"), "queue@makers.example", saved).await,
+            );
+        }
+        let choices = ids.iter().map(|id| {
+            let (app, key) = (&app, &key);
+            async move { call(app, "POST", &format!("/me/listings/{id}/free"), key, None).await }
+        });
+        let answers = futures_util::future::join_all(choices).await;
+        let queued: Vec<&Value> = answers.iter().filter(|(s, _)| *s == 200).map(|(_, b)| b).collect();
+        assert_eq!(queued.len(), 2 * weeks, "{answers:?}");
+        for (s, body) in answers.iter().filter(|(s, _)| *s != 200) {
+            assert_eq!((*s, body["error"]["code"].as_str()), (409, Some("free_queue_full")), "{body}");
+        }
+        let mut per_week: std::collections::BTreeMap<String, usize> = Default::default();
+        for b in &queued {
+            *per_week.entry(b["launch_week"].to_string()).or_default() += 1;
+        }
+        assert_eq!(per_week.values().copied().collect::<Vec<_>>(), vec![2; weeks], "{per_week:?}");
+    }
+}

@@ -35,6 +35,16 @@ pub struct BadgeCheck {
     pub detail: String,
 }
 
+/// What [`OwnListingRepository::move_lifecycle_within`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueMove {
+    Moved,
+    /// The listing is no longer in `from`: another writer moved it first.
+    Stale,
+    /// The week holds its capacity already.
+    WeekFull,
+}
+
 #[async_trait]
 pub trait OwnListingRepository: Send + Sync {
     /// The listings `user` owns or co-owns, any status, newest first.
@@ -66,6 +76,19 @@ pub trait OwnListingRepository: Send + Sync {
         to: &Lifecycle,
         now: DateTime<Utc>,
     ) -> RepoResult<bool>;
+
+    /// [`move_lifecycle`](Self::move_lifecycle) into a launch week with room: moves only while
+    /// `to`'s week holds fewer than `capacity` launches on `to`'s plan (awaiting the badge, scheduled
+    /// or live), counted under a lock on that week and plan, so listings queued at once cannot
+    /// overfill it. A `to` without a week just moves.
+    async fn move_lifecycle_within(
+        &self,
+        id: ListingId,
+        from: &Lifecycle,
+        to: &Lifecycle,
+        now: DateTime<Utc>,
+        capacity: i64,
+    ) -> RepoResult<QueueMove>;
 
     /// Listings in `status` whose launch week starts on or before `week`'s Monday.
     async fn listings_due(&self, status: ListingStatus, week: LaunchWeek) -> RepoResult<Vec<Listing>>;
