@@ -112,6 +112,26 @@ struct WeekCount {
     n: i64,
 }
 
+/// The launches on `plan` holding a place in each of `weeks` (awaiting the badge, scheduled or live),
+/// on `db` (the store, or a transaction that must count inside itself); weeks holding none are left out.
+pub(crate) async fn launches_in_on(
+    db: &impl sea_orm::ConnectionTrait,
+    plan: Plan,
+    weeks: &[LaunchWeek],
+) -> RepoResult<Vec<(LaunchWeek, i64)>> {
+    if weeks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut q = RawQuery::new(db.get_database_backend());
+    q.sql("SELECT launch_week, COUNT(*) AS n FROM listings WHERE plan = ")
+        .bind(plan.as_str())
+        .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN ")
+        .bind_list(weeks.iter().map(|w| w.monday()))
+        .sql(" GROUP BY launch_week");
+    let rows = WeekCount::find_by_statement(q.build()).all(db).await.map_err(repo_err)?;
+    Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
+}
+
 impl SeaOrmStore {
     /// The orders of `rows` with their lines (one query for all lines).
     async fn with_lines(&self, rows: Vec<orders::Model>) -> RepoResult<Vec<Order>> {
@@ -360,17 +380,7 @@ impl OrderRepository for SeaOrmStore {
     }
 
     async fn launches_in(&self, plan: Plan, weeks: &[LaunchWeek]) -> RepoResult<Vec<(LaunchWeek, i64)>> {
-        if weeks.is_empty() {
-            return Ok(Vec::new());
-        }
-        let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT launch_week, COUNT(*) AS n FROM listings WHERE plan = ")
-            .bind(plan.as_str())
-            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week IN ")
-            .bind_list(weeks.iter().map(|w| w.monday()))
-            .sql(" GROUP BY launch_week");
-        let rows = WeekCount::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?;
-        Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
+        launches_in_on(&self.db, plan, weeks).await
     }
 
     async fn launches_ahead(&self, plan: Plan, week: LaunchWeek, before: ListingId) -> RepoResult<i64> {

@@ -197,11 +197,6 @@ struct ActiveRow {
     active: bool,
 }
 
-#[derive(Debug, FromQueryResult)]
-struct CountRow {
-    n: i64,
-}
-
 /// Locks the listing's row for the rest of `txn` on PostgreSQL (`FOR NO KEY UPDATE`, the lock an
 /// `UPDATE` of it takes), so writers that read what the listing has and then add to it take turns: a
 /// bound checked on what was read holds. SQLite's write transactions already run one at a time.
@@ -366,12 +361,8 @@ impl OwnListingRepository for SeaOrmStore {
             lock.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
             txn.execute_raw(lock.build()).await.map_err(repo_err)?;
         }
-        let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT COUNT(*) AS n FROM listings WHERE plan = ")
-            .bind(to.plan().as_str())
-            .sql(" AND status IN ('awaiting_badge', 'scheduled', 'live') AND launch_week = ")
-            .bind(week.monday());
-        let held = CountRow::find_by_statement(q.build()).one(&txn).await.map_err(repo_err)?.map_or(0, |r| r.n);
+        let counted = crate::orders::launches_in_on(&txn, to.plan(), &[week]).await?;
+        let held = counted.first().map_or(0, |(_, n)| *n);
         let outcome = if held >= capacity {
             QueueMove::WeekFull
         } else if move_lifecycle_on(&txn, id, from, to, now).await? {
