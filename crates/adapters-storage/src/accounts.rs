@@ -143,11 +143,7 @@ impl ApiKeyRepository for SeaOrmStore {
         let txn = self.begin_write().await?;
         // The account's row, on PostgreSQL: two keys created at once would each count the keys
         // committed before them and both pass. SQLite's write transactions go one at a time.
-        if self.backend() == sea_orm::DbBackend::Postgres {
-            let mut q = crate::sql::RawQuery::new(self.backend());
-            q.sql("SELECT id FROM users WHERE id = ").bind(user.get()).sql(" FOR NO KEY UPDATE");
-            sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
-        }
+        crate::own::lock_account(&txn, user).await?;
         let active = api_keys::Entity::find()
             .filter(api_keys::Column::UserId.eq(user.get()))
             .filter(api_keys::Column::RevokedAt.is_null())

@@ -416,11 +416,7 @@ impl DraftRepository for SeaOrmStore {
         let txn = self.begin_write().await?;
         // The owner's row, on PostgreSQL: two submissions at once would each count the drafts
         // committed before them and both pass. SQLite's write transactions go one at a time.
-        if self.backend() == sea_orm::DbBackend::Postgres {
-            let mut q = crate::sql::RawQuery::new(self.backend());
-            q.sql("SELECT id FROM users WHERE id = ").bind(d.owner.get()).sql(" FOR NO KEY UPDATE");
-            sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
-        }
+        crate::own::lock_account(&txn, d.owner).await?;
         let reading = drafts::Entity::find()
             .filter(drafts::Column::UserId.eq(d.owner.get()))
             .filter(drafts::Column::Status.is_in(["crawling", "drafting"]))

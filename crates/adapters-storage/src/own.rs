@@ -210,6 +210,19 @@ pub(crate) async fn lock_listing(txn: &DatabaseTransaction, id: ListingId) -> Re
     Ok(())
 }
 
+/// Locks the account's row for the rest of `txn` on PostgreSQL (`FOR NO KEY UPDATE`; SQLite's write
+/// transactions go one at a time): a bound counted over the account's rows (its keys, its drafts being
+/// read) is then counted by one request at a time.
+pub(crate) async fn lock_account(txn: &DatabaseTransaction, user: UserId) -> RepoResult<()> {
+    let backend = txn.get_database_backend();
+    if backend == sea_orm::DbBackend::Postgres {
+        let mut q = RawQuery::new(backend);
+        q.sql("SELECT id FROM users WHERE id = ").bind(user.get()).sql(" FOR NO KEY UPDATE");
+        txn.execute_raw(q.build()).await.map_err(repo_err)?;
+    }
+    Ok(())
+}
+
 /// Locks the listings' rows in ascending id (PostgreSQL; SQLite writes one at a time), the order a
 /// suspension takes them in: an UPDATE of several rows takes them in whatever order its plan visits.
 pub(crate) async fn lock_listings(txn: &DatabaseTransaction, ids: impl IntoIterator<Item = i64>) -> RepoResult<()> {
