@@ -280,6 +280,44 @@ impl State {
             .count() as i64
     }
 
+    /// The listings other than `except` holding a place in paid launch `week` at `now`
+    /// (`domain::order::holds_from`): launching in it on the paid plan, or by an order that can still
+    /// be paid or is paid and not applied yet; each listing once.
+    pub(crate) fn paid_places_held(
+        &self,
+        week: domain::week::LaunchWeek,
+        except: &[ListingId],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> i64 {
+        use domain::listing::ListingStatus::{AwaitingBadge, Live, Scheduled};
+        use domain::order::OrderStatus;
+        let mut holders: std::collections::BTreeSet<ListingId> = self
+            .listings
+            .iter()
+            .filter(|(_, r)| {
+                let lc = &r.listing.lifecycle;
+                matches!(lc.status(), AwaitingBadge | Scheduled | Live)
+                    && lc.plan() == domain::listing::Plan::Paid
+                    && lc.launch_week() == Some(week)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        let since = domain::order::holds_from(now);
+        for o in &self.orders {
+            let open = match o.status {
+                OrderStatus::Pending => o.created_at >= since,
+                OrderStatus::Paid => true,
+                _ => false,
+            };
+            if !open {
+                continue;
+            }
+            let held = o.lines.iter().filter(|l| l.fulfilled_at.is_none() && l.line.launch_week() == Some(week));
+            holders.extend(held.filter_map(|l| l.line.listing));
+        }
+        holders.iter().filter(|id| !except.contains(id)).count() as i64
+    }
+
     fn owns(&self, user: UserId, listing: ListingId) -> bool {
         self.owners.iter().any(|o| o.listing == listing && o.user == user)
     }

@@ -12,8 +12,8 @@ use domain::money::Cents;
 use domain::order::{Billing, Order, OrderNumber, OrderRecord, OrderStatus, Quote, StoredLine};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{
-    ClaimRepository, DraftRepository, Invite, Job, JobBacklog, JobQueue, OrderRepository, Outbox, OutboxEmail,
-    RepoError, RepoResult,
+    ClaimRepository, DraftRepository, Invite, Job, JobBacklog, JobQueue, OrderCreated, OrderRepository, Outbox,
+    OutboxEmail, RepoError, RepoResult,
 };
 use domain::user::Email;
 use domain::week::LaunchWeek;
@@ -327,10 +327,17 @@ impl OrderRepository for MemoryStore {
         billing: &Billing,
         gateway: &str,
         now: DateTime<Utc>,
-    ) -> RepoResult<Order> {
+        paid_capacity: i64,
+    ) -> RepoResult<OrderCreated> {
         let mut st = self.lock()?;
         if st.orders.iter().any(|o| o.number == *number) {
             return Err(RepoError::Conflict("order number taken".into()));
+        }
+        for (week, listings) in quote.launch_weeks() {
+            let held = st.paid_places_held(week, &listings, now);
+            if !domain::order::week_has_room(held, listings.len(), paid_capacity) {
+                return Ok(OrderCreated::WeekFull(week));
+            }
         }
         let id = st.next_id("orders");
         let lines = quote
@@ -365,7 +372,11 @@ impl OrderRepository for MemoryStore {
         };
         priced(&mut o, quote, billing);
         st.orders.push(o.clone());
-        Ok(o.into())
+        Ok(OrderCreated::Created(o.into()))
+    }
+
+    async fn paid_places_held(&self, week: LaunchWeek, except: &[ListingId], now: DateTime<Utc>) -> RepoResult<i64> {
+        ok(self.lock()?.paid_places_held(week, except, now))
     }
 
     async fn my_orders(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Order>> {

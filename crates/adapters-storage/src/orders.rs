@@ -12,7 +12,7 @@ use domain::listing::Plan;
 use domain::money::Cents;
 use domain::order::{Billing, LineOptions, Order, OrderLine, OrderNumber, OrderRecord, OrderStatus, Quote, StoredLine};
 use domain::paging::{PageRequest, Paged};
-use domain::ports::{OrderRepository, RepoError, RepoResult};
+use domain::ports::{OrderCreated, OrderRepository, RepoError, RepoResult};
 use domain::product::{ProductCode, ProductKind};
 use domain::week::LaunchWeek;
 use sea_orm::sea_query::{Expr, ExprTrait};
@@ -132,6 +132,45 @@ pub(crate) async fn launches_in_on(
     Ok(rows.into_iter().map(|r| (LaunchWeek::containing(r.launch_week), r.n)).collect())
 }
 
+/// The listings other than `except` holding a place in paid launch `week` at `now`, on `db` (see
+/// `OrderRepository::paid_places_held`). One statement, so one snapshot: a launch being applied (the
+/// listing moved, its line not yet marked) is counted once, through the listing.
+async fn paid_places_held_on(
+    db: &impl sea_orm::ConnectionTrait,
+    week: LaunchWeek,
+    except: &[ListingId],
+    now: DateTime<Utc>,
+) -> RepoResult<i64> {
+    const WAITING_OR_LIVE: &str = " IN ('awaiting_badge', 'scheduled', 'live')";
+    let not_except = |q: &mut RawQuery, column: &str| {
+        if !except.is_empty() {
+            q.sql(" AND ").sql(column).sql(" NOT IN ").bind_list(except.iter().map(|id| id.get()));
+        }
+    };
+    let mut q = RawQuery::new(db.get_database_backend());
+    q.sql("SELECT (SELECT COUNT(*) FROM listings WHERE plan = ")
+        .bind(Plan::Paid.as_str())
+        .sql(" AND status")
+        .sql(WAITING_OR_LIVE)
+        .sql(" AND launch_week = ")
+        .bind(week.monday());
+    not_except(&mut q, "id");
+    q.sql(") + (SELECT COUNT(DISTINCT ol.listing_id) FROM order_lines ol JOIN orders o ON o.id = ol.order_id")
+        .sql(" WHERE ol.launch_week = ")
+        .bind(week.monday())
+        .sql(" AND ol.fulfilled_at IS NULL AND ol.listing_id IS NOT NULL");
+    not_except(&mut q, "ol.listing_id");
+    q.sql(" AND (o.status = 'paid' OR (o.status = 'pending' AND o.created_at >= ")
+        .bind(ts(domain::order::holds_from(now)))
+        .sql(")) AND NOT EXISTS (SELECT 1 FROM listings l WHERE l.id = ol.listing_id AND l.plan = ")
+        .bind(Plan::Paid.as_str())
+        .sql(" AND l.launch_week = ol.launch_week AND l.status")
+        .sql(WAITING_OR_LIVE)
+        .sql(")) AS n");
+    let row = crate::store::CountRow::find_by_statement(q.build()).one(db).await.map_err(repo_err)?;
+    Ok(row.map_or(0, |r| r.n))
+}
+
 impl SeaOrmStore {
     /// The orders of `rows` with their lines (one query for all lines).
     async fn with_lines(&self, rows: Vec<orders::Model>) -> RepoResult<Vec<Order>> {
@@ -182,8 +221,24 @@ impl OrderRepository for SeaOrmStore {
         billing: &Billing,
         gateway: &str,
         now: DateTime<Utc>,
-    ) -> RepoResult<Order> {
+        paid_capacity: i64,
+    ) -> RepoResult<OrderCreated> {
         let txn = self.begin_write().await?;
+        for (week, listings) in quote.launch_weeks() {
+            // One count of a paid week at a time on PostgreSQL, earliest week first (class 7262024, the
+            // key the moves into a week take; SQLite writes one at a time).
+            if self.backend() == sea_orm::DbBackend::Postgres {
+                let mut lock = RawQuery::new(self.backend());
+                let key = format!("{}:{}", Plan::Paid.as_str(), week.monday());
+                lock.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
+                sea_orm::ConnectionTrait::execute_raw(&txn, lock.build()).await.map_err(repo_err)?;
+            }
+            let held = paid_places_held_on(&txn, week, &listings, now).await?;
+            if !domain::order::week_has_room(held, listings.len(), paid_capacity) {
+                txn.rollback().await.map_err(repo_err)?;
+                return Ok(OrderCreated::WeekFull(week));
+            }
+        }
         let mut am = orders::ActiveModel {
             number: Set(number.as_str().to_owned()),
             user_id: Set(user.get()),
@@ -209,6 +264,7 @@ impl OrderRepository for SeaOrmStore {
                 gross_cents: Set(l.gross.get()),
                 fulfilled_at: Set(None),
                 fulfilment_note: Set(String::new()),
+                launch_week: Set(l.launch_week().map(|w| w.monday())),
                 ..Default::default()
             }
             .insert(&txn)
@@ -216,7 +272,12 @@ impl OrderRepository for SeaOrmStore {
             .map_err(repo_err)?;
         }
         txn.commit().await.map_err(repo_err)?;
-        self.one_order(orders::Entity::find_by_id(order.id)).await?.ok_or(RepoError::NotFound)
+        let order = self.one_order(orders::Entity::find_by_id(order.id)).await?.ok_or(RepoError::NotFound)?;
+        Ok(OrderCreated::Created(order))
+    }
+
+    async fn paid_places_held(&self, week: LaunchWeek, except: &[ListingId], now: DateTime<Utc>) -> RepoResult<i64> {
+        paid_places_held_on(&self.db, week, except, now).await
     }
 
     async fn my_orders(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Order>> {

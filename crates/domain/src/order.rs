@@ -142,6 +142,47 @@ pub struct Quote {
     pub gross: Cents,
 }
 
+impl OrderLine {
+    /// The paid launch week this line takes a place in (a launch for a chosen week), if any.
+    pub fn launch_week(&self) -> Option<LaunchWeek> {
+        match self.options {
+            LineOptions::Launch { week } => week,
+            _ => None,
+        }
+    }
+}
+
+impl Quote {
+    /// The paid launch weeks this order takes places in, earliest first (the order a store takes
+    /// their locks in), each with the listings launching then.
+    pub fn launch_weeks(&self) -> Vec<(LaunchWeek, Vec<ListingId>)> {
+        let mut weeks: Vec<(LaunchWeek, Vec<ListingId>)> = Vec::new();
+        for l in &self.lines {
+            let (Some(week), Some(listing)) = (l.launch_week(), l.listing) else { continue };
+            match weeks.iter_mut().find(|(w, _)| *w == week) {
+                Some((_, listings)) => listings.push(listing),
+                None => weeks.push((week, vec![listing])),
+            }
+        }
+        weeks.sort_by_key(|(w, _)| *w);
+        weeks
+    }
+}
+
+/// The places of a paid launch week are held by the listings on the paid plan waiting for, scheduled
+/// in or live in it, and by the launches of orders for that week that can still be paid (pending and
+/// made since `holds_from(now)`) or were paid and are not applied yet; each listing once. A checkout
+/// holds its place until it expires, so two people paying at once for a week's last place cannot both
+/// get it: an order cannot be refused once paid.
+pub fn holds_from(now: DateTime<Utc>) -> DateTime<Utc> {
+    now - chrono::Duration::hours(PENDING_HOURS)
+}
+
+/// Whether `adding` more listings fit in a week of `capacity` places of which other listings hold `held`.
+pub fn week_has_room(held: i64, adding: usize, capacity: i64) -> bool {
+    held.saturating_add(adding as i64) <= capacity
+}
+
 /// Prices `items` (product, listing, options) at the products' current prices with `vat`.
 pub fn price(items: Vec<(Product, Option<ListingId>, LineOptions)>, vat: VatDecision) -> Quote {
     let lines: Vec<OrderLine> = items
@@ -375,6 +416,48 @@ mod tests {
         let vats: Vec<i64> = q.lines.iter().map(|l| l.vat.get()).collect();
         assert_eq!(vats, [931, 722, 234], "1234 × 19 % = 234.46 → 234");
         assert_eq!((q.net.get(), q.vat_total.get(), q.gross.get()), (9934, 1887, 11821));
+    }
+
+    #[test]
+    fn an_order_holds_a_place_in_each_week_it_launches_in_earliest_first() {
+        let vat = VatDecision { rate_bp: 0, reverse_charge: false, note: String::new(), final_rate: true };
+        let launch = || product("launch", ProductKind::Launch, 4900);
+        let (a, b, c) = (ListingId::from_db(1), ListingId::from_db(2), ListingId::from_db(3));
+        let monday = chrono::NaiveDate::from_ymd_opt(2026, 12, 7).unwrap();
+        let (w1, w2) = (LaunchWeek::containing(monday), LaunchWeek::containing(monday).plus_weeks(1));
+        let q = price(
+            vec![
+                (launch(), Some(a), LineOptions::Launch { week: Some(w2) }),
+                (launch(), Some(b), LineOptions::Launch { week: None }),
+                (
+                    product("billboard", ProductKind::Billboard, 500),
+                    Some(b),
+                    LineOptions::Billboard { amount: Cents::new(500) },
+                ),
+                (launch(), Some(c), LineOptions::Launch { week: Some(w1) }),
+                (launch(), Some(b), LineOptions::Launch { week: Some(w2) }),
+            ],
+            vat,
+        );
+        assert_eq!(q.launch_weeks(), vec![(w1, vec![c]), (w2, vec![a, b])], "live-at-once takes no week's place");
+        assert_eq!(q.lines[1].launch_week(), None);
+        assert_eq!(q.lines[2].launch_week(), None);
+    }
+
+    #[test]
+    fn a_week_has_room_up_to_its_capacity_and_not_one_more() {
+        assert!(week_has_room(24, 1, 25));
+        assert!(!week_has_room(25, 1, 25));
+        assert!(week_has_room(23, 2, 25));
+        assert!(!week_has_room(24, 2, 25));
+        assert!(week_has_room(0, 0, 1));
+        assert!(!week_has_room(i64::MAX, 1, 25), "no overflow");
+        let now = Utc::now();
+        assert_eq!(
+            now - holds_from(now),
+            chrono::Duration::hours(PENDING_HOURS),
+            "a hold lasts as long as the order can be paid"
+        );
     }
 
     #[test]

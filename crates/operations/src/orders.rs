@@ -15,7 +15,7 @@ use domain::listing::{CountryCode, Listing, ListingStatus, Plan};
 use domain::money::Cents;
 use domain::order::{Billing, LineOptions, Order, OrderNumber, OrderStatus, Quote, StoredLine, price};
 use domain::paging::PageRequest;
-use domain::ports::RepoError;
+use domain::ports::{OrderCreated, RepoError};
 use domain::product::{Product, ProductKind};
 use domain::user::Scope;
 use domain::vat::{VatCheck, VatDecision, pct};
@@ -425,12 +425,9 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
                     },
                 };
                 if let Some(w) = week {
-                    let held = app.store.launches_in(Plan::Paid, &[w]).await?.first().map_or(0, |(_, n)| *n);
-                    if held >= settings.paid_plan_weekly_capacity {
-                        errs.push(ValidationError::new(
-                            f("week"),
-                            format!("the week of {} is full ({held} paid launches); choose another week", w.monday()),
-                        ));
+                    let held = app.store.paid_places_held(w, &[l.id], app.now()).await?;
+                    if !domain::order::week_has_room(held, 1, settings.paid_plan_weekly_capacity) {
+                        errs.push(week_full(i, w));
                         continue;
                     }
                 }
@@ -577,7 +574,9 @@ impl Operation for CreateCheckout {
     const DESCRIPTION: &'static str = "Validates and prices the items exactly as quote_order does, stores a \
         pending order, and returns it with checkout_url: a page on this service where the person reviews the \
         order, enters billing details and pays themselves. Give the link to the person; never ask for card \
-        details. Send an Idempotency-Key so a retry returns the same order. Afterwards read the status with \
+        details. A launch for a chosen week holds its place in that week while the order can be paid (24 \
+        hours); a week whose paid places are all taken or held is refused with 400 naming items[i].week. \
+        Send an Idempotency-Key so a retry returns the same order. Afterwards read the status with \
         get_order: once paid, each line takes effect (launch makes the listing live or scheduled for its week) \
         and get_order shows what each did.";
     type Input = OrderInput;
@@ -591,17 +590,36 @@ impl Operation for CreateCheckout {
         let user = ctx.principal()?.user_id;
         let (q, billing) = priced(ctx, input).await?;
         let app = &ctx.app;
+        // Checked again as the order is stored: checkouts made at once for a week's last place.
+        let capacity = crate::own::site_settings(app).await?.paid_plan_weekly_capacity;
         for _ in 0..5 {
             let bits = u64::from_str_radix(&app.secrets.random_token()[..16], 16).unwrap_or_default();
             let number = OrderNumber::from_random(bits);
-            match app.store.create_order(user, &number, &q, &billing, app.payments.name(), app.now()).await {
-                Ok(o) => return order_out(app, &ctx.public_url, &o).await,
+            match app.store.create_order(user, &number, &q, &billing, app.payments.name(), app.now(), capacity).await {
+                Ok(OrderCreated::Created(o)) => return order_out(app, &ctx.public_url, &o).await,
+                Ok(OrderCreated::WeekFull(w)) => {
+                    // Lines are the items in their order (pricing refuses the whole order otherwise).
+                    let i = q.lines.iter().position(|l| l.launch_week() == Some(w)).unwrap_or_default();
+                    return Err(week_full(i, w).into());
+                }
                 Err(RepoError::Conflict(_)) => continue,
                 Err(e) => return Err(e.into()),
             }
         }
         Err(OpError::Repo(RepoError::Unexpected("five order numbers in a row were taken".into())))
     }
+}
+
+/// The refusal of a launch in week `w`, item `i`: its paid places are taken, or held by checkouts
+/// that can still be paid.
+fn week_full(i: usize, w: LaunchWeek) -> ValidationError {
+    ValidationError::new(
+        format!("items[{i}].week"),
+        format!(
+            "the week of {} is full: its paid places are taken or held by checkouts awaiting payment; choose another week",
+            w.monday()
+        ),
+    )
 }
 
 // ---- list_my_orders / get_order ----

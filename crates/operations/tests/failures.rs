@@ -76,7 +76,11 @@ async fn pending_order(app: &App, gateway: &str) -> Order {
     let quote = price(vec![(unlock, None, LineOptions::None)], vat);
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(7);
     let number = OrderNumber::from_random(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-    app.store.create_order(user.id, &number, &quote, &Billing::default(), gateway, Utc::now()).await.unwrap()
+    match app.store.create_order(user.id, &number, &quote, &Billing::default(), gateway, Utc::now(), 25).await.unwrap()
+    {
+        domain::ports::OrderCreated::Created(o) => o,
+        full => panic!("{full:?}"),
+    }
 }
 
 #[tokio::test]

@@ -18,6 +18,7 @@ pub struct Model {
     pub fulfilled_at: Option<DateTimeWithTimeZone>,
     #[sea_orm(column_type = "Text")]
     pub fulfilment_note: String,
+    pub launch_week: Option<Date>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -3,14 +3,23 @@
 //! fulfilment (extra categories up to three, billboard money once per line, unlocks, featured).
 
 use crate::accounts::user;
-use crate::{cat_id, listing, now, on_every_store, seed_categories};
+use crate::{cat_id, listing, now, on_both, on_every_store, seed_categories};
 use domain::ids::CategoryId;
 use domain::listing::{ListingStatus, Plan};
 use domain::money::Cents;
 use domain::order::{Billing, LineOptions, OrderNumber, OrderStatus, price};
 use domain::paging::PageRequest;
+use domain::ports::OrderCreated;
 use domain::vat::VatDecision;
 use domain::week::LaunchWeek;
+
+/// The order `create_order` stored (it had room).
+fn made(r: domain::ports::RepoResult<OrderCreated>) -> domain::order::Order {
+    match r.unwrap() {
+        OrderCreated::Created(o) => o,
+        other => panic!("not stored: {other:?}"),
+    }
+}
 
 fn vat(bp: u32) -> VatDecision {
     VatDecision { rate_bp: bp, reverse_charge: false, note: format!("{bp} bp"), final_rate: true }
@@ -35,13 +44,13 @@ on_every_store!(orders_are_priced_paid_and_fulfilled_once, |store| {
     let quote = price(items, vat(0));
     let number = OrderNumber::from_random(42);
     let billing = Billing::default();
-    let o = store.create_order(ann.id, &number, &quote, &billing, "sandbox", now()).await.unwrap();
+    let o = made(store.create_order(ann.id, &number, &quote, &billing, "sandbox", now(), 25).await);
     assert_eq!((o.status(), o.lines.len(), o.net), (OrderStatus::Pending, 4, quote.net));
     assert_eq!(o.lines[0].line.options, LineOptions::Launch { week: Some(week) });
     assert_eq!(o.lines[1].line.options, LineOptions::ExtraCategories { categories: extra.clone() });
     assert_eq!((o.lines[1].line.quantity, o.lines[2].line.unit), (2, Cents::new(2500)));
     assert!(
-        store.create_order(ann.id, &number, &quote, &billing, "sandbox", now()).await.is_err(),
+        store.create_order(ann.id, &number, &quote, &billing, "sandbox", now(), 25).await.is_err(),
         "numbers are unique"
     );
     assert_eq!(store.order_by_number(&number).await.unwrap().unwrap(), o);
@@ -79,11 +88,12 @@ on_every_store!(orders_are_priced_paid_and_fulfilled_once, |store| {
     assert!(!store.reprice_order(o.id, &repriced, &de).await.unwrap(), "a paid order keeps its prices");
     let day_later = now() + chrono::Duration::days(1);
     assert!(store.pending_orders_before(day_later, 10).await.unwrap().is_empty(), "a paid order never expires");
-    let unpaid = store.create_order(ann.id, &OrderNumber::from_random(43), &quote, &billing, "sandbox", now()).await;
+    let unpaid =
+        made(store.create_order(ann.id, &OrderNumber::from_random(43), &quote, &billing, "sandbox", now(), 25).await);
     let due = store.pending_orders_before(day_later, 10).await.unwrap();
-    assert_eq!(due.iter().map(|o| o.id).collect::<Vec<_>>(), vec![unpaid.as_ref().unwrap().id]);
+    assert_eq!(due.iter().map(|o| o.id).collect::<Vec<_>>(), vec![unpaid.id]);
     assert!(store.move_order(due[0].id, OrderStatus::Pending, OrderStatus::Cancelled, day_later).await.unwrap());
-    let unpaid = store.order_by_number(&unpaid.unwrap().number).await.unwrap().unwrap();
+    let unpaid = store.order_by_number(&unpaid.number).await.unwrap().unwrap();
     assert_eq!((unpaid.status(), unpaid.paid_at), (OrderStatus::Cancelled, None));
     assert_eq!(store.orders_to_fulfil(10).await.unwrap().len(), 1);
     for s in &got.lines {
@@ -176,4 +186,162 @@ on_every_store!(two_purchases_of_extra_categories_at_once_stay_within_three, |st
         let got = store.get_listing(l.id).await.unwrap().unwrap();
         assert_eq!(got.categories.unwrap().extras().len(), 3, "round {round}");
     }
+});
+
+on_every_store!(checkouts_made_at_once_for_a_paid_week_hold_no_more_places_than_it_has, |store| {
+    demo_free_products(store).await;
+    let launch = store.list_products().await.unwrap().into_iter().find(|p| p.code.as_str() == "launch").unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let week = LaunchWeek::of(now()).plus_weeks(3);
+    let mut ids = Vec::new();
+    for k in 0..10 {
+        ids.push(store.create_listing(listing(&format!("Paid {k}"), ListingStatus::Draft, None)).await.unwrap().id);
+    }
+    let quote_for =
+        |id, week| price(vec![(launch.clone(), Some(id), LineOptions::Launch { week: Some(week) })], vat(0));
+    let checkouts = ids.iter().enumerate().map(|(k, id)| {
+        let (store, quote) = (store.clone(), quote_for(*id, week));
+        let number = OrderNumber::from_random(1000 + k as u64);
+        tokio::spawn(async move {
+            store.create_order(ann.id, &number, &quote, &Billing::default(), "sandbox", now(), 3).await
+        })
+    });
+    let made_at_once: Vec<OrderCreated> =
+        futures::future::join_all(checkouts).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let stored: Vec<_> = made_at_once
+        .iter()
+        .filter_map(|c| match c {
+            OrderCreated::Created(o) => Some(o.clone()),
+            OrderCreated::WeekFull(w) => {
+                assert_eq!(*w, week);
+                None
+            }
+        })
+        .collect();
+    assert_eq!(stored.len(), 3, "{made_at_once:?}");
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3);
+    let holder = stored[0].lines[0].line.listing.unwrap();
+    assert_eq!(store.paid_places_held(week, &[holder], now()).await.unwrap(), 2, "except is not counted");
+    assert_eq!(store.paid_places_held(week.plus_weeks(1), &[], now()).await.unwrap(), 0, "another week");
+
+    // A listing that holds a place may make another checkout for it: it is counted once.
+    let again = store
+        .create_order(
+            ann.id,
+            &OrderNumber::from_random(2000),
+            &quote_for(holder, week),
+            &Billing::default(),
+            "sandbox",
+            now(),
+            3,
+        )
+        .await;
+    let again = made(again);
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3);
+    // A cancelled order lets its place go only when no other order of the listing holds it.
+    assert!(store.move_order(again.id, OrderStatus::Pending, OrderStatus::Cancelled, now()).await.unwrap());
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3);
+
+    // Paid: still held until applied; applied, held by the listing itself, once, even before the line
+    // is marked; the mark changes nothing.
+    let first = &stored[0];
+    assert!(store.move_order(first.id, OrderStatus::Pending, OrderStatus::Paid, now()).await.unwrap());
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3);
+    let before = store.get_listing(holder).await.unwrap().unwrap().lifecycle;
+    let mut scheduled = before;
+    scheduled.paid_launch(Some(week), now()).unwrap();
+    assert!(store.move_lifecycle(holder, &before, &scheduled, now()).await.unwrap());
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3, "moved, line not marked: once");
+    assert!(store.fulfil_line(first.lines[0].id, "scheduled", now()).await.unwrap());
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 3);
+
+    // An unpaid checkout holds its place as long as it can be paid, and not a second longer; a paid
+    // launch holds its week for good.
+    let made_at = stored[1].created_at;
+    let last = made_at + chrono::Duration::hours(domain::order::PENDING_HOURS);
+    assert_eq!(store.paid_places_held(week, &[], last).await.unwrap(), 3);
+    let after = last + chrono::Duration::seconds(1);
+    assert_eq!(store.paid_places_held(week, &[], after).await.unwrap(), 1, "only the scheduled listing");
+    let refused = ids.iter().find(|id| !stored.iter().any(|o| o.lines[0].line.listing == Some(**id))).unwrap();
+    let late = store
+        .create_order(
+            ann.id,
+            &OrderNumber::from_random(3000),
+            &quote_for(*refused, week),
+            &Billing::default(),
+            "sandbox",
+            after,
+            3,
+        )
+        .await;
+    made(late);
+    // A full week stores nothing: no order, no line.
+    let mine = store.my_orders(ann.id, PageRequest::default()).await.unwrap().total;
+    let other = ids
+        .iter()
+        .find(|id| **id != *refused && !stored.iter().any(|o| o.lines[0].line.listing == Some(**id)))
+        .unwrap();
+    let refused_now = store
+        .create_order(
+            ann.id,
+            &OrderNumber::from_random(3001),
+            &quote_for(*other, week),
+            &Billing::default(),
+            "sandbox",
+            now(),
+            3,
+        )
+        .await;
+    assert_eq!(refused_now.unwrap(), OrderCreated::WeekFull(week));
+    assert_eq!(store.my_orders(ann.id, PageRequest::default()).await.unwrap().total, mine);
+});
+
+on_both!(the_launch_week_migration_fills_in_the_lines_stored_before_it, |store| {
+    use domain::ports::{ListingRepository, OrderRepository, ProductRepository, UserRepository};
+    use migration::{Migrator, MigratorTrait};
+    use sea_orm::ConnectionTrait;
+    store.ensure_products(&demo_data::reference::products().unwrap()).await.unwrap();
+    let products = store.list_products().await.unwrap();
+    let pick = |code: &str| products.iter().find(|p| p.code.as_str() == code).unwrap().clone();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let week = LaunchWeek::of(now()).plus_weeks(4);
+    let (a, b) = (
+        store.create_listing(listing("Before A", ListingStatus::Draft, None)).await.unwrap().id,
+        store.create_listing(listing("Before B", ListingStatus::Draft, None)).await.unwrap().id,
+    );
+    let items = vec![
+        (pick("launch"), Some(a), LineOptions::Launch { week: Some(week) }),
+        (pick("launch"), Some(b), LineOptions::Launch { week: None }),
+        (pick("billboard"), Some(b), LineOptions::Billboard { amount: Cents::new(900) }),
+    ];
+    made(
+        store
+            .create_order(
+                ann.id,
+                &OrderNumber::from_random(77),
+                &price(items, vat(0)),
+                &Billing::default(),
+                "sandbox",
+                now(),
+                25,
+            )
+            .await,
+    );
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 1);
+    // As the lines were before the column: their week only in the options.
+    let db = store.connection();
+    crate::harness::roll_back_through(db, "m20261127_000041_order_launch_weeks").await;
+    Migrator::up(db, None).await.unwrap();
+    let weeks = db
+        .query_all_raw(sea_orm::Statement::from_string(
+            db.get_database_backend(),
+            "SELECT CAST(launch_week AS TEXT) AS w FROM order_lines ORDER BY id",
+        ))
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.try_get::<Option<String>>("", "w").unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(weeks, vec![Some(week.monday().to_string()), None, None]);
+    assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 1);
 });

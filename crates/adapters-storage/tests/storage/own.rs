@@ -386,7 +386,7 @@ on_both!(the_kept_sums_of_before_become_ranks, |store| {
     let ranks: Vec<f64> = futures::future::join_all(ids.iter().map(|id| async { rank_of(store, *id).await })).await;
     // Back to the schema before ranks, with each listing's sum kept as of a day ago, as it was then.
     let db = store.connection();
-    migration::Migrator::down(db, Some(1)).await.unwrap();
+    crate::harness::roll_back_through(db, "m20261126_000040_trending_ranks").await;
     let as_of = t - Duration::hours(24);
     for (id, hours) in ids.iter().zip(plans) {
         let sum: f64 = hours.iter().map(|h| trending::weight_as_of(t - Duration::hours(*h), as_of)).sum();

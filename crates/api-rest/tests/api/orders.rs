@@ -431,3 +431,43 @@ async fn vat_numbers_are_checked_in_vies_when_configured() {
     );
     assert!(down["vat"]["note"].as_str().unwrap().contains("could not be checked"), "{down}");
 }
+
+#[tokio::test]
+async fn checkouts_made_at_once_for_a_weeks_last_paid_places_get_only_those_places() {
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let app = spawn_app_configured(db, false, |a| a.read_cache_secs = 0).await;
+        app.wait_ready().await;
+        let key = key_for(&app.db.url, "buyer@makers.example", &[AccountRead, ListingsWrite, OrdersWrite]).await;
+        let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+        domain::ports::SettingsRepository::set_setting(store.store.as_ref(), "paid_plan_weekly_capacity", "2")
+            .await
+            .unwrap();
+        let week = LaunchWeek::of(Utc::now()).plus_weeks(2).monday().to_string();
+        let mut ids = Vec::new();
+        for n in 0..8 {
+            ids.push(owned_listing(&store, &format!("Bought {n}"), "buyer@makers.example").await);
+        }
+        let checkouts = ids.iter().map(|id| {
+            let (app, key, week) = (&app, &key, &week);
+            let body =
+                json!({"items": [{"product": "launch", "listing_id": id, "week": week}], "billing_country": "US"});
+            async move { call(app, "POST", "/orders/checkout", key, Some(body)).await }
+        });
+        let answers = futures_util::future::join_all(checkouts).await;
+        let made: Vec<&Value> = answers.iter().filter(|(s, _)| *s == 201).map(|(_, b)| b).collect();
+        assert_eq!(made.len(), 2, "{answers:?}");
+        for (st, e) in answers.iter().filter(|(s, _)| *s != 201) {
+            assert_eq!((*st, field(e)), (400, "items[0].week".to_owned()), "{e}");
+            assert!(e["error"]["details"][0]["problem"].as_str().unwrap().contains("held by checkouts"), "{e}");
+        }
+        // Unpaid, the two still hold their places: a quote for the week says so, one by one.
+        let bought: Vec<i64> = made.iter().map(|o| o["lines"][0]["listing_id"].as_i64().unwrap()).collect();
+        let other = ids.iter().find(|id| !bought.contains(id)).unwrap();
+        let body = json!({"items": [{"product": "launch", "listing_id": other, "week": week}]});
+        let (st, e) = call(&app, "POST", "/orders/quote", &key, Some(body)).await;
+        assert_eq!((st, field(&e)), (400, "items[0].week".to_owned()), "{e}");
+        // A listing that holds a place is quoted for it again (its own hold is no rival).
+        let body = json!({"items": [{"product": "launch", "listing_id": bought[0], "week": week}]});
+        assert_eq!(call(&app, "POST", "/orders/quote", &key, Some(body)).await.0, 200);
+    }
+}

@@ -33,7 +33,7 @@ pub use drafts::{
 pub use jobs::{Job, JobBacklog, JobQueue};
 pub use moderation::{Blocked, ListingVersionOf, ModerationRepository, SuspensionEffect};
 pub use oauth::OAuthStore;
-pub use orders::OrderRepository;
+pub use orders::{OrderCreated, OrderRepository};
 pub use own::{BadgeCheck, ListingVersion, OwnListingRepository, QueueMove, clock_hour};
 pub use payments::{PaymentError, PaymentEvent, PaymentGateway, PaymentStart, VatRegistry};
 pub use reference::{InterviewRepository, ProductRepository, SettingsRepository};

@@ -11,9 +11,23 @@ use crate::week::LaunchWeek;
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
+/// What [`OrderRepository::create_order`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderCreated {
+    /// Stored, pending, holding its launches' places.
+    Created(Order),
+    /// Nothing stored: this paid launch week has no place left for the order's launches in it.
+    WeekFull(LaunchWeek),
+}
+
 #[async_trait]
 pub trait OrderRepository: Send + Sync {
-    /// Stores a pending order with its lines, in one transaction.
+    /// Stores a pending order with its lines in one transaction, unless a paid launch week of the
+    /// quote ([`Quote::launch_weeks`]) has no room: the places other listings hold there
+    /// ([`OrderRepository::paid_places_held`]) and the order's launches in it must fit `paid_capacity`
+    /// ([`crate::order::week_has_room`]). Orders for one week are counted and stored one at a time, so
+    /// checkouts made at once cannot overfill it.
+    #[allow(clippy::too_many_arguments)]
     async fn create_order(
         &self,
         user: UserId,
@@ -22,7 +36,13 @@ pub trait OrderRepository: Send + Sync {
         billing: &Billing,
         gateway: &str,
         now: DateTime<Utc>,
-    ) -> RepoResult<Order>;
+        paid_capacity: i64,
+    ) -> RepoResult<OrderCreated>;
+
+    /// How many listings other than `except` hold a place in paid launch `week` at `now`, by the rule
+    /// of [`crate::order::holds_from`]: on the paid plan and waiting for, scheduled in or live in it,
+    /// or launching in it by an order that can still be paid or is paid and not applied yet.
+    async fn paid_places_held(&self, week: LaunchWeek, except: &[ListingId], now: DateTime<Utc>) -> RepoResult<i64>;
 
     /// `user`'s orders, newest first.
     async fn my_orders(&self, user: UserId, page: PageRequest) -> RepoResult<Paged<Order>>;
