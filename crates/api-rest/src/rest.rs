@@ -92,6 +92,13 @@ async fn handle(
     Ok(res.content_type("application/json").body(json))
 }
 
+/// An operation's path split after its first segment: `/listings/{slug}` is `/listings` and `/{slug}`,
+/// `/me` is `/me` and `` (the scope's own path). Every operation's first segment is fixed.
+fn first_segment(path: &'static str) -> (&'static str, &'static str) {
+    let end = path[1..].find('/').map_or(path.len(), |i| i + 1);
+    path.split_at(end)
+}
+
 /// The document, with today's categories, interview questions and products filled in.
 async fn openapi(state: web::Data<State>) -> Result<HttpResponse, ApiError> {
     let mut doc = operations::openapi::document(&operations::registry(), &state.public_url);
@@ -99,11 +106,16 @@ async fn openapi(state: web::Data<State>) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().json(doc))
 }
 
-/// Mounts every operation of the registry, one resource per path with a 405 for other methods.
+/// Mounts every operation of the registry, one resource per path with a 405 for other methods, each
+/// in a scope of its path's first segment (`/listings`, `/me` …). A scope with a fixed prefix is
+/// matched by comparing strings; resources with a `{parameter}` by a regular expression, tried in turn.
+/// In one flat scope a request for `/leaderboards/{board}` ran the eight patterns before it: 4.7 % of
+/// an uncached board read's CPU. Now it runs the one or few of its own segment.
 pub fn routes(cfg: &mut web::ServiceConfig) {
-    let mut by_path: BTreeMap<&'static str, Vec<Arc<Descriptor>>> = BTreeMap::new();
+    let mut by_segment: BTreeMap<&'static str, BTreeMap<&'static str, Vec<Arc<Descriptor>>>> = BTreeMap::new();
     for op in operations::registry() {
-        by_path.entry(op.path).or_default().push(Arc::new(op));
+        let (segment, rest) = first_segment(op.path);
+        by_segment.entry(segment).or_default().entry(rest).or_default().push(Arc::new(op));
     }
     let mut scope = web::scope(PREFIX)
         .service(
@@ -116,17 +128,45 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route(web::get().to(crate::docs_page::page))
                 .default_service(crate::server::allow_only(&["GET"])),
         );
-    for (path, ops) in by_path {
-        let mut resource = web::resource(path);
-        let methods: Vec<String> = ops.iter().map(|o| o.method.as_str().to_ascii_uppercase()).collect();
-        for op in ops {
-            let method = op.method;
-            resource = resource.route(route_for(method).to(
-                move |state: web::Data<State>, req: HttpRequest, body: web::Bytes| handle(op.clone(), state, req, body),
-            ));
+    for (segment, by_path) in by_segment {
+        let mut inner = web::scope(segment);
+        for (path, ops) in by_path {
+            let mut resource = web::resource(path);
+            let methods: Vec<String> = ops.iter().map(|o| o.method.as_str().to_ascii_uppercase()).collect();
+            for op in ops {
+                let method = op.method;
+                resource = resource.route(route_for(method).to(
+                    move |state: web::Data<State>, req: HttpRequest, body: web::Bytes| {
+                        handle(op.clone(), state, req, body)
+                    },
+                ));
+            }
+            let allow: Vec<&str> = methods.iter().map(String::as_str).collect();
+            inner = inner.service(resource.default_service(crate::server::allow_only(&allow)));
         }
-        let allow: Vec<&str> = methods.iter().map(String::as_str).collect();
-        scope = scope.service(resource.default_service(crate::server::allow_only(&allow)));
+        scope = scope.service(inner);
     }
     cfg.service(scope);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_segment;
+
+    #[test]
+    fn paths_split_after_their_first_segment() {
+        assert_eq!(first_segment("/listings/{slug}/badges"), ("/listings", "/{slug}/badges"));
+        assert_eq!(first_segment("/me"), ("/me", ""));
+        assert_eq!(first_segment("/leaderboards/{board}"), ("/leaderboards", "/{board}"));
+    }
+
+    #[test]
+    fn every_operations_scope_is_a_fixed_prefix() {
+        // A `{parameter}` in the first segment would make its scope a pattern matched by regex.
+        for op in operations::registry() {
+            let (segment, rest) = first_segment(op.path);
+            assert!(!segment.contains('{') && segment.len() > 1, "{}", op.path);
+            assert_eq!(format!("{segment}{rest}"), op.path);
+        }
+    }
 }
