@@ -94,7 +94,6 @@ macro_rules! on_both {
 /// Rolls `db`'s schema back to just before the migration named `name` (it and every one after it),
 /// so a test of what one migration does to data stored before it keeps its meaning as others follow.
 pub async fn roll_back_through(db: &sea_orm::DatabaseConnection, name: &str) {
-    use migration::MigrationName;
     use migration::{Migrator, MigratorTrait};
     let all = Migrator::migrations();
     let at = all.iter().position(|m| m.name() == name).unwrap_or_else(|| panic!("no migration {name}"));

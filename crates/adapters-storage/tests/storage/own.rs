@@ -367,7 +367,6 @@ on_both!(votes_cast_at_once_for_one_listing_all_count_in_its_rank, |store| {
 on_both!(the_kept_sums_of_before_become_ranks, |store| {
     use domain::listing::trending;
     use domain::ports::{ListingRepository, OwnListingRepository, SettingsRepository, UserRepository};
-    use migration::MigratorTrait;
     use sea_orm::{ConnectionTrait, Statement};
     let t = now();
     let plans: [&[i64]; 4] = [&[0, 5], &[200], &[24 * 400], &[]];
