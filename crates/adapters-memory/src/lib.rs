@@ -303,18 +303,25 @@ impl State {
             .map(|(id, _)| *id)
             .collect();
         let since = domain::order::holds_from(now);
-        for o in &self.orders {
-            let open = match o.status {
-                OrderStatus::Pending => o.created_at >= since,
-                OrderStatus::Paid => true,
-                _ => false,
-            };
-            if !open {
-                continue;
+        let open = |o: &domain::order::OrderRecord| match o.status {
+            OrderStatus::Pending => o.created_at >= since,
+            OrderStatus::Paid => true,
+            _ => false,
+        };
+        // Each listing's latest unapplied launch line of an open order (lines are numbered in the
+        // order they were made): it holds its week, an earlier one for another week gave way.
+        let mut latest: std::collections::BTreeMap<ListingId, (i64, domain::week::LaunchWeek)> = Default::default();
+        for o in self.orders.iter().filter(|o| open(o)) {
+            for l in o.lines.iter().filter(|l| l.fulfilled_at.is_none()) {
+                if let (Some(id), Some(w)) = (l.line.listing, l.line.launch_week()) {
+                    let e = latest.entry(id).or_insert((l.id, w));
+                    if l.id > e.0 {
+                        *e = (l.id, w);
+                    }
+                }
             }
-            let held = o.lines.iter().filter(|l| l.fulfilled_at.is_none() && l.line.launch_week() == Some(week));
-            holders.extend(held.filter_map(|l| l.line.listing));
         }
+        holders.extend(latest.into_iter().filter(|(_, (_, w))| *w == week).map(|(id, _)| id));
         holders.iter().filter(|id| !except.contains(id)).count() as i64
     }
 

@@ -160,9 +160,17 @@ async fn paid_places_held_on(
         .bind(week.monday())
         .sql(" AND ol.fulfilled_at IS NULL AND ol.listing_id IS NOT NULL");
     not_except(&mut q, "ol.listing_id");
+    let since = ts(domain::order::holds_from(now));
     q.sql(" AND (o.status = 'paid' OR (o.status = 'pending' AND o.created_at >= ")
-        .bind(ts(domain::order::holds_from(now)))
-        .sql(")) AND NOT EXISTS (SELECT 1 FROM listings l WHERE l.id = ol.listing_id AND l.plan = ")
+        .bind(since)
+        // The listing's latest launch line for a week holds; an earlier one for another week gave way.
+        .sql(")) AND NOT EXISTS (SELECT 1 FROM order_lines nl JOIN orders n ON n.id = nl.order_id")
+        .sql(" WHERE nl.listing_id = ol.listing_id AND nl.id > ol.id AND nl.launch_week IS NOT NULL")
+        .sql(" AND nl.launch_week <> ol.launch_week AND nl.fulfilled_at IS NULL")
+        .sql(" AND (n.status = 'paid' OR (n.status = 'pending' AND n.created_at >= ")
+        .bind(since)
+        .sql(")))")
+        .sql(" AND NOT EXISTS (SELECT 1 FROM listings l WHERE l.id = ol.listing_id AND l.plan = ")
         .bind(Plan::Paid.as_str())
         .sql(" AND l.launch_week = ol.launch_week AND l.status")
         .sql(WAITING_OR_LIVE)

@@ -171,9 +171,10 @@ impl Quote {
 
 /// The places of a paid launch week are held by the listings on the paid plan waiting for, scheduled
 /// in or live in it, and by the launches of orders for that week that can still be paid (pending and
-/// made since `holds_from(now)`) or were paid and are not applied yet; each listing once. A checkout
-/// holds its place until it expires, so two people paying at once for a week's last place cannot both
-/// get it: an order cannot be refused once paid.
+/// made since `holds_from(now)`) or were paid and are not applied yet; each listing once, and by its
+/// latest such line only (an earlier one for another week gives way), so one listing holds one week.
+/// A checkout holds its place until it expires, so two people paying at once for a week's last place
+/// cannot both get it: an order cannot be refused once paid.
 pub fn holds_from(now: DateTime<Utc>) -> DateTime<Utc> {
     now - chrono::Duration::hours(PENDING_HOURS)
 }

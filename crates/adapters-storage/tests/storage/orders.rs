@@ -345,3 +345,29 @@ on_both!(the_launch_week_migration_fills_in_the_lines_stored_before_it, |store| 
     assert_eq!(weeks, vec![Some(week.monday().to_string()), None, None]);
     assert_eq!(store.paid_places_held(week, &[], now()).await.unwrap(), 1);
 });
+
+on_every_store!(a_listings_latest_checkout_holds_its_week_and_an_earlier_one_for_another_week_gives_way, |store| {
+    demo_free_products(store).await;
+    let launch = store.list_products().await.unwrap().into_iter().find(|p| p.code.as_str() == "launch").unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let l = store.create_listing(listing("Undecided", ListingStatus::Draft, None)).await.unwrap().id;
+    let (w1, w2) = (LaunchWeek::of(now()).plus_weeks(3), LaunchWeek::of(now()).plus_weeks(4));
+    let mut n = 4000;
+    let mut checkout = |week| {
+        n += 1;
+        let quote = price(vec![(launch.clone(), Some(l), LineOptions::Launch { week: Some(week) })], vat(0));
+        let number = OrderNumber::from_random(n);
+        async move { made(store.create_order(ann.id, &number, &quote, &Billing::default(), "sandbox", now(), 25).await) }
+    };
+    let held = |w| async move { store.paid_places_held(w, &[], now()).await.unwrap() };
+    checkout(w1).await;
+    assert_eq!((held(w1).await, held(w2).await), (1, 0));
+    // The maker changes their mind: one listing holds one week, the one it checked out for last.
+    checkout(w2).await;
+    assert_eq!((held(w1).await, held(w2).await), (0, 1));
+    let third = checkout(w1).await;
+    assert_eq!((held(w1).await, held(w2).await), (1, 0), "and back");
+    // A later checkout that can no longer be paid gives the week back to the one before it.
+    assert!(store.move_order(third.id, OrderStatus::Pending, OrderStatus::Cancelled, now()).await.unwrap());
+    assert_eq!((held(w1).await, held(w2).await), (0, 1));
+});

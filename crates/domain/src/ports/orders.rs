@@ -41,7 +41,7 @@ pub trait OrderRepository: Send + Sync {
 
     /// How many listings other than `except` hold a place in paid launch `week` at `now`, by the rule
     /// of [`crate::order::holds_from`]: on the paid plan and waiting for, scheduled in or live in it,
-    /// or launching in it by an order that can still be paid or is paid and not applied yet.
+    /// or launching in it by its latest order that can still be paid or is paid and not applied yet.
     async fn paid_places_held(&self, week: LaunchWeek, except: &[ListingId], now: DateTime<Utc>) -> RepoResult<i64>;
 
     /// `user`'s orders, newest first.
