@@ -15,6 +15,10 @@ impl LaunchWeek {
     /// The longest week parameter the spec allows (`YYYY-MM-DD`).
     pub const MAX_PARAM_LEN: usize = 10;
 
+    /// How far ahead the calendar reaches, in weeks from this one: the furthest week it shows and the
+    /// furthest a launch can be bought for.
+    pub const MAX_WEEKS_AHEAD: i64 = 52;
+
     /// The week that contains `date`.
     pub fn containing(date: NaiveDate) -> Self {
         let back = u64::from(date.weekday().num_days_from_monday());

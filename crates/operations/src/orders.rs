@@ -55,8 +55,8 @@ pub struct OrderItemInput {
     /// One of the caller's listings (every product is bought for a listing).
     #[schema(minimum = 1)]
     pub listing_id: Option<i64>,
-    /// launch only: a date in the launch week wanted (snapped to its Monday); omitted or this week = live at
-    /// once.
+    /// launch only: a date in the launch week wanted (snapped to its Monday), at most 52 weeks ahead;
+    /// omitted or this week = live at once.
     #[schema(format = Date)]
     pub week: Option<String>,
     /// extra-category only: 1 to 3 category names or slugs from list_categories (one unit each; a listing
@@ -417,6 +417,17 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
                                 errs.push(ValidationError::new(
                                     f("week"),
                                     format!("the week of {} is in the past", w.monday()),
+                                ));
+                                continue;
+                            }
+                            if this_week.weeks_until(w) > LaunchWeek::MAX_WEEKS_AHEAD {
+                                errs.push(ValidationError::new(
+                                    f("week"),
+                                    format!(
+                                        "is more than {} weeks ahead; the latest week is that of {}",
+                                        LaunchWeek::MAX_WEEKS_AHEAD,
+                                        this_week.plus_weeks(LaunchWeek::MAX_WEEKS_AHEAD).monday()
+                                    ),
                                 ));
                                 continue;
                             }

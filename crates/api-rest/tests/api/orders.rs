@@ -147,12 +147,18 @@ async fn options_are_validated_with_the_field_named() {
     let bobs = saved_listing(&s, "Bobs One", "bob@other.example").await;
     let past = (LaunchWeek::of(Utc::now()).plus_weeks(-1).monday()).to_string();
     let next = LaunchWeek::of(Utc::now()).plus_weeks(3).monday();
+    let furthest = LaunchWeek::of(Utc::now()).plus_weeks(LaunchWeek::MAX_WEEKS_AHEAD);
+    // The Sunday that ends the furthest week still names it; the Monday after is a week too far.
+    let last_day = (furthest.monday() + chrono::Days::new(6)).to_string();
+    let too_far = (furthest.monday() + chrono::Days::new(7)).to_string();
     let cases = [
         (json!({"items": []}), "items"),
         (json!({"items": [{"product": "nope", "listing_id": id}]}), "items[0].product"),
         (json!({"items": [{"product": "launch"}]}), "items[0].listing_id"),
         (json!({"items": [{"product": "launch", "listing_id": id, "week": past}]}), "items[0].week"),
         (json!({"items": [{"product": "launch", "listing_id": id, "week": "next tuesday"}]}), "items[0].week"),
+        (json!({"items": [{"product": "launch", "listing_id": id, "week": too_far}]}), "items[0].week"),
+        (json!({"items": [{"product": "launch", "listing_id": id, "week": "9999-12-27"}]}), "items[0].week"),
         (
             json!({"items": [{"product": "launch", "listing_id": id}, {"product": "launch", "listing_id": id}]}),
             "items[1].listing_id",
@@ -185,6 +191,8 @@ async fn options_are_validated_with_the_field_named() {
     assert_eq!(quote(&s, json!({"items": twenty})).await.0, 200, "20 items");
     let (st, _) = quote(&s, json!({"items": [{"product": "billboard", "listing_id": id, "amount_cents": 500}]})).await;
     assert_eq!(st, 200, "the minimum itself");
+    let (st, q) = quote(&s, json!({"items": [{"product": "launch", "listing_id": id, "week": last_day}]})).await;
+    assert_eq!((st, q["lines"][0]["week"].as_str()), (200, Some(furthest.monday().to_string().as_str())), "{q}");
     assert_eq!(quote(&s, json!({"items": [{"product": "featured", "listing_id": bobs}]})).await.0, 404, "not yours");
     let four = json!({"items": [{"product": "extra-category", "listing_id": id, "categories": ["marketing", "ui-design", "productivity", "analytics"]}]});
     assert_eq!(quote(&s, four).await.0, 400, "at most three extras");

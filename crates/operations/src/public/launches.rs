@@ -181,7 +181,7 @@ fn week_param(raw: &str, ctx: &Ctx) -> OpResult<LaunchWeek> {
         Err(e) => return Err(e.into()),
     };
     let this = LaunchWeek::containing(today);
-    if w.monday().year() < 2000 || this.weeks_until(w) > 52 {
+    if w.monday().year() < 2000 || this.weeks_until(w) > LaunchWeek::MAX_WEEKS_AHEAD {
         return Err(OpError::NotFound("week"));
     }
     Ok(w)
