@@ -333,6 +333,17 @@ impl OrderRepository for MemoryStore {
         if st.orders.iter().any(|o| o.number == *number) {
             return Err(RepoError::Conflict("order number taken".into()));
         }
+        let since = domain::order::holds_from(now);
+        let mut open: Vec<DateTime<Utc>> = st
+            .orders
+            .iter()
+            .filter(|o| o.user == user && o.status == OrderStatus::Pending && o.created_at >= since)
+            .map(|o| o.created_at)
+            .collect();
+        open.sort();
+        if open.len() >= domain::order::MAX_OPEN_ORDERS {
+            return Ok(OrderCreated::TooManyOpen { oldest: open[0] });
+        }
         for (week, listings) in quote.launch_weeks() {
             let held = st.paid_places_held(week, &listings, now);
             if !domain::order::week_has_room(held, listings.len(), paid_capacity) {

@@ -232,6 +232,22 @@ impl OrderRepository for SeaOrmStore {
         paid_capacity: i64,
     ) -> RepoResult<OrderCreated> {
         let txn = self.begin_write().await?;
+        // The account's open orders, counted under its lock (PostgreSQL; SQLite writes one at a time),
+        // before any week's lock: orders made at once stop at the bound too.
+        crate::own::lock_account(&txn, user).await?;
+        let open = orders::Entity::find()
+            .filter(orders::Column::UserId.eq(user.get()))
+            .filter(orders::Column::Status.eq(OrderStatus::Pending.as_str()))
+            .filter(orders::Column::CreatedAt.gte(ts(domain::order::holds_from(now))))
+            .order_by_asc(orders::Column::CreatedAt)
+            .limit(domain::order::MAX_OPEN_ORDERS as u64)
+            .all(&txn)
+            .await
+            .map_err(repo_err)?;
+        if open.len() >= domain::order::MAX_OPEN_ORDERS {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(OrderCreated::TooManyOpen { oldest: open[0].created_at.with_timezone(&Utc) });
+        }
         for (week, listings) in quote.launch_weeks() {
             // One count of a paid week at a time on PostgreSQL, earliest week first (class 7262024, the
             // key the moves into a week take; SQLite writes one at a time).

@@ -335,6 +335,11 @@ pub const PENDING_HOURS: i64 = 24;
 /// Items one order may hold.
 pub const MAX_ITEMS: usize = 20;
 
+/// Orders one account may have awaiting payment at once (pending, made within [`PENDING_HOURS`]). Each
+/// is stored and may hold a paid week's place: without a bound a script could make orders as fast as
+/// the rate limit lets it, all day.
+pub const MAX_OPEN_ORDERS: usize = 10;
+
 /// The most money one billboard line may carry, in cents.
 pub const MAX_BILLBOARD_CENTS: i64 = 100_000_000;
 

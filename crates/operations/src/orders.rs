@@ -586,7 +586,8 @@ impl Operation for CreateCheckout {
         pending order, and returns it with checkout_url: a page on this service where the person reviews the \
         order, enters billing details and pays themselves. Give the link to the person; never ask for card \
         details. A launch for a chosen week holds its place in that week while the order can be paid (24 \
-        hours); a week whose paid places are all taken or held is refused with 400 naming items[i].week. \
+        hours); a week whose paid places are all taken or held is refused with 400 naming items[i].week. An \
+        account has at most 10 orders awaiting payment at once (429 open_orders, with Retry-After). \
         Send an Idempotency-Key so a retry returns the same order. Afterwards read the status with \
         get_order: once paid, each line takes effect (launch makes the listing live or scheduled for its week) \
         and get_order shows what each did.";
@@ -608,6 +609,19 @@ impl Operation for CreateCheckout {
             let number = OrderNumber::from_random(bits);
             match app.store.create_order(user, &number, &q, &billing, app.payments.name(), app.now(), capacity).await {
                 Ok(OrderCreated::Created(o)) => return order_out(app, &ctx.public_url, &o).await,
+                Ok(OrderCreated::TooManyOpen { oldest }) => {
+                    let expires = oldest + chrono::Duration::hours(domain::order::PENDING_HOURS);
+                    return Err(OpError::TooMany {
+                        code: "open_orders",
+                        message: format!(
+                            "this account has {} orders awaiting payment, the most it may have; pay one, or \
+                             wait until the oldest expires ({}); nothing was stored",
+                            domain::order::MAX_OPEN_ORDERS,
+                            expires.format("%Y-%m-%d %H:%M UTC")
+                        ),
+                        retry_after_secs: domain::throttle::retry_after_secs(expires - app.now()),
+                    });
+                }
                 Ok(OrderCreated::WeekFull(w)) => {
                     // Lines are the items in their order (pricing refuses the whole order otherwise).
                     let i = q.lines.iter().position(|l| l.launch_week() == Some(w)).unwrap_or_default();

@@ -216,6 +216,7 @@ on_every_store!(checkouts_made_at_once_for_a_paid_week_hold_no_more_places_than_
                 assert_eq!(*w, week);
                 None
             }
+            other => panic!("{other:?}"),
         })
         .collect();
     assert_eq!(stored.len(), 3, "{made_at_once:?}");
@@ -370,4 +371,56 @@ on_every_store!(a_listings_latest_checkout_holds_its_week_and_an_earlier_one_for
     // A later checkout that can no longer be paid gives the week back to the one before it.
     assert!(store.move_order(third.id, OrderStatus::Pending, OrderStatus::Cancelled, now()).await.unwrap());
     assert_eq!((held(w1).await, held(w2).await), (0, 1));
+});
+
+on_every_store!(an_account_has_at_most_ten_orders_awaiting_payment_even_made_at_once, |store| {
+    use domain::order::{MAX_OPEN_ORDERS, PENDING_HOURS};
+    demo_free_products(store).await;
+    let unlock = store.list_products().await.unwrap().into_iter().find(|p| p.code.as_str() == "unlock-story").unwrap();
+    let ann = store.create_user(user("ann@acme.example"), now()).await.unwrap();
+    let bob = store.create_user(user("bob@acme.example"), now()).await.unwrap();
+    let quote = price(vec![(unlock, None, LineOptions::None)], vat(0));
+    let t0 = now();
+    let orders = (0..MAX_OPEN_ORDERS + 8).map(|k| {
+        let (store, quote) = (store.clone(), quote.clone());
+        let at = t0 + chrono::Duration::milliseconds(k as i64);
+        tokio::spawn(async move {
+            let number = OrderNumber::from_random(5000 + k as u64);
+            store.create_order(ann.id, &number, &quote, &Billing::default(), "sandbox", at, 25).await
+        })
+    });
+    let made_at_once: Vec<OrderCreated> =
+        futures::future::join_all(orders).await.into_iter().map(|r| r.unwrap().unwrap()).collect();
+    let stored: Vec<_> = made_at_once
+        .iter()
+        .filter_map(|c| match c {
+            OrderCreated::Created(o) => Some(o.clone()),
+            OrderCreated::TooManyOpen { .. } => None,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(stored.len(), MAX_OPEN_ORDERS, "{made_at_once:?}");
+    let oldest = stored.iter().map(|o| o.created_at).min().unwrap();
+    let again = |n: u64, user: domain::ids::UserId, at| {
+        let quote = quote.clone();
+        async move {
+            store
+                .create_order(user, &OrderNumber::from_random(n), &quote, &Billing::default(), "sandbox", at, 25)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(again(6000, ann.id, t0).await, OrderCreated::TooManyOpen { oldest }, "the oldest is named");
+    assert!(matches!(again(6001, bob.id, t0).await, OrderCreated::Created(_)), "another account has its own");
+    // A paid one, or a cancelled one, awaits nothing: its place is free.
+    assert!(store.move_order(stored[0].id, OrderStatus::Pending, OrderStatus::Paid, t0).await.unwrap());
+    assert!(matches!(again(6002, ann.id, t0).await, OrderCreated::Created(_)));
+    assert!(matches!(again(6003, ann.id, t0).await, OrderCreated::TooManyOpen { .. }));
+    // Orders count while they can be paid: at 24 h after the first they all still do; once the last
+    // made is older than that, none does.
+    let day = chrono::Duration::hours(PENDING_HOURS);
+    assert!(matches!(again(6004, ann.id, t0 + day).await, OrderCreated::TooManyOpen { .. }));
+    let youngest = made_at_once.len() as i64;
+    let all_expired = t0 + day + chrono::Duration::milliseconds(youngest + 1);
+    assert!(matches!(again(6005, ann.id, all_expired).await, OrderCreated::Created(_)));
 });

@@ -479,3 +479,34 @@ async fn checkouts_made_at_once_for_a_weeks_last_paid_places_get_only_those_plac
         assert_eq!(call(&app, "POST", "/orders/quote", &key, Some(body)).await.0, 200);
     }
 }
+
+#[tokio::test]
+async fn an_account_has_at_most_ten_orders_awaiting_payment() {
+    let s = setup().await;
+    let id = saved_listing(&s, "Many Orders", "ann@acme.example").await;
+    let body = json!({"items": [{"product": "unlock-story", "listing_id": id}], "billing_country": "US"});
+    for n in 0..domain::order::MAX_OPEN_ORDERS {
+        let (st, o) = call(&s.app, "POST", "/orders/checkout", &s.ann, Some(body.clone())).await;
+        assert_eq!(st, 201, "order {n}: {o}");
+    }
+    let r = s
+        .app
+        .client
+        .post(format!("{}/api/v1/orders/checkout", s.app.base))
+        .header("Authorization", format!("Bearer {}", s.ann))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    let wait: u64 = r.headers().get("retry-after").unwrap().to_str().unwrap().parse().unwrap();
+    assert!(wait > 23 * 3600 && wait <= 24 * 3600, "until the oldest expires: {wait}");
+    let e: Value = r.json().await.unwrap();
+    assert_eq!(e["error"]["code"], "open_orders", "{e}");
+    let (_, mine) = call(&s.app, "GET", "/orders", &s.ann, None).await;
+    assert_eq!(mine["pagination"]["total"], 10, "nothing stored: {mine}");
+    // Another account has its own ten.
+    let bobs = saved_listing(&s, "Bobs Order", "bob@other.example").await;
+    let body = json!({"items": [{"product": "unlock-story", "listing_id": bobs}], "billing_country": "US"});
+    assert_eq!(call(&s.app, "POST", "/orders/checkout", &s.bob, Some(body)).await.0, 201);
+}

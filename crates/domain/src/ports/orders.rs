@@ -18,11 +18,16 @@ pub enum OrderCreated {
     Created(Order),
     /// Nothing stored: this paid launch week has no place left for the order's launches in it.
     WeekFull(LaunchWeek),
+    /// Nothing stored: the account has [`crate::order::MAX_OPEN_ORDERS`] orders awaiting payment; the
+    /// oldest was made at `oldest` (it can be paid until [`crate::order::PENDING_HOURS`] after).
+    TooManyOpen { oldest: DateTime<Utc> },
 }
 
 #[async_trait]
 pub trait OrderRepository: Send + Sync {
-    /// Stores a pending order with its lines in one transaction, unless a paid launch week of the
+    /// Stores a pending order with its lines in one transaction, unless the account has
+    /// [`crate::order::MAX_OPEN_ORDERS`] awaiting payment already (counted under a lock on the account,
+    /// so orders made at once stop there too), or a paid launch week of the
     /// quote ([`Quote::launch_weeks`]) has no room: the places other listings hold there
     /// ([`OrderRepository::paid_places_held`]) and the order's launches in it must fit `paid_capacity`
     /// ([`crate::order::week_has_room`]). Orders for one week are counted and stored one at a time, so
