@@ -249,14 +249,8 @@ impl OrderRepository for SeaOrmStore {
             return Ok(OrderCreated::TooManyOpen { oldest: open[0].created_at.with_timezone(&Utc) });
         }
         for (week, listings) in quote.launch_weeks() {
-            // One count of a paid week at a time on PostgreSQL, earliest week first (class 7262024, the
-            // key the moves into a week take; SQLite writes one at a time).
-            if self.backend() == sea_orm::DbBackend::Postgres {
-                let mut lock = RawQuery::new(self.backend());
-                let key = format!("{}:{}", Plan::Paid.as_str(), week.monday());
-                lock.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
-                sea_orm::ConnectionTrait::execute_raw(&txn, lock.build()).await.map_err(repo_err)?;
-            }
+            // One count of a paid week at a time, earliest week first.
+            crate::own::lock_week(&txn, Plan::Paid, week).await?;
             let held = paid_places_held_on(&txn, week, &listings, now).await?;
             if !domain::order::week_has_room(held, listings.len(), paid_capacity) {
                 txn.rollback().await.map_err(repo_err)?;

@@ -14,7 +14,7 @@ use domain::award::Award;
 use domain::engagement::{Cast, policy};
 use domain::ids::{ListingId, MilestoneId, UserId};
 use domain::interview::InterviewAnswer;
-use domain::listing::{FoundedYear, Lifecycle, Listing, ListingProfile, ListingStatus};
+use domain::listing::{FoundedYear, Lifecycle, Listing, ListingProfile, ListingStatus, Plan};
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{BadgeCheck, ListingRepository, ListingVersion, OwnListingRepository, QueueMove, RepoResult};
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
@@ -210,6 +210,21 @@ pub(crate) async fn lock_listing(txn: &DatabaseTransaction, id: ListingId) -> Re
     Ok(())
 }
 
+/// Takes the lock of `plan`'s launch `week` for the rest of `txn` on PostgreSQL (an advisory lock,
+/// class 7262024, key `<plan>:<monday>`; SQLite's write transactions go one at a time): whatever counts
+/// the week and then adds to it (a move into the free queue, an order holding a paid place) does so one
+/// at a time.
+pub(crate) async fn lock_week(txn: &DatabaseTransaction, plan: Plan, week: LaunchWeek) -> RepoResult<()> {
+    let backend = txn.get_database_backend();
+    if backend == sea_orm::DbBackend::Postgres {
+        let mut q = RawQuery::new(backend);
+        let key = format!("{}:{}", plan.as_str(), week.monday());
+        q.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
+        txn.execute_raw(q.build()).await.map_err(repo_err)?;
+    }
+    Ok(())
+}
+
 /// Locks the account's row for the rest of `txn` on PostgreSQL (`FOR NO KEY UPDATE`; SQLite's write
 /// transactions go one at a time): a bound counted over the account's rows (its keys, its drafts being
 /// read) is then counted by one request at a time.
@@ -366,14 +381,8 @@ impl OwnListingRepository for SeaOrmStore {
             return Ok(if moved { QueueMove::Moved } else { QueueMove::Stale });
         };
         let txn = self.begin_write().await?;
-        // One move into a week of a plan at a time on PostgreSQL (class 7262024; SQLite writes one at
-        // a time): each counts the moves committed before it.
-        if self.backend() == sea_orm::DbBackend::Postgres {
-            let mut lock = RawQuery::new(self.backend());
-            let key = format!("{}:{}", to.plan().as_str(), week.monday());
-            lock.sql("SELECT pg_advisory_xact_lock(7262024, hashtext(").bind(key).sql("))");
-            txn.execute_raw(lock.build()).await.map_err(repo_err)?;
-        }
+        // One move into a week of a plan at a time: each counts the moves committed before it.
+        lock_week(&txn, to.plan(), week).await?;
         let counted = crate::orders::launches_in_on(&txn, to.plan(), &[week]).await?;
         let held = counted.first().map_or(0, |(_, n)| *n);
         let outcome = if held >= capacity {
