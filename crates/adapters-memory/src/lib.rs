@@ -269,15 +269,27 @@ impl State {
         true
     }
 
-    /// Launches on `plan` that hold a place in `week` (awaiting the badge, scheduled or live).
-    pub(crate) fn launches_in_week(&self, plan: domain::listing::Plan, week: domain::week::LaunchWeek) -> i64 {
+    /// The listings on `plan` that hold a place in `week` (awaiting the badge, scheduled or live).
+    fn launching_in(
+        &self,
+        plan: domain::listing::Plan,
+        week: domain::week::LaunchWeek,
+    ) -> impl Iterator<Item = ListingId> + '_ {
         use domain::listing::ListingStatus::{AwaitingBadge, Live, Scheduled};
         self.listings
-            .values()
-            .map(|r| &r.listing.lifecycle)
-            .filter(|lc| matches!(lc.status(), AwaitingBadge | Scheduled | Live))
-            .filter(|lc| lc.plan() == plan && lc.launch_week() == Some(week))
-            .count() as i64
+            .iter()
+            .filter(move |(_, r)| {
+                let lc = &r.listing.lifecycle;
+                matches!(lc.status(), AwaitingBadge | Scheduled | Live)
+                    && lc.plan() == plan
+                    && lc.launch_week() == Some(week)
+            })
+            .map(|(id, _)| *id)
+    }
+
+    /// How many launches on `plan` hold a place in `week`.
+    pub(crate) fn launches_in_week(&self, plan: domain::listing::Plan, week: domain::week::LaunchWeek) -> i64 {
+        self.launching_in(plan, week).count() as i64
     }
 
     /// The listings other than `except` holding a place in paid launch `week` at `now`
@@ -289,24 +301,10 @@ impl State {
         except: &[ListingId],
         now: chrono::DateTime<chrono::Utc>,
     ) -> i64 {
-        use domain::listing::ListingStatus::{AwaitingBadge, Live, Scheduled};
-        use domain::order::OrderStatus;
-        let mut holders: std::collections::BTreeSet<ListingId> = self
-            .listings
-            .iter()
-            .filter(|(_, r)| {
-                let lc = &r.listing.lifecycle;
-                matches!(lc.status(), AwaitingBadge | Scheduled | Live)
-                    && lc.plan() == domain::listing::Plan::Paid
-                    && lc.launch_week() == Some(week)
-            })
-            .map(|(id, _)| *id)
-            .collect();
-        let since = domain::order::holds_from(now);
-        let open = |o: &domain::order::OrderRecord| match o.status {
-            OrderStatus::Pending => o.created_at >= since,
-            OrderStatus::Paid => true,
-            _ => false,
+        let mut holders: std::collections::BTreeSet<ListingId> =
+            self.launching_in(domain::listing::Plan::Paid, week).collect();
+        let open = |o: &domain::order::OrderRecord| {
+            o.status == domain::order::OrderStatus::Paid || domain::order::payable(o.status, o.created_at, now)
         };
         // Each listing's latest unapplied launch line of an open order (lines are numbered in the
         // order they were made): it holds its week, an earlier one for another week gave way.

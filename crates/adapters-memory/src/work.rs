@@ -333,11 +333,10 @@ impl OrderRepository for MemoryStore {
         if st.orders.iter().any(|o| o.number == *number) {
             return Err(RepoError::Conflict("order number taken".into()));
         }
-        let since = domain::order::holds_from(now);
         let mut open: Vec<DateTime<Utc>> = st
             .orders
             .iter()
-            .filter(|o| o.user == user && o.status == OrderStatus::Pending && o.created_at >= since)
+            .filter(|o| o.user == user && domain::order::payable(o.status, o.created_at, now))
             .map(|o| o.created_at)
             .collect();
         open.sort();

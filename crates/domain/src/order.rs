@@ -179,6 +179,12 @@ pub fn holds_from(now: DateTime<Utc>) -> DateTime<Utc> {
     now - chrono::Duration::hours(PENDING_HOURS)
 }
 
+/// Whether an order in `status` made at `created_at` can still be paid at `now`: pending, and made
+/// since [`holds_from`] (after that it expires).
+pub fn payable(status: OrderStatus, created_at: DateTime<Utc>, now: DateTime<Utc>) -> bool {
+    status == OrderStatus::Pending && created_at >= holds_from(now)
+}
+
 /// Whether `adding` more listings fit in a week of `capacity` places of which other listings hold `held`.
 pub fn week_has_room(held: i64, adding: usize, capacity: i64) -> bool {
     held.saturating_add(adding as i64) <= capacity
@@ -464,6 +470,10 @@ mod tests {
             chrono::Duration::hours(PENDING_HOURS),
             "a hold lasts as long as the order can be paid"
         );
+        let day = chrono::Duration::hours(PENDING_HOURS);
+        assert!(payable(OrderStatus::Pending, now - day, now), "the last instant");
+        assert!(!payable(OrderStatus::Pending, now - day - chrono::Duration::microseconds(1), now));
+        assert!(!payable(OrderStatus::Paid, now, now) && !payable(OrderStatus::Cancelled, now, now));
     }
 
     #[test]
