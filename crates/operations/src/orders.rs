@@ -322,7 +322,8 @@ pub async fn decide_vat(
 
 /// Validates the items against the products, the caller's listings, the calendar and the categories,
 /// and prices them. Every problem is a 400 naming `items[i].field`; a listing not the caller's is a 404.
-async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
+/// Also answers the site settings it read (a checkout stores the order against the same capacity).
+async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing, domain::settings::SiteSettings)> {
     let user = ctx.principal()?.user_id;
     let app = &ctx.app;
     if input.items.is_empty() || input.items.len() > MAX_ITEMS {
@@ -523,7 +524,7 @@ async fn priced(ctx: &Ctx, input: OrderInput) -> OpResult<(Quote, Billing)> {
     if !errs.is_empty() {
         return Err(errs.into());
     }
-    Ok((price(items, decision), billing))
+    Ok((price(items, decision), billing, settings))
 }
 
 // ---- quote_order ----
@@ -555,7 +556,7 @@ impl Operation for QuoteOrder {
     type Output = QuoteOut;
 
     async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<QuoteOut> {
-        let (q, _) = priced(ctx, input).await?;
+        let (q, _, _) = priced(ctx, input).await?;
         let cats = slugs(&ctx.app).await?;
         Ok(QuoteOut {
             lines: q.lines.iter().map(|l| line_out(l, q.vat.rate_bp, &cats, None)).collect(),
@@ -600,10 +601,10 @@ impl Operation for CreateCheckout {
 
     async fn run(ctx: &Ctx, input: OrderInput) -> OpResult<OrderOut> {
         let user = ctx.principal()?.user_id;
-        let (q, billing) = priced(ctx, input).await?;
+        let (q, billing, settings) = priced(ctx, input).await?;
         let app = &ctx.app;
         // Checked again as the order is stored: checkouts made at once for a week's last place.
-        let capacity = crate::own::site_settings(app).await?.paid_plan_weekly_capacity;
+        let capacity = settings.paid_plan_weekly_capacity;
         for _ in 0..5 {
             let bits = u64::from_str_radix(&app.secrets.random_token()[..16], 16).unwrap_or_default();
             let number = OrderNumber::from_random(bits);
