@@ -48,6 +48,8 @@ pub struct Snapshot {
     pub db_open: u32,
     pub db_idle: u32,
     pub db_max: u32,
+    /// Log lines dropped since start because standard error was read more slowly than they came.
+    pub log_lines_dropped: u64,
 }
 
 /// The registry of one server and the operation each route serves.
@@ -57,8 +59,11 @@ pub struct Metrics {
     latency: Family<OperationLabel, Histogram>,
     cache_hits: Counter,
     cache_misses: Counter,
+    log_lines_dropped: Counter,
     /// What the cache counters last showed, so a scrape adds only what happened since.
     cache_seen: (AtomicU64, AtomicU64),
+    /// What the dropped-lines count last showed.
+    log_seen: AtomicU64,
     jobs_queued: Gauge,
     jobs_due: Gauge,
     jobs_running: Gauge,
@@ -127,6 +132,13 @@ impl Metrics {
                 Counter::default(),
             ),
             cache_seen: (AtomicU64::new(0), AtomicU64::new(0)),
+            log_lines_dropped: registered(
+                &mut r,
+                "log_lines_dropped",
+                "Log lines dropped because standard error was read more slowly than they were written",
+                Counter::default(),
+            ),
+            log_seen: AtomicU64::new(0),
             jobs_queued: registered(&mut r, "jobs_queued", "Background jobs waiting (due or not)", Gauge::default()),
             jobs_due: registered(&mut r, "jobs_due", "Background jobs waiting whose time has come", Gauge::default()),
             jobs_running: registered(&mut r, "jobs_running", "Background jobs a worker holds", Gauge::default()),
@@ -194,6 +206,7 @@ impl Metrics {
         };
         advance(&self.cache_hits, &self.cache_seen.0, s.cache_hits);
         advance(&self.cache_misses, &self.cache_seen.1, s.cache_misses);
+        advance(&self.log_lines_dropped, &self.log_seen, s.log_lines_dropped);
         let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.jobs_queued.set(as_i64(s.jobs.queued));
         self.jobs_due.set(as_i64(s.jobs.due));

@@ -142,14 +142,19 @@ async fn stdio(args: StdioArgs) -> anyhow::Result<()> {
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    if let Err(e) = bootstrap::telemetry::init() {
-        eprintln!("error: {e}");
-        return std::process::ExitCode::FAILURE;
-    }
+    let log = match bootstrap::telemetry::init() {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Stdio(args) => stdio(args).await,
     };
+    // The log's last lines are written before the process's own last word.
+    drop(log);
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -8,15 +8,23 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[actix_web::main]
 async fn main() -> std::process::ExitCode {
-    if let Err(e) = bootstrap::telemetry::init() {
-        eprintln!("error: {e}");
-        return std::process::ExitCode::FAILURE;
-    }
+    let log = match bootstrap::telemetry::init() {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
     let cli = api_rest::cli::Cli::parse();
-    match api_rest::cli::run(cli).await {
+    let result = api_rest::cli::run(cli).await;
+    if let Err(e) = &result {
+        tracing::error!(error = format!("{e:#}"), "launchdir-api failed");
+    }
+    // The log's last lines are written before the process's own last word.
+    drop(log);
+    match result {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            tracing::error!(error = format!("{e:#}"), "launchdir-api failed");
             eprintln!("error: {e:#}");
             std::process::ExitCode::FAILURE
         }

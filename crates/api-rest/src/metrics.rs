@@ -53,6 +53,7 @@ async fn scrape(state: &State, metrics: &Metrics) -> HttpResponse {
         db_open: pool.open,
         db_idle: pool.idle,
         db_max: pool.max,
+        log_lines_dropped: bootstrap::telemetry::dropped_lines(),
     };
     HttpResponse::Ok().content_type(CONTENT_TYPE).body(metrics.render(&snapshot))
 }

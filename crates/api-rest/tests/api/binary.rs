@@ -234,3 +234,40 @@ async fn views_handed_over_just_before_a_stop_are_all_written() {
     let l = domain::ports::ListingRepository::get_listing_by_slug(store.store.as_ref(), &slug).await.unwrap().unwrap();
     assert_eq!(l.views, before + 300, "every view handed over before the stop");
 }
+
+/// Standard error that nobody reads (a stalled log collector, a paused `| less`): requests keep being
+/// answered. The request log is written by a thread of its own from a bounded buffer; lines that do not
+/// fit are dropped and counted in `/metrics`, never waited for by a request. (Before, every HTTP worker
+/// wrote its line itself and blocked once the pipe's 64 KiB were full: the server stopped answering.)
+#[tokio::test]
+async fn a_log_reader_that_stalls_never_stalls_the_requests() {
+    let db = test_support::sqlite();
+    // A small buffer, so that a few hundred requests fill it; the pipe is never read until the end.
+    let mut bin = Binary::serve_with(
+        &db,
+        &[],
+        &[("RUST_LOG", "info"), ("LAUNCHDIR_LOG_BUFFER_LINES", "64"), ("LAUNCHDIR_RATE_LIMIT", "100000")],
+    );
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(5)).build().unwrap();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+    // Each request's log line is about 90 bytes: 3 000 of them are four times what the pipe holds.
+    let path = format!("{}/api/v1/site", bin.base);
+    for i in 0..3_000 {
+        let res = client.get(&path).send().await;
+        assert!(res.as_ref().is_ok_and(|r| r.status() == 200), "request {i} of 3 000 was not answered: {res:?}");
+    }
+    let metrics = client.get(format!("{}/metrics", bin.base)).send().await.unwrap().text().await.unwrap();
+    let dropped: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("launchdir_log_lines_dropped_total "))
+        .unwrap_or_else(|| panic!("no dropped-lines counter: {metrics}"))
+        .trim()
+        .parse()
+        .unwrap();
+    assert!((100..=3_100).contains(&dropped), "lines dropped: {dropped}");
+    // The lines that fitted are there, whole; the process stops although its last lines cannot be written.
+    let stderr = tokio::task::spawn_blocking(move || bin.stop_and_read_stderr()).await.unwrap();
+    let requests = stderr.lines().filter(|l| l.contains("path=/api/v1/site")).count();
+    assert!(requests > 100, "{requests} request lines written before the pipe filled: {stderr:.2000}");
+    assert!(stderr.lines().filter(|l| l.contains("path=/api/v1/site")).all(|l| l.contains("status=200")));
+}

@@ -66,7 +66,8 @@ pub async fn spawn_app_configured(
     demo_data: bool,
     configure: impl FnOnce(&mut bootstrap::ServeArgs),
 ) -> TestApp {
-    bootstrap::telemetry::init().expect("LAUNCHDIR_LOG_FORMAT is valid in tests");
+    // The log thread lives as long as the test process: the guard is never dropped.
+    std::mem::forget(bootstrap::telemetry::init().expect("LAUNCHDIR_LOG_FORMAT is valid in tests"));
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let mut args = bootstrap::ServeArgs {
         bind: listener.local_addr().unwrap().to_string(),
