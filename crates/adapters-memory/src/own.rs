@@ -23,13 +23,9 @@ const HOURLY_STEP: &str = "_hourly_step";
 /// listing's total, trending rank and week's tally, as the SQL stores' `count_vote` does.
 pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
     let rank = match st.listing_mut(vote.listing) {
-        Some(l) if one > 0 => Some(trending::add_vote(l.trending_score, vote.at, vote.weight)),
-        Some(l) => trending::take_vote(l.trending_score, vote.at, vote.weight, l.votes - 1),
-        None => None,
+        Some(l) if one > 0 => trending::add_vote(l.trending_score, vote.at, vote.weight),
+        _ => trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight))),
     };
-    let rank = rank.unwrap_or_else(|| {
-        trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight)))
-    });
     if let Some(l) = st.listing_mut(vote.listing) {
         l.votes += one;
         l.trending_score = rank;

@@ -125,35 +125,26 @@ pub(crate) async fn count_vote(
     // anyway: the vote's row already holds a key-share lock on the listing (its foreign key), and
     // `FOR UPDATE` would conflict with another vote's, each waiting for the other.
     let mut q = RawQuery::new(backend);
-    q.sql("SELECT trending_score AS rank, votes_count AS votes FROM listings WHERE id = ").bind(listing);
+    q.sql("SELECT trending_score AS rank FROM listings WHERE id = ").bind(listing);
     if backend == sea_orm::DbBackend::Postgres {
         q.sql(" FOR NO KEY UPDATE");
     }
-    let RankRow { rank, votes } = RankRow::find_by_statement(q.build())
-        .one(txn)
-        .await
-        .map_err(repo_err)?
-        .unwrap_or(RankRow { rank: 0.0, votes: 0 });
+    let rank = RankRow::find_by_statement(q.build()).one(txn).await.map_err(repo_err)?.map_or(0.0, |r| r.rank);
     let (one, rank) = match count {
         Count::Add { .. } => (1, trending::add_vote(rank, cast_at, weight)),
-        // Subtracted, whatever the listing's votes; counted afresh only where the vote taken back
-        // outweighs the rest (`trending::take_vote`).
-        Count::Take => match trending::take_vote(rank, cast_at, weight, votes - 1) {
-            Some(rank) => (-1, rank),
-            None => {
-                // Read after the lock: on PostgreSQL each statement sees what committed before it.
-                let left = votes::Entity::find()
-                    .select_only()
-                    .column(votes::Column::CreatedAt)
-                    .column(votes::Column::Weight)
-                    .filter(votes::Column::ListingId.eq(listing))
-                    .into_tuple::<(DateTime<FixedOffset>, f64)>()
-                    .all(txn)
-                    .await
-                    .map_err(repo_err)?;
-                (-1, trending::rank(left.into_iter().map(|(at, w)| (at.with_timezone(&Utc), w))))
-            }
-        },
+        Count::Take => {
+            // Read after the lock: on PostgreSQL each statement sees what committed before it.
+            let left = votes::Entity::find()
+                .select_only()
+                .column(votes::Column::CreatedAt)
+                .column(votes::Column::Weight)
+                .filter(votes::Column::ListingId.eq(listing))
+                .into_tuple::<(DateTime<FixedOffset>, f64)>()
+                .all(txn)
+                .await
+                .map_err(repo_err)?;
+            (-1, trending::rank(left.into_iter().map(|(at, w)| (at.with_timezone(&Utc), w))))
+        }
     };
     listings::Entity::update_many()
         .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(one))
@@ -199,7 +190,6 @@ pub(crate) async fn count_vote(
 #[derive(Debug, FromQueryResult)]
 struct RankRow {
     rank: f64,
-    votes: i64,
 }
 
 #[derive(Debug, FromQueryResult)]

@@ -484,43 +484,9 @@ pub mod trending {
         log_add(rank, ln_weight(voted_at, weight))
     }
 
-    /// The least share of a listing's total the votes left after an unvote may hold for
-    /// [`take_vote`] to subtract: below it, `e^rank − w` is a difference of nearly equal numbers
-    /// that keeps too few digits, and the votes left are counted afresh instead. At this share the
-    /// rank's error stays under 1e-10 (the rank's own rounding, ~1e-14 today, over the share).
-    pub const KEEP_SHARE: f64 = 1e-3;
-
-    /// The rank after a vote is taken back from `rank`, `votes_left` the votes that remain:
-    /// `ln(e^rank − w)`, in the log domain, so an unvote costs the same however many votes the
-    /// listing has. 0 exactly when no vote is left. `None` when what is left is under
-    /// [`KEEP_SHARE`] of the total (the vote taken back outweighs the rest, as the one fresh vote
-    /// among old ones does): the caller then stores the [`rank`] of the votes left.
-    pub fn take_vote(rank: f64, voted_at: DateTime<Utc>, weight: f64, votes_left: i64) -> Option<f64> {
-        if votes_left <= 0 {
-            return Some(0.0);
-        }
-        // e^rank − w = e^rank · (1 − e^d), d = ln w − rank ≤ 0: the votes left (and the 1) hold the
-        // share −expm1(d) of the total. A NaN or a share out of (0, 1] (a rank that does not hold
-        // this vote) is never subtracted.
-        let ln_w = ln_weight(voted_at, weight);
-        let share = -(ln_w - rank).exp_m1();
-        if !(KEEP_SHARE..=1.0).contains(&share) {
-            return None;
-        }
-        let left = rank + share.ln();
-        if left >= 1.0 {
-            return Some(left);
-        }
-        // A small rank is `ln(1 + Σw)` of votes weighing little beside the 1 (votes from before the
-        // epoch): subtracted in the log domain it keeps only the 1's digits. Subtract the weights
-        // themselves, which keeps their own: Σw = expm1(rank), exact for a small rank.
-        let sum = rank.exp_m1();
-        let rest = sum - ln_w.exp();
-        (rest >= KEEP_SHARE * sum).then(|| rest.ln_1p())
-    }
-
-    /// The rank of a listing's votes (instant and weight each), counted afresh: at import, and when
-    /// [`take_vote`] cannot subtract a vote taken back.
+    /// The rank of a listing's votes (instant and weight each), counted afresh. Taking a vote back
+    /// stores the rank of the votes left: a subtraction in the log domain would cancel to nothing
+    /// when the vote taken back outweighs the rest.
     pub fn rank(votes: impl IntoIterator<Item = (DateTime<Utc>, f64)>) -> f64 {
         let ln: Vec<f64> = votes.into_iter().map(|(at, w)| ln_weight(at, w)).collect();
         // ln(1 + Σ wᵢ) = m + ln(e^-m + Σ e^(lnwᵢ - m)), m the largest term (0 stands for the 1).
@@ -1006,47 +972,6 @@ mod tests {
         // A century of votes stays far inside f64.
         let late = trending::rank([(at(36_500), 1.0); 1000]);
         assert!(late.is_finite() && late > 8_000.0 && late < 9_000.0, "{late}");
-    }
-
-    /// Taking votes back by subtraction ([`trending::take_vote`]) leaves the rank a recount of the
-    /// votes left gives, whatever the order, the weights and the votes' ages (before the epoch, or a
-    /// century after it); where it cannot subtract it says so, and the recount stands in.
-    #[test]
-    fn a_vote_taken_back_leaves_the_rank_of_the_votes_left() {
-        use proptest::prelude::*;
-        let e = trending::epoch();
-        let config = ProptestConfig { cases: 2_000, ..ProptestConfig::default() };
-        proptest!(config, |(votes in proptest::collection::vec((-2_000i64..36_500, any::<bool>()), 1..24),
-                            order in any::<proptest::sample::Index>())| {
-            let votes: Vec<_> = votes
-                .iter()
-                .map(|(h, half)| (e + chrono::Duration::hours(*h * 4), if *half { 0.5 } else { 1.0 }))
-                .collect();
-            let mut rank = votes.iter().fold(0.0, |r, (t, w)| trending::add_vote(r, *t, *w));
-            let mut left = votes.clone();
-            let start = order.index(left.len());
-            left.rotate_left(start);
-            while let Some((t, w)) = left.pop() {
-                let recount = trending::rank(left.iter().copied());
-                rank = trending::take_vote(rank, t, w, left.len() as i64).unwrap_or(recount);
-                prop_assert!(rank >= 0.0 && (rank - recount).abs() <= 1e-8 * recount, "{rank} != {recount} ({} left)", left.len());
-            }
-            prop_assert_eq!(rank, 0.0);
-        });
-        // The one fresh vote among old ones outweighs the rest: not subtracted.
-        let old = [(e, 1.0); 50];
-        let fresh = e + chrono::Duration::days(60);
-        let rank = trending::add_vote(trending::rank(old), fresh, 1.0);
-        assert_eq!(trending::take_vote(rank, fresh, 1.0, 50), None);
-        // One of many votes of a day: subtracted.
-        let day = [(fresh, 1.0); 50];
-        let rank = trending::rank(day);
-        let taken = trending::take_vote(rank, fresh, 1.0, 49).expect("a fiftieth of the total");
-        assert!((taken - trending::rank([(fresh, 1.0); 49])).abs() < 1e-12, "{taken}");
-        // The last vote taken back leaves 0 exactly; a rank that does not hold the vote is recounted.
-        assert_eq!(trending::take_vote(rank, fresh, 1.0, 0), Some(0.0));
-        assert_eq!(trending::take_vote(0.5, fresh, 1.0, 3), None);
-        assert_eq!(trending::take_vote(f64::NAN, fresh, 1.0, 3), None);
     }
 
     #[test]
