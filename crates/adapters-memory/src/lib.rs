@@ -184,6 +184,9 @@ struct State {
     votes: Vec<VoteRow>,
     /// Votes per (week's Monday, listing).
     tallies: BTreeMap<(NaiveDate, ListingId), i64>,
+    /// The largest trending rank since a listing's votes were last counted afresh (the SQL stores'
+    /// `trending_peak`; absent: not known).
+    trending_peaks: HashMap<ListingId, f64>,
     follows: BTreeMap<(ListingId, UserId), DateTime<Utc>>,
     view_marks: HashSet<(ListingId, NaiveDate, String)>,
     interview: BTreeMap<(UserId, i64), String>,

@@ -22,9 +22,29 @@ const HOURLY_STEP: &str = "_hourly_step";
 /// Adds (`one` = 1) or takes away (-1, the vote already gone from `votes`) a vote's share of its
 /// listing's total, trending rank and week's tally, as the SQL stores' `count_vote` does.
 pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
-    let rank = match st.listing_mut(vote.listing) {
-        Some(l) if one > 0 => trending::add_vote(l.trending_score, vote.at, vote.weight),
-        _ => trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight))),
+    let peak = st.trending_peaks.get(&vote.listing).copied();
+    let (rank, peak) = match st.listing_mut(vote.listing) {
+        Some(l) if one > 0 => {
+            let rank = trending::add_vote(l.trending_score, vote.at, vote.weight);
+            (Some(rank), peak.map(|p| p.max(rank)))
+        }
+        Some(l) => match trending::take_vote(l.trending_score, peak, vote.at, vote.weight, l.votes - 1) {
+            Some((rank, peak)) => (Some(rank), peak),
+            None => (None, None),
+        },
+        None => (None, None),
+    };
+    // Counted afresh where the vote could not be subtracted, which starts the peak again.
+    let (rank, peak) = match rank {
+        Some(rank) => (rank, peak),
+        None => {
+            let rank = trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight)));
+            (rank, Some(rank))
+        }
+    };
+    match peak {
+        Some(p) => st.trending_peaks.insert(vote.listing, p),
+        None => st.trending_peaks.remove(&vote.listing),
     };
     if let Some(l) = st.listing_mut(vote.listing) {
         l.votes += one;

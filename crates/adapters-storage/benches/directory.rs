@@ -133,7 +133,7 @@ async fn run(name: &str, url: &str, n: usize) {
     line("list_categories (with counts)", measure(|_| store.list_categories()).await);
 
     // Writes: a vote and taking it back, on the most-voted live listing and on one with a median count
-    // (each pair one call; taking a vote back reads the listing's votes).
+    // (each pair one call).
     let voter = account(&store, "bench-voter@people.example").await;
     let rows =
         query(&store, "SELECT id, votes_count FROM listings WHERE status = 'live' ORDER BY votes_count DESC, id").await;
@@ -149,7 +149,8 @@ async fn run(name: &str, url: &str, n: usize) {
         line(&format!("vote + unvote from an address, {label}"), pair);
     }
     // LAUNCHDIR_BENCH_CROWD=N: N more votes for the median listing (each its own account), then the
-    // same pair: taking a vote back counts the listing's votes afresh, so its cost grows with them.
+    // same pair: taking a vote back subtracts it against the listing's peak (it counted the listing's
+    // votes afresh until 2026-11-27, so its cost grew with them).
     let crowd: usize = std::env::var("LAUNCHDIR_BENCH_CROWD").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
     if crowd > 0 {
         let (id, before) = by_votes[by_votes.len() / 2];

@@ -20,7 +20,7 @@ use domain::ports::{BadgeCheck, ListingRepository, ListingVersion, OwnListingRep
 use domain::sections::{ListingUpdate, Milestone, StoredMilestone, Story};
 use domain::user::Email;
 use domain::week::LaunchWeek;
-use sea_orm::sea_query::{Expr, ExprTrait, OnConflict};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
     FromQueryResult, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -125,30 +125,45 @@ pub(crate) async fn count_vote(
     // anyway: the vote's row already holds a key-share lock on the listing (its foreign key), and
     // `FOR UPDATE` would conflict with another vote's, each waiting for the other.
     let mut q = RawQuery::new(backend);
-    q.sql("SELECT trending_score AS rank FROM listings WHERE id = ").bind(listing);
+    q.sql("SELECT trending_score AS rank, trending_peak AS peak, votes_count AS votes FROM listings WHERE id = ")
+        .bind(listing);
     if backend == sea_orm::DbBackend::Postgres {
         q.sql(" FOR NO KEY UPDATE");
     }
-    let rank = RankRow::find_by_statement(q.build()).one(txn).await.map_err(repo_err)?.map_or(0.0, |r| r.rank);
-    let (one, rank) = match count {
-        Count::Add { .. } => (1, trending::add_vote(rank, cast_at, weight)),
-        Count::Take => {
-            // Read after the lock: on PostgreSQL each statement sees what committed before it.
-            let left = votes::Entity::find()
-                .select_only()
-                .column(votes::Column::CreatedAt)
-                .column(votes::Column::Weight)
-                .filter(votes::Column::ListingId.eq(listing))
-                .into_tuple::<(DateTime<FixedOffset>, f64)>()
-                .all(txn)
-                .await
-                .map_err(repo_err)?;
-            (-1, trending::rank(left.into_iter().map(|(at, w)| (at.with_timezone(&Utc), w))))
+    let RankRow { rank, peak, votes } = RankRow::find_by_statement(q.build())
+        .one(txn)
+        .await
+        .map_err(repo_err)?
+        .unwrap_or(RankRow { rank: 0.0, peak: None, votes: 0 });
+    let (one, rank, peak) = match count {
+        Count::Add { .. } => {
+            let rank = trending::add_vote(rank, cast_at, weight);
+            (1, rank, peak.map(|p| p.max(rank)))
         }
+        // Subtracted while the votes left keep their share of the peak (migration 42); counted
+        // afresh otherwise, which starts the peak again.
+        Count::Take => match trending::take_vote(rank, peak, cast_at, weight, votes - 1) {
+            Some((rank, peak)) => (-1, rank, peak),
+            None => {
+                // Read after the lock: on PostgreSQL each statement sees what committed before it.
+                let left = votes::Entity::find()
+                    .select_only()
+                    .column(votes::Column::CreatedAt)
+                    .column(votes::Column::Weight)
+                    .filter(votes::Column::ListingId.eq(listing))
+                    .into_tuple::<(DateTime<FixedOffset>, f64)>()
+                    .all(txn)
+                    .await
+                    .map_err(repo_err)?;
+                let rank = trending::rank(left.into_iter().map(|(at, w)| (at.with_timezone(&Utc), w)));
+                (-1, rank, Some(rank))
+            }
+        },
     };
     listings::Entity::update_many()
         .col_expr(listings::Column::VotesCount, Expr::col(listings::Column::VotesCount).add(one))
         .col_expr(listings::Column::TrendingScore, Expr::value(rank))
+        .col_expr(Alias::new("trending_peak"), Expr::value(peak))
         .filter(listings::Column::Id.eq(listing))
         .exec(txn)
         .await
@@ -190,6 +205,8 @@ pub(crate) async fn count_vote(
 #[derive(Debug, FromQueryResult)]
 struct RankRow {
     rank: f64,
+    peak: Option<f64>,
+    votes: i64,
 }
 
 #[derive(Debug, FromQueryResult)]

@@ -170,6 +170,81 @@ on_every_store!(a_trending_rank_is_a_recount_after_every_vote_and_unvote, |store
     assert!(close(rank_of(&**store, l.id).await, trending::rank([(then, 1.0)])));
 });
 
+// Votes a few half-lives apart taken back newest first: each unvote takes most of what is left.
+// Subtracting each against its own step let the rank drift (the error multiplies by the total over
+// what is left, step after step); against the listing's peak it stays a recount at every step. Then
+// many votes of one day, where one taken back is subtracted, and again after all are gone.
+on_every_store!(a_run_of_unvotes_each_taking_most_of_the_rest_keeps_the_rank_a_recount, |store| {
+    use domain::listing::trending;
+    let l = store.create_listing(listing("Spiky", ListingStatus::Live, None)).await.unwrap();
+    let t0 = now();
+    let mut cast = Vec::new();
+    for k in 0..7 {
+        let u = store.create_user(user(&format!("spike{k}@people.example")), now()).await.unwrap();
+        let at = t0 + Duration::hours(460 * k);
+        assert!(store.cast_vote(&Vote::plain(l.id, u.id, at)).await.unwrap().counted());
+        cast.push((u.id, at));
+    }
+    while let Some((u, _)) = cast.pop() {
+        assert!(store.uncast_vote(l.id, u).await.unwrap());
+        let want = trending::rank(cast.iter().map(|(_, at)| (*at, 1.0)));
+        let got = rank_of(&**store, l.id).await;
+        assert!(close(got, want), "{} votes left: {got} != {want}", cast.len());
+    }
+    assert_eq!(rank_of(&**store, l.id).await, 0.0);
+    let mut crowd = Vec::new();
+    for round in 0..2 {
+        for k in 0..40 {
+            let u = store.create_user(user(&format!("crowd{round}-{k}@people.example")), now()).await.unwrap();
+            assert!(store.cast_vote(&Vote::plain(l.id, u.id, t0 + Duration::minutes(k))).await.unwrap().counted());
+            crowd.push((u.id, t0 + Duration::minutes(k)));
+        }
+        for _ in 0..35 {
+            let (u, _) = crowd.remove(crowd.len() / 2);
+            assert!(store.uncast_vote(l.id, u).await.unwrap());
+            let want = trending::rank(crowd.iter().map(|(_, at)| (*at, 1.0)));
+            let got = rank_of(&**store, l.id).await;
+            assert!(close(got, want), "{} votes left: {got} != {want}", crowd.len());
+        }
+    }
+});
+
+/// A listing's kept trending peak (migration 42), read as stored.
+async fn peak_of(db: &sea_orm::DatabaseConnection, id: i64) -> Option<f64> {
+    use sea_orm::ConnectionTrait;
+    let q = sea_orm::Statement::from_string(
+        db.get_database_backend(),
+        format!("SELECT trending_peak AS p FROM listings WHERE id = {id}"),
+    );
+    db.query_one_raw(q).await.unwrap().unwrap().try_get::<Option<f64>>("", "p").unwrap()
+}
+
+// Listings voted for before migration 42 have no peak: their first unvote counts afresh (and keeps
+// the peak from there), as every unvote did before it.
+on_both!(a_listing_voted_for_before_the_peak_column_counts_its_first_unvote_afresh, |store| {
+    use domain::listing::trending;
+    use domain::ports::{ListingRepository, OwnListingRepository, UserRepository};
+    use migration::{Migrator, MigratorTrait};
+    let l = store.create_listing(listing("Older", ListingStatus::Live, None)).await.unwrap();
+    let t0 = now();
+    let mut cast = Vec::new();
+    for k in 0..5 {
+        let u = store.create_user(user(&format!("old{k}@people.example")), now()).await.unwrap();
+        assert!(store.cast_vote(&Vote::plain(l.id, u.id, t0 + Duration::hours(460 * k))).await.unwrap().counted());
+        cast.push((u.id, t0 + Duration::hours(460 * k)));
+    }
+    let db = store.connection();
+    crate::harness::roll_back_through(db, "m20261127_000042_trending_peak").await;
+    Migrator::up(db, None).await.unwrap();
+    assert_eq!(peak_of(db, l.id.get()).await, None, "not known after the upgrade");
+    while let Some((u, _)) = cast.pop() {
+        assert!(store.uncast_vote(l.id, u).await.unwrap());
+        let want = trending::rank(cast.iter().map(|(_, at)| (*at, 1.0)));
+        assert!(close(rank_of(store, l.id).await, want), "{} left", cast.len());
+        assert!(peak_of(db, l.id.get()).await.is_some(), "known from the first unvote on");
+    }
+});
+
 on_every_store!(the_trending_feed_orders_as_the_decayed_scores_of_now, |store| {
     use domain::listing::{ListingSearch, SearchSort, trending};
     let t = now();
