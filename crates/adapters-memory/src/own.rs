@@ -23,25 +23,19 @@ const HOURLY_STEP: &str = "_hourly_step";
 /// listing's total, trending rank and week's tally, as the SQL stores' `count_vote` does.
 pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
     let peak = st.trending_peaks.get(&vote.listing).copied();
-    let (rank, peak) = match st.listing_mut(vote.listing) {
+    let kept = match st.listing_mut(vote.listing) {
         Some(l) if one > 0 => {
             let rank = trending::add_vote(l.trending_score, vote.at, vote.weight);
-            (Some(rank), peak.map(|p| p.max(rank)))
+            Some((rank, peak.map(|p| p.max(rank))))
         }
-        Some(l) => match trending::take_vote(l.trending_score, peak, vote.at, vote.weight, l.votes - 1) {
-            Some((rank, peak)) => (Some(rank), peak),
-            None => (None, None),
-        },
-        None => (None, None),
+        Some(l) => trending::take_vote(l.trending_score, peak, vote.at, vote.weight, l.votes - 1),
+        None => None,
     };
     // Counted afresh where the vote could not be subtracted, which starts the peak again.
-    let (rank, peak) = match rank {
-        Some(rank) => (rank, peak),
-        None => {
-            let rank = trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight)));
-            (rank, Some(rank))
-        }
-    };
+    let (rank, peak) = kept.unwrap_or_else(|| {
+        let rank = trending::rank(st.votes.iter().filter(|v| v.listing == vote.listing).map(|v| (v.at, v.weight)));
+        (rank, Some(rank))
+    });
     match peak {
         Some(p) => st.trending_peaks.insert(vote.listing, p),
         None => st.trending_peaks.remove(&vote.listing),
