@@ -490,13 +490,14 @@ pub mod trending {
     /// last count) × 1e-16 / 1e-3 of a recount.
     pub const KEEP_OF_PEAK: f64 = 1e-3;
 
-    /// The rank and peak after a vote is taken back, the rank subtracted (`ln(e^rank − w)`), so that an
-    /// unvote costs the same however many votes the listing has. `peak` is the largest rank since the votes were last
-    /// counted afresh (`None`: not known). `None` when the rank must be counted afresh ([`rank`]) and
-    /// the peak start again from that count: the peak is not known, or the votes left weigh under
-    /// [`KEEP_OF_PEAK`] of it (each subtraction multiplies the error the rank carries by the peak over
-    /// what is left, so a run of them taking the newest votes back would compound it; the peak bounds
-    /// the whole run, not one step). The last vote taken back leaves 0 exactly.
+    /// The rank and peak after a vote is taken back, the rank subtracted (`ln(e^rank − w)`), so that
+    /// an unvote costs the same however many votes the listing has. `peak` is the largest rank since
+    /// the votes were last counted afresh (`None`: not known). `None` when the rank must be counted
+    /// afresh ([`rank`]) and the peak start again from that count: the peak is not known (or is under
+    /// the rank), or the votes left weigh under [`KEEP_OF_PEAK`] of it (each subtraction multiplies
+    /// the error the rank carries by the peak over what is left, so a run of them taking the newest
+    /// votes back would compound it; the peak bounds the whole run, not one step). The last vote taken
+    /// back leaves 0 exactly.
     pub fn take_vote(
         rank: f64,
         peak: Option<f64>,
@@ -508,7 +509,9 @@ pub mod trending {
             // Nothing left: the rank is 0 and so is everything since.
             return Some((0.0, Some(0.0)));
         }
-        let peak = peak?;
+        // A peak under the rank is out of date (an older instance added votes without raising it
+        // during a rolling upgrade): not a bound.
+        let peak = peak.filter(|p| *p >= rank)?;
         subtract(rank, peak, voted_at, weight).map(|left| (left, Some(peak)))
     }
 
@@ -1065,12 +1068,13 @@ mod tests {
                 prop_assert!((rank - recount).abs() <= 1e-9 * recount, "{rank} != {recount} ({} votes)", votes.len());
             }
         });
-        // Edges: the last vote leaves 0; an unknown peak, a rank that does not hold the vote, or NaN
-        // is counted afresh; the newest of votes a week apart is subtracted while the rest keep a
+        // Edges: the last vote leaves 0; an unknown peak, one under the rank, a rank that does not hold
+        // the vote, or NaN is counted afresh; the newest of votes a week apart is subtracted while the rest keep a
         // thousandth of the peak, and not once they do not.
         let fresh = e + chrono::Duration::days(60);
         assert_eq!(trending::take_vote(5.0, Some(5.0), fresh, 1.0, 0), Some((0.0, Some(0.0))));
         assert_eq!(trending::take_vote(5.0, None, fresh, 1.0, 3), None);
+        assert_eq!(trending::take_vote(5.0, Some(4.9), fresh, 1.0, 3), None, "a peak under the rank");
         assert_eq!(trending::take_vote(0.5, Some(0.5), fresh, 1.0, 3), None);
         assert_eq!(trending::take_vote(f64::NAN, Some(1.0), fresh, 1.0, 3), None);
         let day = [(fresh, 1.0); 50];
