@@ -24,10 +24,7 @@ const HOURLY_STEP: &str = "_hourly_step";
 pub(crate) fn count_vote(st: &mut crate::State, vote: &VoteRow, one: i64) {
     let peak = st.trending_peaks.get(&vote.listing).copied();
     let kept = match st.listing_mut(vote.listing) {
-        Some(l) if one > 0 => {
-            let rank = trending::add_vote(l.trending_score, vote.at, vote.weight);
-            Some((rank, peak.map(|p| p.max(rank))))
-        }
+        Some(l) if one > 0 => Some(trending::give_vote(l.trending_score, peak, vote.at, vote.weight)),
         Some(l) => trending::take_vote(l.trending_score, peak, vote.at, vote.weight, l.votes - 1),
         None => None,
     };

@@ -137,8 +137,8 @@ pub(crate) async fn count_vote(
         .unwrap_or(RankRow { rank: 0.0, peak: None, votes: 0 });
     let (one, rank, peak) = match count {
         Count::Add { .. } => {
-            let rank = trending::add_vote(rank, cast_at, weight);
-            (1, rank, peak.map(|p| p.max(rank)))
+            let (rank, peak) = trending::give_vote(rank, peak, cast_at, weight);
+            (1, rank, peak)
         }
         // Subtracted while the votes left keep their share of the peak (migration 42); counted
         // afresh otherwise, which starts the peak again.

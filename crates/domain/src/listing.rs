@@ -484,6 +484,14 @@ pub mod trending {
         log_add(rank, ln_weight(voted_at, weight))
     }
 
+    /// The rank and peak after a vote is given: [`add_vote`], and the peak raised to the rank (an
+    /// unknown peak stays unknown, for [`take_vote`] to count afresh). The counterpart of
+    /// [`take_vote`], so the stores keep the peak by one rule.
+    pub fn give_vote(rank: f64, peak: Option<f64>, voted_at: DateTime<Utc>, weight: f64) -> (f64, Option<f64>) {
+        let rank = add_vote(rank, voted_at, weight);
+        (rank, peak.map(|p| p.max(rank)))
+    }
+
     /// How small a listing's votes may get beside their peak (the largest they were since they were
     /// last counted afresh) before [`take_vote`] stops subtracting. A subtraction's error is relative
     /// to the peak, so it is divided by this at most: a rank stays within about (changes since the
@@ -1061,8 +1069,7 @@ mod tests {
                     let at = e + chrono::Duration::hours(h * 4);
                     let w = if half { 0.5 } else { 1.0 };
                     votes.push((at, w));
-                    rank = trending::add_vote(rank, at, w);
-                    peak = peak.map(|p| p.max(rank));
+                    (rank, peak) = trending::give_vote(rank, peak, at, w);
                 }
                 let recount = trending::rank(votes.iter().copied());
                 prop_assert!((rank - recount).abs() <= 1e-9 * recount, "{rank} != {recount} ({} votes)", votes.len());
