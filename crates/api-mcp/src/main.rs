@@ -149,6 +149,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    bootstrap::limits::raise_open_files_and_log();
     let result = match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
         Command::Stdio(args) => stdio(args).await,

@@ -15,6 +15,7 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    bootstrap::limits::raise_open_files_and_log();
     let cli = api_rest::cli::Cli::parse();
     let result = api_rest::cli::run(cli).await;
     if let Err(e) = &result {

@@ -6,6 +6,7 @@
 
 pub mod config;
 pub mod keys;
+pub mod limits;
 pub mod telemetry;
 
 use adapters_auth::OsSecrets;

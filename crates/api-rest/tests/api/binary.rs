@@ -271,3 +271,53 @@ async fn a_log_reader_that_stalls_never_stalls_the_requests() {
     assert!(requests > 100, "{requests} request lines written before the pipe filled: {stderr:.2000}");
     assert!(stderr.lines().filter(|l| l.contains("path=/api/v1/site")).all(|l| l.contains("status=200")));
 }
+
+/// A script that opens many idle connections cannot fill the server's open-file table. Started with a
+/// soft limit of 256 open files (launchd's; systemd's is 1 024) under a higher hard one, the server
+/// raises the soft limit to the hard one: 300 idle connections are all held, and a new client is
+/// answered at once. (Before, the server ran at 256: it held about 200 of them, the rest waited in the
+/// listen queue, and the new client waited behind them until the idle ones timed out 5 s later.)
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn idle_connections_past_a_low_soft_limit_keep_no_one_out() {
+    let open_files = |pid: &str| {
+        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+        let line = limits.lines().find_map(|l| l.strip_prefix("Max open files")).unwrap().to_owned();
+        let mut v = line.split_whitespace().map(|n| n.parse::<u64>().unwrap_or(u64::MAX));
+        (v.next().unwrap(), v.next().unwrap())
+    };
+    // The test needs room above the soft limit it starts the server with, for the server and itself.
+    let (_, hard) = open_files("self");
+    assert!(hard >= 2_048, "this test needs a hard open-file limit of at least 2 048, not {hard}");
+    let db = test_support::sqlite();
+    let mut bin = Binary::serve_with_open_files(&db, 256, &[("RUST_LOG", "info")]);
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+    assert_eq!(open_files(&bin.child.id().to_string()), (hard, hard), "the soft limit is raised to the hard one");
+
+    // The idle connections are opened well within the 5 s a connection has to send its request's head,
+    // so none has timed out when the new client comes.
+    let addr = bin.base.trim_start_matches("http://").to_owned();
+    let started = std::time::Instant::now();
+    let mut idle = Vec::new();
+    for i in 0..300 {
+        let c = tokio::net::TcpStream::connect(&addr).await.unwrap_or_else(|e| panic!("connection {i}: {e}"));
+        idle.push(c);
+    }
+    assert!(started.elapsed() < Duration::from_secs(2), "300 connections took {:?}", started.elapsed());
+    // A new client: the one above keeps the connection it was answered on, from before the flood.
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    let started = std::time::Instant::now();
+    let res = client.get(format!("{}/api/v1/site", bin.base)).send().await;
+    assert!(
+        res.as_ref().is_ok_and(|r| r.status() == 200),
+        "a new client behind 300 idle connections was not answered within 2 s: {res:?} after {:?}",
+        started.elapsed()
+    );
+    drop(idle);
+    let stderr = tokio::task::spawn_blocking(move || bin.stop_and_read_stderr()).await.unwrap();
+    assert!(
+        stderr.lines().any(|l| l.contains("open-file limit") && l.contains("before=256")),
+        "the start logs the limit it raised: {stderr:.2000}"
+    );
+}

@@ -122,18 +122,36 @@ pub struct Binary {
 
 impl Binary {
     pub fn serve(db: &TestDatabase, extra: &[&str]) -> Self {
-        Self::start(db, extra, &[], Stdio::inherit())
+        Self::start(db, extra, &[], Stdio::inherit(), None)
     }
 
     /// `serve` with extra environment variables; its standard error is kept for [`Binary::stderr`].
     pub fn serve_with(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)]) -> Self {
-        Self::start(db, extra, env, Stdio::piped())
+        Self::start(db, extra, env, Stdio::piped(), None)
     }
 
-    fn start(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)], stderr: Stdio) -> Self {
+    /// [`Binary::serve_with`], started with a soft open-file limit of `soft` (as a service manager
+    /// would: `ulimit -Sn` in a shell that then runs the binary in its place, under the same pid).
+    pub fn serve_with_open_files(db: &TestDatabase, soft: u64, env: &[(&str, &str)]) -> Self {
+        Self::start(db, &[], env, Stdio::piped(), Some(soft))
+    }
+
+    fn start(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)], stderr: Stdio, soft: Option<u64>) -> Self {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let child = Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
-            .arg("serve")
+        let bin = env!("CARGO_BIN_EXE_launchdir-api");
+        let mut command = match soft {
+            Some(n) => {
+                let mut c = Command::new("sh");
+                c.args(["-c", &format!("ulimit -Sn {n} && exec \"$0\" serve \"$@\""), bin]);
+                c
+            }
+            None => {
+                let mut c = Command::new(bin);
+                c.arg("serve");
+                c
+            }
+        };
+        let child = command
             .args(extra)
             .env("LAUNCHDIR_BIND", format!("127.0.0.1:{port}"))
             .env("DATABASE_URL", &db.url)
