@@ -49,10 +49,19 @@ pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
     path.into()
 }
 
-/// Refuses a declared body over [`BODY_LIMIT`]. Bodies without a length (chunked) are capped by the
-/// payload extractors' own limit, configured to the same number in `server.rs`.
+/// How long a body may take to arrive where no [`Limits`] say otherwise.
+pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Refuses a declared body over [`BODY_LIMIT`], and a body that has not arrived within the deadline
+/// ([`Limits::body_deadline`]) after the request's head. Bodies without a length (chunked) are capped by
+/// the payload extractors' own limit, configured to the same number in `server.rs`.
+///
+/// A late body is answered 408 (`request_timeout`, the field `body`) and its connection closed,
+/// whatever the handler made of the cut-off body. Without the deadline, a client that sent a head and
+/// then a byte now and then held its connection and its handler for as long as it liked: actix-web
+/// bounds the time to send a head (5 s), not a body.
 pub async fn limit_body(
-    req: ServiceRequest,
+    mut req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
@@ -60,7 +69,101 @@ pub async fn limit_body(
         let (http_req, _) = req.into_parts();
         return Ok(ServiceResponse::new(http_req, ApiError::payload_too_large(BODY_LIMIT).error_response()));
     }
-    next.call(req).await.map(ServiceResponse::map_into_boxed_body)
+    let has_body =
+        declared.is_some_and(|n| n > 0) || req.headers().contains_key(actix_web::http::header::TRANSFER_ENCODING);
+    if !has_body {
+        return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
+    let deadline = req.app_data::<actix_web::web::Data<Limits>>().map_or(DEFAULT_BODY_DEADLINE, |l| l.body_deadline);
+    let late: Late = Late::default();
+    let body = BodyDeadline {
+        inner: Some(actix_web::HttpMessage::take_payload(&mut req)),
+        timer: Box::pin(tokio::time::sleep(deadline)),
+        late: late.clone(),
+    };
+    let body: std::pin::Pin<Box<dyn futures_util::Stream<Item = BodyChunk>>> = Box::pin(body);
+    req.set_payload(actix_web::dev::Payload::from(body));
+    let res = next.call(req).await;
+    let Some(unread) = late.take() else {
+        return res.map(ServiceResponse::map_into_boxed_body);
+    };
+    let mut err = ApiError::new(
+        actix_web::http::StatusCode::REQUEST_TIMEOUT,
+        "request_timeout",
+        format!("the request's body did not arrive within {} s of its head", deadline.as_secs()),
+    );
+    err.details.push(crate::error::Detail {
+        field: "body".into(),
+        problem: format!("still arriving after {} s", deadline.as_secs()),
+    });
+    // (The request is cloned only now: a clone taken before routing would stop the router.)
+    let http_req = match &res {
+        Ok(r) => r.request().clone(),
+        Err(_) => return Err(err.into()),
+    };
+    let mut response = err.error_response();
+    // The rest of the body is never read: the connection closes after the answer. The body still
+    // coming is held until the answer is written, so that actix-web sees it unread and closes; once
+    // dropped, actix-web would read a chunked body to its end first, for as long as it kept coming.
+    response.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
+    let response = response.map_body(|_, body| BoxBody::new(HoldingUnread { body, _unread: unread }));
+    Ok(ServiceResponse::new(http_req, response))
+}
+
+type BodyChunk = Result<actix_web::web::Bytes, actix_web::error::PayloadError>;
+
+/// The body still arriving when the deadline passed, once it has.
+type Late = std::rc::Rc<std::cell::RefCell<Option<actix_web::dev::Payload>>>;
+
+/// A request's body that ends in an error once its deadline passes, and leaves the rest of the body
+/// in `late`.
+struct BodyDeadline {
+    inner: Option<actix_web::dev::Payload>,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    late: Late,
+}
+
+impl futures_util::Stream for BodyDeadline {
+    type Item = BodyChunk;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        let Some(inner) = self.inner.as_mut() else { return Poll::Ready(None) };
+        if let Poll::Ready(chunk) = std::pin::Pin::new(inner).poll_next(cx) {
+            return Poll::Ready(chunk);
+        }
+        if self.timer.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        let unread = self.inner.take();
+        *self.late.borrow_mut() = unread;
+        let late = std::io::Error::new(std::io::ErrorKind::TimedOut, "the body did not arrive in time");
+        Poll::Ready(Some(Err(actix_web::error::PayloadError::Io(late))))
+    }
+}
+
+/// An answer's body that holds the request's unread body until it is written.
+struct HoldingUnread {
+    body: BoxBody,
+    _unread: actix_web::dev::Payload,
+}
+
+impl MessageBody for HoldingUnread {
+    type Error = Box<dyn std::error::Error>;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        self.body.size()
+    }
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<actix_web::web::Bytes, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_next(cx)
+    }
 }
 
 /// The rate limit a server enforces: registered as `web::Data<Limits>` beside the `rate_limit` middleware.
@@ -73,6 +176,8 @@ pub struct Limits {
     pub trusted_proxies: Vec<ipnet::IpNet>,
     /// Checks bearer credentials, so that only a credential that exists earns a bucket of its own.
     pub credentials: Option<CredentialBuckets>,
+    /// How long a request's body may take to arrive after its head (`LAUNCHDIR_BODY_TIMEOUT_SECS`).
+    pub body_deadline: std::time::Duration,
 }
 
 impl Limits {
@@ -81,8 +186,9 @@ impl Limits {
         quota: domain::ratelimit::Quota,
         trusted_proxies: Vec<ipnet::IpNet>,
         credentials: Option<CredentialBuckets>,
+        body_deadline: std::time::Duration,
     ) -> Self {
-        Self { limiter, quota, trusted_proxies, credentials }
+        Self { limiter, quota, trusted_proxies, credentials, body_deadline }
     }
 }
 

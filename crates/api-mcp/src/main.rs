@@ -74,6 +74,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         domain::ratelimit::Quota::per_minute(args.rate_limit),
         args.trusted_proxies.clone(),
         Some(api_http::middleware::CredentialBuckets::new(ctx.clone())),
+        std::time::Duration::from_secs(args.body_timeout_secs),
     ));
     let mcp = api_mcp::Endpoint::new(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);

@@ -135,6 +135,7 @@ impl Application {
             domain::ratelimit::Quota::per_minute(args.rate_limit),
             args.trusted_proxies.clone(),
             Some(mw::CredentialBuckets::new(ctx.clone())),
+            std::time::Duration::from_secs(args.body_timeout_secs),
         ));
         let state = Arc::new(State { app, public_url, ctx, started: AtomicBool::new(false) });
         let data = web::Data::from(state.clone());

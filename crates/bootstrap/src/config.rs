@@ -126,6 +126,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub rate_limit: u32,
 
+    /// Seconds a request's body may take to arrive after its head; a body still coming then is
+    /// answered 408 and its connection closed, so a client trickling a body holds nothing for long.
+    #[arg(long, env = "LAUNCHDIR_BODY_TIMEOUT_SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub body_timeout_secs: u64,
+
     /// Redis holding the rate-limit state of every instance (`redis://host:port`); unset: each instance
     /// counts in its own memory.
     #[arg(long, env = "LAUNCHDIR_REDIS_URL")]
@@ -190,6 +196,12 @@ mod tests {
         assert!(Cli::try_parse_from(["x", "--rate-limit", "0"]).is_err());
         assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());
         assert_eq!(Cli::try_parse_from(["x", "--read-cache-secs", "0"]).unwrap().serve.read_cache_secs, 0);
+        // The body deadline: 30 s unless set, 1 to 600 at its edges, and nothing outside them.
+        assert_eq!(c.serve.body_timeout_secs, 30);
+        for (given, ok) in [("0", false), ("1", true), ("600", true), ("601", false)] {
+            let parsed = Cli::try_parse_from(["x", "--body-timeout-secs", given]).map(|c| c.serve.body_timeout_secs);
+            assert_eq!(parsed.ok(), ok.then(|| given.parse().unwrap()), "--body-timeout-secs {given}");
+        }
         assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");
         assert!(c.serve.trusted_proxies.is_empty(), "no proxy is trusted unless configured");
         let c = Cli::try_parse_from(["x", "--trusted-proxies", "10.0.0.0/8, 192.0.2.7,fd00::/8"]).unwrap();

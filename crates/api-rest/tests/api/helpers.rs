@@ -77,6 +77,7 @@ pub async fn spawn_app_configured(
         no_mcp: false,
         read_cache_secs: 5,
         rate_limit: 600,
+        body_timeout_secs: 30,
         redis_url: None,
         trusted_proxies: Vec::new(),
         metrics_allow: Vec::new(),
