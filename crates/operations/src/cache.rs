@@ -165,20 +165,22 @@ impl ReadCache {
         out
     }
 
-    /// Forgets what `change` touched: everything, or for a vote or follow, that listing's entries
-    /// and the lists and pages it can move (see [`touched_by_engagement`]).
+    /// Forgets what `change` touched: everything; for a vote, that listing's entries and the lists
+    /// and pages it can move (see [`touched_by_engagement`]); for a follow, that listing's entries and
+    /// the lists ranked by followers (see [`touched_by_follow`]).
     pub fn forget(&self, change: &Change) {
         let Some(s) = &self.shared else { return };
-        match change {
-            Change::Everything => self.clear(),
-            Change::Engagement(slug) => {
-                // Computations under way may have read the listing before the change: none is kept.
-                s.generation.fetch_add(1, Ordering::SeqCst);
-                let slug = slug.clone();
-                if s.entries.invalidate_entries_if(move |k, _| touched_by_engagement(k, &slug)).is_err() {
-                    s.entries.invalidate_all();
-                }
-            }
+        let touched: fn(&str, &str) -> bool = match change {
+            Change::Everything => return self.clear(),
+            Change::Engagement(_) => touched_by_engagement,
+            Change::Follow(_) => touched_by_follow,
+        };
+        let (Change::Engagement(slug) | Change::Follow(slug)) = change else { return };
+        // Computations under way may have read the listing before the change: none is kept.
+        s.generation.fetch_add(1, Ordering::SeqCst);
+        let slug = slug.clone();
+        if s.entries.invalidate_entries_if(move |k, _| touched(k, &slug)).is_err() {
+            s.entries.invalidate_all();
         }
     }
 
@@ -250,23 +252,31 @@ const CHANGES_PER_LOOK: u64 = 256;
 pub enum Change {
     /// Anything: every cached read goes.
     Everything,
-    /// A vote or follow on the listing with this slug: its counts, and the lists ranked by them.
+    /// A vote on the listing with this slug: its counts, and the lists ranked or shown with them.
     Engagement(String),
+    /// A follow or unfollow of the listing with this slug: its follower count, shown on its own
+    /// profile and page only, and the lists ranked by followers.
+    Follow(String),
 }
 
 impl Change {
-    /// As stored with the shared counter: `*`, or `engagement:{slug}`.
+    /// As stored with the shared counter: `*`, `engagement:{slug}` or `follow:{slug}`. (An instance
+    /// of a build before `follow:` reads it as unknown, so as everything: a rolling upgrade is safe.)
     pub fn scope(&self) -> String {
         match self {
             Self::Everything => "*".into(),
             Self::Engagement(slug) => format!("engagement:{slug}"),
+            Self::Follow(slug) => format!("follow:{slug}"),
         }
     }
 
     /// The change a stored scope names; anything unknown is everything.
     pub fn from_scope(scope: &str) -> Self {
-        match scope.strip_prefix("engagement:") {
-            Some(slug) if !slug.is_empty() => Self::Engagement(slug.to_owned()),
+        if let Some(slug) = scope.strip_prefix("engagement:").filter(|s| !s.is_empty()) {
+            return Self::Engagement(slug.to_owned());
+        }
+        match scope.strip_prefix("follow:") {
+            Some(slug) if !slug.is_empty() => Self::Follow(slug.to_owned()),
             _ => Self::Everything,
         }
     }
@@ -301,6 +311,24 @@ pub fn touched_by_engagement(key: &str, slug: &str) -> bool {
         },
         "feed" => rest == "/feeds/launches.atom",
         _ => true,
+    }
+}
+
+/// Whether the cached read under `key` can show a follow of `slug`: the listing's own profile, badges
+/// and page (its follower count), and any list ranked by followers (`sort=most_followed` on a search,
+/// the API's or the site's, or the `most-followed` launch feed). No other read shows follower counts
+/// (a listing summary carries votes, not followers), so searches, boards and the home page stay.
+pub fn touched_by_follow(key: &str, slug: &str) -> bool {
+    if key.contains("most_followed") || key.contains("most-followed") {
+        return true;
+    }
+    let mut parts = key.splitn(3, '\0');
+    let (_, kind, rest) =
+        (parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    match kind {
+        "get_listing" | "get_badges" => rest.contains(&format!("\"slug\":\"{slug}\"")),
+        "page" => rest.split_once(' ') == Some(("listing", slug)),
+        _ => false,
     }
 }
 
@@ -452,6 +480,50 @@ mod tests {
         assert_eq!(Change::from_scope("*"), Change::Everything);
         assert_eq!(Change::from_scope("engagement:"), Change::Everything, "a scope without a slug is everything");
         assert_eq!(Change::from_scope("nonsense"), Change::Everything);
+    }
+
+    #[test]
+    fn a_follow_touches_its_listing_and_the_lists_ranked_by_followers_only() {
+        let follows = [
+            ("2026-11-24\0get_listing\0{\"slug\":\"acme\"}", true),
+            ("2026-11-24\0get_listing\0{\"slug\":\"acme-two\"}", false),
+            ("2026-11-24\0get_badges\0{\"slug\":\"acme\"}", true),
+            ("2026-11-24\0page\0listing acme", true),
+            ("2026-11-24\0page\0listing acme-two", false),
+            ("2026-11-24\0search_listings\0{\"q\":\"rockets\"}", false),
+            ("2026-11-24\0search_listings\0{\"sort\":\"most_followed\"}", true),
+            ("2026-11-24\0list_launches\0{\"section\":\"most-followed\"}", true),
+            ("2026-11-24\0list_launches\0{\"section\":\"trending\"}", false),
+            ("2026-11-24\0get_leaderboard\0{\"board\":\"community-weekly\"}", false),
+            ("2026-11-24\0page\0search rockets\0\0most_followed\u{0}1", true),
+            ("2026-11-24\0page\0search rockets\0\0votes\u{0}1", false),
+            ("2026-11-24\0page\0home", false),
+            ("2026-11-24\0feed\0/feeds/launches.atom", false),
+            ("logo\0acme", false),
+        ];
+        for (key, touched) in follows {
+            assert_eq!(touched_by_follow(key, "acme"), touched, "{key:?}");
+        }
+        assert_eq!(Change::from_scope(&Change::Follow("acme".into()).scope()), Change::Follow("acme".into()));
+        assert_eq!(Change::from_scope("follow:"), Change::Everything, "a scope without a slug is everything");
+    }
+
+    #[tokio::test]
+    async fn forgetting_a_follow_keeps_searches_and_boards() {
+        let cache = ReadCache::new(Duration::from_secs(60));
+        let runs = Arc::new(AtomicUsize::new(0));
+        let profile = "2026-11-24\0get_listing\0{\"slug\":\"acme\"}";
+        let search = "2026-11-24\0search_listings\0{\"q\":\"rockets\"}";
+        let by_followers = "2026-11-24\0search_listings\0{\"sort\":\"most_followed\"}";
+        for key in [profile, search, by_followers] {
+            cache.get_or(key.into(), counting(&runs)).await.unwrap();
+        }
+        cache.forget(&Change::Follow("acme".into()));
+        for (key, touched) in [(profile, true), (search, false), (by_followers, true)] {
+            let n = runs.load(Ordering::SeqCst);
+            cache.get_or(key.into(), counting(&runs)).await.unwrap();
+            assert_eq!(runs.load(Ordering::SeqCst) > n, touched, "{key:?} recomputed only when touched");
+        }
     }
 
     #[tokio::test]

@@ -1,5 +1,5 @@
-//! Two instances on one store: a vote on one drops, on the other, that listing's cached reads and the
-//! lists it moves — not every cached read — within a poll; a change it cannot tell the reach of drops
+//! Two instances on one store: a vote (or follow) on one drops, on the other, that listing's cached
+//! reads and the lists it moves — not every cached read — within a poll; a change it cannot tell the reach of drops
 //! everything.
 #![allow(clippy::unwrap_used)]
 
@@ -64,6 +64,12 @@ async fn a_vote_elsewhere_drops_only_what_it_touched_here() {
         vec![keys[0].to_owned(), keys[2].to_owned()],
         "the voted listing and the board, nothing else"
     );
+
+    // A follow elsewhere (every key is cached again now) drops the followed listing's profile only:
+    // no board or search shows follower counts.
+    operations::public_change(&app, &there, &Change::Follow("acme".into())).await;
+    tokio::time::sleep(POLL * 5).await;
+    assert_eq!(recomputed(&here, &keys).await, vec![keys[0].to_owned()], "the followed listing, nothing else");
 
     // A change of unknown reach elsewhere drops everything here.
     operations::public_data_changed(&app, &there).await;

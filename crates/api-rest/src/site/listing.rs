@@ -202,7 +202,14 @@ fn refused(message: &str) -> String {
 }
 
 /// Runs an engagement change for the signed-in person and sends them back to the listing page.
-async fn engage<F, Fut>(state: &State, req: &HttpRequest, slug: &str, sent_csrf: &str, change: F) -> HttpResponse
+async fn engage<F, Fut>(
+    state: &State,
+    req: &HttpRequest,
+    slug: &str,
+    sent_csrf: &str,
+    touched: fn(String) -> operations::cache::Change,
+    change: F,
+) -> HttpResponse
 where
     F: FnOnce(domain::ids::UserId) -> Fut,
     Fut: std::future::Future<Output = Result<bool, OpError>>,
@@ -219,7 +226,7 @@ where
             if changed {
                 // A vote or follow moves this listing's counts and the lists ranked by them: only
                 // those cached reads go, here and on every other instance.
-                let change = operations::cache::Change::Engagement(slug.to_owned());
+                let change = touched(slug.to_owned());
                 operations::public_change(&state.app, &state.ctx.reads, &change).await;
             }
             see_other(&format!("{}/listings/{}", state.public_url, slug))
@@ -251,7 +258,7 @@ pub async fn vote(
     let (app, target) = (state.app.clone(), slug.clone());
     let undo = form.action == "unvote";
     let address = api_http::middleware::client_address(&req).map(|a| a.to_string());
-    engage(&state, &req, &slug, &form.csrf, |user| async move {
+    engage(&state, &req, &slug, &form.csrf, operations::cache::Change::Engagement, |user| async move {
         if undo {
             operations::engagement::unvote(&app, user, &target).await
         } else {
@@ -269,7 +276,7 @@ pub async fn follow(
 ) -> HttpResponse {
     let (app, target) = (state.app.clone(), slug.clone());
     let on = form.on != "0";
-    engage(&state, &req, &slug, &form.csrf, |user| async move {
+    engage(&state, &req, &slug, &form.csrf, operations::cache::Change::Follow, |user| async move {
         operations::engagement::follow(&app, user, &target, on).await
     })
     .await

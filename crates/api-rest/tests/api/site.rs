@@ -91,9 +91,16 @@ async fn people_vote_once_undo_and_never_for_their_own_listing() {
     let (_, page, _) = fan.get("/listings/makers-rocket").await;
     assert_eq!(votes_shown(&page), "1 vote", "the refused unvote left the vote standing");
 
-    // Follow and stop following.
+    // Follow and stop following. The API's profile, cached before the follow, shows it at once: a
+    // follow drops the followed listing's cached reads (and the lists ranked by followers).
+    let follows = || async {
+        let profile: serde_json::Value = app.get("/api/v1/listings/makers-rocket").await.json().await.unwrap();
+        profile["follows"].as_i64().unwrap()
+    };
+    assert_eq!(follows().await, 0);
     let (s, _, _) = fan.post("/listings/makers-rocket/follow", &[("csrf", &csrf), ("on", "1")]).await;
     assert_eq!(s, 303);
+    assert_eq!(follows().await, 1, "the cached profile was dropped by the follow");
     let (_, page, _) = fan.get("/listings/makers-rocket").await;
     assert!(page.contains("1 followers") && page.contains("Following ✓"), "{page}");
     let (s, _, _) = fan.post("/listings/makers-rocket/follow", &[("csrf", &csrf), ("on", "0")]).await;
