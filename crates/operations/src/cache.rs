@@ -170,12 +170,11 @@ impl ReadCache {
     /// the lists ranked by followers (see [`touched_by_follow`]).
     pub fn forget(&self, change: &Change) {
         let Some(s) = &self.shared else { return };
-        let touched: fn(&str, &str) -> bool = match change {
+        let (slug, touched): (&String, fn(&str, &str) -> bool) = match change {
             Change::Everything => return self.clear(),
-            Change::Engagement(_) => touched_by_engagement,
-            Change::Follow(_) => touched_by_follow,
+            Change::Engagement(slug) => (slug, touched_by_engagement),
+            Change::Follow(slug) => (slug, touched_by_follow),
         };
-        let (Change::Engagement(slug) | Change::Follow(slug)) = change else { return };
         // Computations under way may have read the listing before the change: none is kept.
         s.generation.fetch_add(1, Ordering::SeqCst);
         let slug = slug.clone();
@@ -289,14 +288,14 @@ impl Change {
 /// products and questions, feeds other than this week's launches, logos. Anything else — every list
 /// ranked or shown with vote counts, and any key not recognised — is touched.
 pub fn touched_by_engagement(key: &str, slug: &str) -> bool {
-    let mut parts = key.splitn(3, '\0');
-    let (first, kind, rest) =
-        (parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    let (first, kind, rest) = key_parts(key);
     if first == "logo" {
         return false;
     }
+    if let Some(own) = own_entry(kind, rest, slug) {
+        return own;
+    }
     match kind {
-        "get_listing" | "get_badges" => rest.contains(&format!("\"slug\":\"{slug}\"")),
         "list_categories"
         | "get_site_info"
         | "list_blog_posts"
@@ -305,10 +304,7 @@ pub fn touched_by_engagement(key: &str, slug: &str) -> bool {
         | "list_products"
         | "list_interview_questions"
         | "list_founders" => false,
-        "page" => match rest.split_once(' ') {
-            Some(("listing", other)) => other == slug,
-            _ => !matches!(rest.split(' ').next(), Some("categories" | "blog" | "post" | "awards")),
-        },
+        "page" => !matches!(rest.split(' ').next(), Some("categories" | "blog" | "post" | "awards")),
         "feed" => rest == "/feeds/launches.atom",
         _ => true,
     }
@@ -322,13 +318,23 @@ pub fn touched_by_follow(key: &str, slug: &str) -> bool {
     if key.contains("most_followed") || key.contains("most-followed") {
         return true;
     }
+    let (_, kind, rest) = key_parts(key);
+    own_entry(kind, rest, slug).unwrap_or(false)
+}
+
+/// A key's date (or `logo`), kind and the rest: `{date}\0{kind}\0{rest}`.
+fn key_parts(key: &str) -> (&str, &str, &str) {
     let mut parts = key.splitn(3, '\0');
-    let (_, kind, rest) =
-        (parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+    (parts.next().unwrap_or_default(), parts.next().unwrap_or_default(), parts.next().unwrap_or_default())
+}
+
+/// For an entry of one listing's own (its profile, badges or page), whether that listing is `slug`;
+/// `None` for any other entry.
+fn own_entry(kind: &str, rest: &str, slug: &str) -> Option<bool> {
     match kind {
-        "get_listing" | "get_badges" => rest.contains(&format!("\"slug\":\"{slug}\"")),
-        "page" => rest.split_once(' ') == Some(("listing", slug)),
-        _ => false,
+        "get_listing" | "get_badges" => Some(rest.contains(&format!("\"slug\":\"{slug}\""))),
+        "page" => rest.split_once(' ').filter(|(page, _)| *page == "listing").map(|(_, other)| other == slug),
+        _ => None,
     }
 }
 
