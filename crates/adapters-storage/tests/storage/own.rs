@@ -112,6 +112,26 @@ async fn rank_of<S: domain::ports::ListingRepository + ?Sized>(store: &S, id: do
     store.get_listing(id).await.unwrap().unwrap().trending_score
 }
 
+/// A plain vote on `listing` from a new person (`{name}{k}@people.example`) at each instant; the voters
+/// with their instants, in order.
+async fn cast_votes<S>(
+    store: &S,
+    listing: domain::ids::ListingId,
+    name: &str,
+    times: impl IntoIterator<Item = chrono::DateTime<chrono::Utc>>,
+) -> Vec<(domain::ids::UserId, chrono::DateTime<chrono::Utc>)>
+where
+    S: domain::ports::UserRepository + domain::ports::OwnListingRepository + ?Sized,
+{
+    let mut cast = Vec::new();
+    for (k, at) in times.into_iter().enumerate() {
+        let u = store.create_user(user(&format!("{name}{k}@people.example")), now()).await.unwrap();
+        assert!(store.cast_vote(&Vote::plain(listing, u.id, at)).await.unwrap().counted());
+        cast.push((u.id, at));
+    }
+    cast
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * b.abs().max(1.0)
 }
@@ -178,13 +198,7 @@ on_every_store!(a_run_of_unvotes_each_taking_most_of_the_rest_keeps_the_rank_a_r
     use domain::listing::trending;
     let l = store.create_listing(listing("Spiky", ListingStatus::Live, None)).await.unwrap();
     let t0 = now();
-    let mut cast = Vec::new();
-    for k in 0..7 {
-        let u = store.create_user(user(&format!("spike{k}@people.example")), now()).await.unwrap();
-        let at = t0 + Duration::hours(460 * k);
-        assert!(store.cast_vote(&Vote::plain(l.id, u.id, at)).await.unwrap().counted());
-        cast.push((u.id, at));
-    }
+    let mut cast = cast_votes(&**store, l.id, "spike", (0..7).map(|k| t0 + Duration::hours(460 * k))).await;
     while let Some((u, _)) = cast.pop() {
         assert!(store.uncast_vote(l.id, u).await.unwrap());
         let want = trending::rank(cast.iter().map(|(_, at)| (*at, 1.0)));
@@ -194,11 +208,8 @@ on_every_store!(a_run_of_unvotes_each_taking_most_of_the_rest_keeps_the_rank_a_r
     assert_eq!(rank_of(&**store, l.id).await, 0.0);
     let mut crowd = Vec::new();
     for round in 0..2 {
-        for k in 0..40 {
-            let u = store.create_user(user(&format!("crowd{round}-{k}@people.example")), now()).await.unwrap();
-            assert!(store.cast_vote(&Vote::plain(l.id, u.id, t0 + Duration::minutes(k))).await.unwrap().counted());
-            crowd.push((u.id, t0 + Duration::minutes(k)));
-        }
+        let name = format!("crowd{round}-");
+        crowd.extend(cast_votes(&**store, l.id, &name, (0..40).map(|k| t0 + Duration::minutes(k))).await);
         for _ in 0..35 {
             let (u, _) = crowd.remove(crowd.len() / 2);
             assert!(store.uncast_vote(l.id, u).await.unwrap());
@@ -223,16 +234,11 @@ async fn peak_of(db: &sea_orm::DatabaseConnection, id: i64) -> Option<f64> {
 // the peak from there), as every unvote did before it.
 on_both!(a_listing_voted_for_before_the_peak_column_counts_its_first_unvote_afresh, |store| {
     use domain::listing::trending;
-    use domain::ports::{ListingRepository, OwnListingRepository, UserRepository};
+    use domain::ports::{ListingRepository, OwnListingRepository};
     use migration::{Migrator, MigratorTrait};
     let l = store.create_listing(listing("Older", ListingStatus::Live, None)).await.unwrap();
     let t0 = now();
-    let mut cast = Vec::new();
-    for k in 0..5 {
-        let u = store.create_user(user(&format!("old{k}@people.example")), now()).await.unwrap();
-        assert!(store.cast_vote(&Vote::plain(l.id, u.id, t0 + Duration::hours(460 * k))).await.unwrap().counted());
-        cast.push((u.id, t0 + Duration::hours(460 * k)));
-    }
+    let mut cast = cast_votes(store, l.id, "old", (0..5).map(|k| t0 + Duration::hours(460 * k))).await;
     let db = store.connection();
     crate::harness::roll_back_through(db, "m20261127_000042_trending_peak").await;
     Migrator::up(db, None).await.unwrap();
