@@ -49,7 +49,8 @@ pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
     path.into()
 }
 
-/// How long a body may take to arrive where no [`Limits`] say otherwise.
+/// How long a body may take to arrive where no [`Limits`] say otherwise: `serve`'s default
+/// (`LAUNCHDIR_BODY_TIMEOUT_SECS`), checked equal in launchdir-api's tests.
 pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Refuses a declared body over [`BODY_LIMIT`], and a body that has not arrived within the deadline

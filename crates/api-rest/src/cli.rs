@@ -521,3 +521,18 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body deadline of a server built without `Limits` (api-http's fallback) is the one `serve`
+    /// starts with unless told otherwise; api-http cannot read the setting's default itself.
+    #[test]
+    fn the_body_deadline_falls_back_to_serves_default() {
+        let Command::Serve(args) = Cli::try_parse_from(["launchdir-api", "serve"]).unwrap().command else {
+            panic!("serve")
+        };
+        assert_eq!(std::time::Duration::from_secs(args.body_timeout_secs), api_http::middleware::DEFAULT_BODY_DEADLINE);
+    }
+}
