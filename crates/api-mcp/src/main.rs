@@ -79,7 +79,9 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let mcp = api_mcp::Endpoint::new(ctx, api_mcp::allowed_hosts(&public_url, &bound));
     let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);
     tracing::info!(bind = %bound, "serving MCP at /mcp");
-    // The same rate limit, body limit and request log as launchdir-api.
+    // The same rate limit, body limit, request log and connection cap as launchdir-api.
+    let (workers, connections) = bootstrap::limits::http_workers();
+    tracing::info!(workers, connections_per_worker = connections, "http workers");
     let server = HttpServer::new(move || {
         let metadata = metadata.clone();
         App::new()
@@ -97,6 +99,8 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
             )
             .service(mcp.clone().scope("/mcp"))
     })
+    .workers(workers)
+    .max_connections(connections)
     .disable_signals()
     .listen(listener)?
     .run();

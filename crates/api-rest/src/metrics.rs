@@ -62,6 +62,9 @@ async fn on_own_address(state: web::Data<State>, metrics: web::Data<Metrics>) ->
     scrape(&state, &metrics).await
 }
 
+/// The most connections the metrics server holds at once.
+pub const METRICS_CONNECTIONS: usize = 64;
+
 /// The metrics server of `LAUNCHDIR_METRICS_BIND`: `/metrics` only, to whoever reaches the address.
 pub fn serve(
     addr: std::net::SocketAddr,
@@ -76,6 +79,8 @@ pub fn serve(
             .route("/metrics", web::get().to(on_own_address))
     })
     .workers(1)
+    // A scraper holds one; the cap keeps a flood of this port from taking the files the service needs.
+    .max_connections(METRICS_CONNECTIONS)
     .disable_signals()
     .bind(addr)
     .with_context(|| format!("binding LAUNCHDIR_METRICS_BIND {addr}"))?

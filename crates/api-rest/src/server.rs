@@ -152,6 +152,8 @@ impl Application {
         // one read cache.
         let mcp = (!args.no_mcp)
             .then(|| api_mcp::Endpoint::new(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
+        let (workers, connections) = bootstrap::limits::http_workers();
+        tracing::info!(workers, connections_per_worker = connections, "http workers");
         let server = HttpServer::new(move || {
             let mcp = mcp.clone();
             ActixApp::new()
@@ -183,6 +185,9 @@ impl Application {
                 })
                 .default_service(web::to(not_found))
         })
+        // Connections never take the open files the store, the crawler and the mailer need.
+        .workers(workers)
+        .max_connections(connections)
         .shutdown_timeout(30)
         // `run_until_stopped` acts on SIGTERM and SIGINT itself (`api_http::shutdown`).
         .disable_signals()

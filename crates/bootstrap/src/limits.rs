@@ -41,6 +41,62 @@ pub fn raise_open_files_and_log() {
     }
 }
 
+/// The most connections one HTTP worker holds at once whatever the limit allows (actix-web's own
+/// default).
+pub const MOST_CONNECTIONS_PER_WORKER: usize = 25_000;
+
+/// How many connections each of `workers` HTTP workers may hold at once, so that connections can
+/// never take every open file: a quarter of the limit (at least 64, at most 1 024) is kept for the
+/// database's connections and files, the crawler's and the mailer's sockets and the log. A worker at
+/// its share stops accepting; new connections wait in the listen queue until one closes, instead of
+/// being accepted until `accept` fails with "Too many open files" — by when the store could not open
+/// a file either.
+pub fn connections_per_worker(open_files: u64, workers: usize) -> usize {
+    let reserve = (open_files / 4).clamp(64, 1_024);
+    let for_connections = open_files.saturating_sub(reserve);
+    let each = for_connections / workers.max(1) as u64;
+    (each.min(MOST_CONNECTIONS_PER_WORKER as u64) as usize).max(1)
+}
+
+/// The HTTP workers to start (actix-web's default: the available parallelism, at most 512) and the
+/// connections each may hold under the current open-file limit ([`connections_per_worker`]).
+pub fn http_workers() -> (usize, usize) {
+    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(512);
+    let open_files = rlimit::Resource::NOFILE.get().map_or(1_024, |(soft, _)| soft);
+    (workers, connections_per_worker(open_files, workers))
+}
+
+#[cfg(test)]
+mod cap {
+    use super::*;
+
+    #[test]
+    fn connections_never_take_the_files_the_store_needs() {
+        // (open files, workers) -> connections per worker
+        let cases = [
+            (256, 2, 96),    // 64 kept
+            (300, 2, 112),   // 75 kept
+            (1_024, 2, 384), // 256 kept
+            (1_024, 1, 768),
+            (20_000, 2, 9_488),   // 1 024 kept
+            (524_288, 2, 25_000), // actix-web's own cap
+            (1_048_576, 64, 16_368),
+            (64, 2, 1), // nothing left over: one each, never zero
+            (0, 0, 1),
+        ];
+        for (files, workers, each) in cases {
+            assert_eq!(connections_per_worker(files, workers), each, "{files} files, {workers} workers");
+        }
+        // Whatever the limit, the workers' connections leave at least 64 files (or all there are).
+        for files in [100u64, 257, 1_000, 4_096, 65_536] {
+            for workers in 1..=8 {
+                let held = connections_per_worker(files, workers) as u64 * workers as u64;
+                assert!(held + 64 <= files, "{files} files, {workers} workers: {held} connections");
+            }
+        }
+    }
+}
+
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;

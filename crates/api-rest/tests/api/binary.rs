@@ -272,6 +272,27 @@ async fn a_log_reader_that_stalls_never_stalls_the_requests() {
     assert!(stderr.lines().filter(|l| l.contains("path=/api/v1/site")).all(|l| l.contains("status=200")));
 }
 
+/// A client with no connection from before asks for `/api/v1/site` and must be answered within 2 s.
+async fn a_new_client_is_answered_within_2s(base: &str, when: &str) {
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    let started = std::time::Instant::now();
+    let res = client.get(format!("{base}/api/v1/site")).send().await;
+    assert!(
+        res.as_ref().is_ok_and(|r| r.status() == 200),
+        "a new client {when} was not answered within 2 s: {res:?} after {:?}",
+        started.elapsed()
+    );
+}
+
+/// A process's (soft, hard) open-file limits, from `/proc/{pid}/limits` (`self` for this one).
+#[cfg(target_os = "linux")]
+fn open_files(pid: &str) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits.lines().find_map(|l| l.strip_prefix("Max open files")).unwrap().to_owned();
+    let mut v = line.split_whitespace().map(|n| n.parse::<u64>().unwrap_or(u64::MAX));
+    (v.next().unwrap(), v.next().unwrap())
+}
+
 /// A script that opens many idle connections cannot fill the server's open-file table. Started with a
 /// soft limit of 256 open files (launchd's; systemd's is 1 024) under a higher hard one, the server
 /// raises the soft limit to the hard one: 300 idle connections are all held, and a new client is
@@ -280,12 +301,6 @@ async fn a_log_reader_that_stalls_never_stalls_the_requests() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn idle_connections_past_a_low_soft_limit_keep_no_one_out() {
-    let open_files = |pid: &str| {
-        let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
-        let line = limits.lines().find_map(|l| l.strip_prefix("Max open files")).unwrap().to_owned();
-        let mut v = line.split_whitespace().map(|n| n.parse::<u64>().unwrap_or(u64::MAX));
-        (v.next().unwrap(), v.next().unwrap())
-    };
     // The test needs room above the soft limit it starts the server with, for the server and itself.
     let (_, hard) = open_files("self");
     assert!(hard >= 2_048, "this test needs a hard open-file limit of at least 2 048, not {hard}");
@@ -306,18 +321,57 @@ async fn idle_connections_past_a_low_soft_limit_keep_no_one_out() {
     }
     assert!(started.elapsed() < Duration::from_secs(2), "300 connections took {:?}", started.elapsed());
     // A new client: the one above keeps the connection it was answered on, from before the flood.
-    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
-    let started = std::time::Instant::now();
-    let res = client.get(format!("{}/api/v1/site", bin.base)).send().await;
-    assert!(
-        res.as_ref().is_ok_and(|r| r.status() == 200),
-        "a new client behind 300 idle connections was not answered within 2 s: {res:?} after {:?}",
-        started.elapsed()
-    );
+    a_new_client_is_answered_within_2s(&bin.base, "behind 300 idle connections").await;
     drop(idle);
     let stderr = tokio::task::spawn_blocking(move || bin.stop_and_read_stderr()).await.unwrap();
     assert!(
         stderr.lines().any(|l| l.contains("open-file limit") && l.contains("before=256")),
         "the start logs the limit it raised: {stderr:.2000}"
+    );
+}
+
+/// Where the hard open-file limit itself is low (a container started with `--ulimit nofile=300`), a
+/// script opening more connections than that takes connection slots, never the files the store, the
+/// crawler and the mailer need: each HTTP worker stops accepting at its share of the limit, a quarter
+/// of it is kept, the connections past the cap wait in the listen queue, and they are served once the
+/// others go. (Before, the server accepted until `accept` failed with "Too many open files", twice a
+/// second, with every file of the process taken: the database could open none either.)
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn connections_past_the_open_file_limit_leave_files_for_the_store() {
+    const LIMIT: u64 = 300;
+    let db = test_support::sqlite();
+    let mut bin = Binary::serve_with_file_limit(&db, LIMIT, &[("RUST_LOG", "info")]);
+    let client = reqwest::Client::builder().timeout(Duration::from_secs(2)).build().unwrap();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+    let pid = bin.child.id().to_string();
+    assert_eq!(open_files(&pid), (LIMIT, LIMIT), "the limit the server runs under");
+    let files_open = || std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count() as u64;
+
+    // More connections than the limit, opened within the 5 s a connection has to send its request's
+    // head. Past the cap and a full listen queue, a connect waits for the kernel's retry: stop there.
+    let addr = bin.base.trim_start_matches("http://").to_owned();
+    let mut idle = Vec::new();
+    while idle.len() < LIMIT as usize + 100 {
+        match tokio::time::timeout(Duration::from_millis(300), tokio::net::TcpStream::connect(&addr)).await {
+            Ok(Ok(c)) => idle.push(c),
+            _ => break,
+        }
+    }
+    assert!(idle.len() as u64 > LIMIT, "only {} connections were opened", idle.len());
+    // The workers accept what they will. A quarter of the limit is kept: the files the server had open
+    // before (the store's, the log's, the runtime's) and room for more.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let open = files_open();
+    assert!(open + 32 <= LIMIT, "{open} of {LIMIT} files open with {} connections made", idle.len());
+
+    // The connections go; those waiting in the queue are accepted and a new client is served.
+    drop(idle);
+    a_new_client_is_answered_within_2s(&bin.base, "after the flood").await;
+    let stderr = tokio::task::spawn_blocking(move || bin.stop_and_read_stderr()).await.unwrap();
+    assert!(!stderr.contains("Too many open files"), "accept ran out of files: {stderr:.3000}");
+    assert!(
+        stderr.lines().any(|l| l.contains("http workers") && l.contains("connections_per_worker=")),
+        "the start logs the cap: {stderr:.2000}"
     );
 }

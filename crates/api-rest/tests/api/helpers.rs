@@ -134,16 +134,22 @@ impl Binary {
     /// [`Binary::serve_with`], started with a soft open-file limit of `soft` (as a service manager
     /// would: `ulimit -Sn` in a shell that then runs the binary in its place, under the same pid).
     pub fn serve_with_open_files(db: &TestDatabase, soft: u64, env: &[(&str, &str)]) -> Self {
-        Self::start(db, &[], env, Stdio::piped(), Some(soft))
+        Self::start(db, &[], env, Stdio::piped(), Some(format!("-Sn {soft}")))
     }
 
-    fn start(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)], stderr: Stdio, soft: Option<u64>) -> Self {
+    /// [`Binary::serve_with`], started with both open-file limits at `limit`: the process cannot raise
+    /// it (a container started with `--ulimit nofile=…`).
+    pub fn serve_with_file_limit(db: &TestDatabase, limit: u64, env: &[(&str, &str)]) -> Self {
+        Self::start(db, &[], env, Stdio::piped(), Some(format!("-n {limit}")))
+    }
+
+    fn start(db: &TestDatabase, extra: &[&str], env: &[(&str, &str)], stderr: Stdio, ulimit: Option<String>) -> Self {
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let bin = env!("CARGO_BIN_EXE_launchdir-api");
-        let mut command = match soft {
-            Some(n) => {
+        let mut command = match ulimit {
+            Some(limit) => {
                 let mut c = Command::new("sh");
-                c.args(["-c", &format!("ulimit -Sn {n} && exec \"$0\" serve \"$@\""), bin]);
+                c.args(["-c", &format!("ulimit {limit} && exec \"$0\" serve \"$@\""), bin]);
                 c
             }
             None => {
