@@ -4,7 +4,9 @@ use crate::sql::RawQuery;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`) of the default size. SQLite
 /// runs in WAL mode with a busy timeout so readers never block the writer and concurrent writers wait,
@@ -45,13 +47,72 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
                 .pragma("cache_size", "-8192")
         });
     } else {
-        // Ping only connections idle long enough for a server, proxy or firewall to have dropped them;
-        // hot connections skip the extra round trip.
+        // Ping only connections idle long enough for a server, proxy or firewall to have dropped them,
+        // or older than a connection this process saw lost; hot connections skip the extra round trip.
         opts.max_connections(max_connections.unwrap_or(16))
             .min_connections(1)
-            .test_before_acquire_if_idle_for(Duration::from_secs(30));
+            .test_before_acquire_if_idle_for(Duration::from_secs(30))
+            .map_sqlx_postgres_before_acquire(|conn, meta| {
+                Box::pin(async move {
+                    if !lost_since(meta.age) {
+                        return Ok(true);
+                    }
+                    // A dead connection is dropped here and the pool opens or picks another.
+                    Ok(sea_orm::sqlx::Connection::ping(conn).await.is_ok())
+                })
+            });
     }
     sea_orm::Database::connect(opts).await
+}
+
+/// When this process last saw a connection to PostgreSQL lost, in milliseconds since [`clock`]'s
+/// start (0: never).
+///
+/// A pooled connection goes back to the pool without a ping (the patch in `vendor/`), and a hot one is
+/// not pinged before use either, so a connection the server closed — a restart, a failover, an idle
+/// timeout — would go back and fail every statement it was given, for as long as it stayed hot: after a
+/// PostgreSQL restart, every request failed until the service was restarted too. Each lost connection
+/// seen is noted here ([`note_if_connection_lost`]); for a minute after, a connection opened before
+/// it is pinged before use and replaced if dead. A connection from before that is first used later
+/// has been idle over 30 s and is pinged anyway.
+static LOST_AT_MS: AtomicU64 = AtomicU64::new(0);
+
+/// How long after a lost connection older connections are pinged before use.
+const LOST_WINDOW: Duration = Duration::from_secs(60);
+
+/// Milliseconds since this process first asked, from 1 (0 is "never" in [`LOST_AT_MS`]).
+fn clock() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_millis() as u64 + 1
+}
+
+/// Notes `e` if it says a connection to the database was lost — its socket failed or closed, the
+/// protocol lost its place, or the server ended the session (SQLSTATE class 57P, "operator
+/// intervention": a shutdown or restart; class 08, a connection exception) — not that a statement was
+/// refused.
+pub(crate) fn note_if_connection_lost(e: &DbErr) {
+    use sea_orm::{RuntimeErr, SqlxError};
+    if let DbErr::Conn(RuntimeErr::SqlxError(e))
+    | DbErr::Exec(RuntimeErr::SqlxError(e))
+    | DbErr::Query(RuntimeErr::SqlxError(e)) = e
+        && match &**e {
+            SqlxError::Io(_) | SqlxError::Tls(_) | SqlxError::Protocol(_) => true,
+            SqlxError::Database(d) => d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")),
+            _ => false,
+        }
+    {
+        LOST_AT_MS.store(clock(), Ordering::Relaxed);
+    }
+}
+
+/// Whether a connection of this `age` was opened before a connection was lost within [`LOST_WINDOW`].
+fn lost_since(age: Duration) -> bool {
+    let lost = LOST_AT_MS.load(Ordering::Relaxed);
+    if lost == 0 {
+        return false;
+    }
+    let since = Duration::from_millis(clock().saturating_sub(lost));
+    since < LOST_WINDOW && age >= since
 }
 
 /// Applies every pending migration. Safe to run from several instances at once on PostgreSQL: they
@@ -259,7 +320,7 @@ pub async fn pending_migrations(db: &DatabaseConnection) -> Result<usize, DbErr>
 
 /// A trivial round trip, for readiness.
 pub async fn ping(db: &DatabaseConnection) -> Result<(), DbErr> {
-    db.ping().await
+    db.ping().await.inspect_err(note_if_connection_lost)
 }
 
 /// Why a backup was not written.

@@ -221,6 +221,7 @@ impl domain::ports::PublicChanges for SeaOrmStore {
 
 /// Maps a database error to the port's error: uniqueness → Conflict, everything else → Unexpected.
 pub(crate) fn repo_err(e: DbErr) -> RepoError {
+    crate::db::note_if_connection_lost(&e);
     match e.sql_err() {
         Some(SqlErr::UniqueConstraintViolation(msg)) => RepoError::Conflict(msg),
         _ => RepoError::Unexpected(Box::new(e)),

@@ -1,6 +1,7 @@
 //! What a pooled PostgreSQL connection sends when it goes back to the pool (the patched sqlx-core in
 //! `vendor/`): nothing after a statement that finished, and the rollback of a transaction dropped
 //! without commit or rollback, at once — on SQLite too, whose connections are no longer pinged on release.
+//! And what replaces the ping where it mattered: a connection the server closed is not used again.
 
 use sea_orm::{ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TransactionTrait};
 use std::sync::Arc;
@@ -161,4 +162,45 @@ async fn a_dropped_sqlite_transaction_releases_the_write_lock_when_its_connectio
     assert_eq!(n, 1, "the dropped transaction's row was rolled back");
     other.close().await.expect("close");
     db.close().await.expect("close");
+}
+
+/// PostgreSQL closes the pool's connections (a restart or a failover; here its backends are
+/// terminated): the read that finds its connection closed fails, and the reads after it are served on
+/// new connections. Before, the closed connection went back to the pool without a ping and, hot, was
+/// never pinged before use either: every read after the restart failed, until the service itself was
+/// restarted (seen by hand: 65 requests of 65 answered 500 after `pg_ctlcluster restart`, and
+/// `/readyz` said 503).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_the_server_closed_are_replaced_not_reused() {
+    use domain::ports::CategoryRepository;
+    let Some(t) = crate::harness::postgres().await else { return };
+    let store = &t.store;
+    for _ in 0..5 {
+        store.list_categories().await.expect("a read before");
+    }
+    let admin = one_connection(&test_support::postgres_admin_url()).await;
+    let terminated = admin
+        .query_all_raw(Statement::from_string(
+            DbBackend::Postgres,
+            format!(
+                "SELECT pg_terminate_backend(pid) AS gone FROM pg_stat_activity WHERE datname = '{}'",
+                store.connection().get_postgres_connection_pool().connect_options().get_database().unwrap_or_default()
+            ),
+        ))
+        .await
+        .expect("terminate the store's connections");
+    assert!(!terminated.is_empty(), "the store had connections to close");
+    admin.close().await.expect("close");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let mut results = Vec::new();
+    for _ in 0..20 {
+        results.push(store.list_categories().await.is_ok());
+        // The failed read's connection goes back to the pool on a spawned task.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let failed = results.iter().filter(|ok| !**ok).count();
+    assert!(failed <= 1, "{failed} of 20 reads failed after the connections were closed: {results:?}");
+    assert!(results[1..].iter().all(|ok| *ok), "reads after the first must be served: {results:?}");
+    assert!(adapters_storage::db::ping(store.connection()).await.is_ok(), "the readiness ping");
 }
