@@ -52,7 +52,8 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
         IdempotencyBegin::Mismatch => Err(OpError::IdempotencyMismatch),
         IdempotencyBegin::Started => {
             let call = op.call_fn();
-            let task = tokio::spawn(async move {
+            let out = crate::to_the_end(async move {
+                let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
                 let out = call(ctx, input).await;
                 let recorded = match &out {
                     Ok(v) => store.finish_idempotent(&scope, &key, &String::from_utf8_lossy(v)).await,
@@ -61,9 +62,12 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
                 if let Err(e) = recorded {
                     tracing::error!(error = %e, %scope, "could not record an idempotent request's outcome");
                 }
+                if out.is_ok() {
+                    crate::public_data_changed(&app, &reads).await;
+                }
                 out
-            });
-            let out = task.await.map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(Box::new(e))))?;
+            })
+            .await;
             out.map(|v| (v, false))
         }
     }

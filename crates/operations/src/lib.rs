@@ -294,12 +294,7 @@ impl Descriptor {
     pub async fn call_json(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<(bytes::Bytes, bool)> {
         let ctx = self.authorize(ctx).await?;
         if let (true, Some(key)) = (self.idempotency_key, ctx.idempotency_key.clone()) {
-            let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
-            let out = idempotency::run_once(self, ctx, key, input).await;
-            if matches!(out, Ok((_, false))) {
-                public_data_changed(&app, &reads).await;
-            }
-            return out;
+            return idempotency::run_once(self, ctx, key, input).await;
         }
         if self.read_only && self.scope.is_none() && ctx.reads.is_enabled() {
             // The UTC date is part of the key: "this week" and "today" change meaning at midnight.
@@ -316,14 +311,21 @@ impl Descriptor {
     }
 
     /// Runs the operation uncached; a successful write empties the read caches (see
-    /// [`public_data_changed`]).
+    /// [`public_data_changed`]). A write runs to its end in a task of its own ([`to_the_end`]).
     async fn run(&self, ctx: Ctx, input: serde_json::Value) -> OpResult<bytes::Bytes> {
-        let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
-        let out = (self.call)(ctx, input).await;
-        if !self.read_only && out.is_ok() {
-            public_data_changed(&app, &reads).await;
+        if self.read_only {
+            return (self.call)(ctx, input).await;
         }
-        out
+        let call = self.call.clone();
+        to_the_end(async move {
+            let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
+            let out = call(ctx, input).await;
+            if out.is_ok() {
+                public_data_changed(&app, &reads).await;
+            }
+            out
+        })
+        .await
     }
 
     /// The one authorization check (see [`authorize`]), driven by the declared scope.
@@ -361,13 +363,34 @@ async fn authorize(scope: Option<Scope>, ctx: Ctx) -> OpResult<Ctx> {
 /// operations this way, so a renamed output field is a compile error, not a blank page. The same
 /// authorization as [`Descriptor::call`]; a successful write empties the read caches. Not kept in
 /// the read cache itself (a page keeps what it renders).
-pub async fn invoke<O: Operation>(ctx: &Ctx, input: O::Input) -> OpResult<O::Output> {
+pub async fn invoke<O: Operation>(ctx: &Ctx, input: O::Input) -> OpResult<O::Output>
+where
+    O::Input: 'static,
+    O::Output: 'static,
+{
     let ctx = authorize(O::SCOPE, ctx.clone()).await?;
-    let out = O::run(&ctx, input).await;
-    if !O::READ_ONLY && out.is_ok() {
-        public_data_changed(&ctx.app, &ctx.reads).await;
+    if O::READ_ONLY {
+        return O::run(&ctx, input).await;
     }
-    out
+    to_the_end(async move {
+        let out = O::run(&ctx, input).await;
+        if out.is_ok() {
+            public_data_changed(&ctx.app, &ctx.reads).await;
+        }
+        out
+    })
+    .await
+}
+
+/// Runs a write in a task of its own and waits for it: whoever dropped the wait — a client that hung
+/// up, an MCP client's cancellation, a caller's timeout — the write still runs to its end. A write is
+/// several steps (a draft and the job that reads its site; a verified claim and the mail that tells the
+/// listing's other owners; a change and the read caches it empties), and a future dropped between two
+/// of them left the first without the second: a draft never read, owners never told.
+pub async fn to_the_end<T: Send + 'static>(
+    write: impl std::future::Future<Output = OpResult<T>> + Send + 'static,
+) -> OpResult<T> {
+    tokio::spawn(write).await.unwrap_or_else(|e| Err(OpError::Repo(RepoError::Unexpected(Box::new(e)))))
 }
 
 /// The caller behind a bearer credential: an OAuth access token meant for `audience`, or an API key

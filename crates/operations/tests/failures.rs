@@ -249,3 +249,55 @@ async fn a_dns_lookup_that_fails_leaves_the_claim_pending_and_says_why() {
     assert_eq!(c["verified_at"], serde_json::Value::Null);
     assert!(c["last_check"]["found"].as_str().unwrap().contains("SERVFAIL"), "{c}");
 }
+
+/// A name server that answers after `delay` with the records it is given.
+#[derive(Debug, Default)]
+struct SlowDns {
+    records: std::sync::Mutex<Vec<String>>,
+    delay: std::time::Duration,
+}
+
+#[async_trait]
+impl DnsResolver for SlowDns {
+    async fn txt(&self, _name: &str) -> Result<Vec<String>, DnsError> {
+        tokio::time::sleep(self.delay).await;
+        Ok(self.records.lock().unwrap().clone())
+    }
+}
+
+/// A caller that stops waiting — an embedding service's timeout, a `select!` that took another branch —
+/// does not stop a write half way: the claim being checked when it gave up is verified once the name
+/// server answers, and the listing's other owner is told. Before, the operation ran in the caller's
+/// future and died with it, wherever it was: between the claim's verification and the owners' mail it
+/// made an owner nobody heard of.
+#[tokio::test]
+async fn a_caller_that_stops_waiting_does_not_stop_a_write_half_way() {
+    use domain::listing::{Lifecycle, ListingProfile, ListingStatus, NewListing, Plan};
+    let dns = Arc::new(SlowDns { delay: std::time::Duration::from_millis(300), ..SlowDns::default() });
+    let store = store().await;
+    let app = app(store.clone(), |p| p.dns = dns.clone());
+    let lifecycle = Lifecycle::from_parts(ListingStatus::Live, Plan::Free, None, Some(Utc::now()));
+    let profile = ListingProfile::named("Orbit Labs", "https://orbit.example/", "orbit.example");
+    let slug = domain::slug::Slug::parse("orbit-labs".to_owned()).unwrap();
+    let listing = app.store.create_listing(NewListing::plain(slug, profile, lifecycle, Utc::now())).await.unwrap();
+    common::owner_of(&app, store.as_ref(), listing.id, "carol@orbit.example", Utc::now()).await;
+    let bob = operations::accounts::create_user(&app, "bob@other.example", "correct horse 1", "", false).await.unwrap();
+    let ctx = ctx_as(&app, &bob);
+    let claim = call(&ctx, "claim_listing", serde_json::json!({"slug": "orbit-labs", "method": "dns"})).await.unwrap();
+    *dns.records.lock().unwrap() = vec![claim["instructions"]["dns"]["value"].as_str().unwrap().to_owned()];
+
+    let id = claim["claim_id"].as_i64().unwrap();
+    let gave_up = tokio::time::timeout(
+        std::time::Duration::from_millis(100),
+        call(&ctx, "verify_claim", serde_json::json!({"claim_id": id})),
+    )
+    .await;
+    assert!(gave_up.is_err(), "the caller stopped waiting before the name server answered: {gave_up:?}");
+
+    tokio::time::sleep(std::time::Duration::from_millis(700)).await;
+    let mine = call(&ctx, "list_my_claims", serde_json::json!({})).await.unwrap();
+    assert_eq!(mine["items"][0]["status"], "verified", "{mine}");
+    let told = app.store.outbox(Some("carol@orbit.example"), 10).await.unwrap();
+    assert_eq!(told.len(), 1, "the other owner is told: {told:?}");
+    assert!(told[0].body.contains("bob@other.example"), "{}", told[0].body);
+}

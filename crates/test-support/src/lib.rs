@@ -371,6 +371,8 @@ pub struct DnsServer {
     pub addr: std::net::SocketAddr,
     records: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, Vec<Vec<String>>>>>,
     questions: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    /// Milliseconds each answer waits before it is sent.
+    delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -394,7 +396,9 @@ impl DnsServer {
         let records =
             std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::<String, Vec<Vec<String>>>::new()));
         let questions = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (table, asked) = (records.clone(), questions.clone());
+        let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let (table, asked, delay) = (records.clone(), questions.clone(), delay_ms.clone());
+        let sock = std::sync::Arc::new(sock);
         let task = tokio::spawn(async move {
             let mut buf = vec![0u8; 4096];
             loop {
@@ -428,11 +432,21 @@ impl DnsServer {
                     reply.metadata.response_code = ResponseCode::NXDomain;
                 }
                 if let Ok(bytes) = reply.to_vec() {
-                    let _ = sock.send_to(&bytes, peer).await;
+                    let wait = delay.load(std::sync::atomic::Ordering::SeqCst);
+                    let sock = sock.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+                        let _ = sock.send_to(&bytes, peer).await;
+                    });
                 }
             }
         });
-        Self { addr, records, questions, task }
+        Self { addr, records, questions, delay_ms, task }
+    }
+
+    /// Makes every answer from now on wait `delay` before it is sent: a slow name server.
+    pub fn answer_after(&self, delay: std::time::Duration) {
+        self.delay_ms.store(delay.as_millis() as u64, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Publishes TXT records at `name` (each record one or more strings), replacing what was there.

@@ -409,3 +409,48 @@ async fn a_person_claims_a_listing_on_the_site_with_a_file_and_checks_it() {
     let (status, _, _) = carol.get(&claim).await;
     assert_eq!(status, 404);
 }
+
+/// A claimant who hangs up while their claim is being checked cannot stop it half way: the check
+/// runs to its end, the claim is verified, and the listing's other owners are told — so no timing of
+/// a hang-up makes someone an owner the owners never hear of. This passed before the operations ran
+/// writes in a task of their own: actix-web keeps running a handler whose client has gone. It stays
+/// as the guard over HTTP; `failures::a_caller_that_stops_waiting_does_not_stop_a_write_half_way`
+/// (operations) is the one that failed, for a caller that drops the operation's future itself.
+#[tokio::test]
+async fn hanging_up_while_a_claim_is_checked_does_not_stop_it_half_way() {
+    let s = setup().await;
+    let id = listing(&s, "Orbit Labs", "https://www.orbit.example/", "www.orbit.example", true).await;
+    let record = "_launchdir-challenge.orbit.example";
+    // Carol owns it first.
+    let (st, c) = claim(&s, &s.carol, json!({"slug": "orbit-labs", "method": "dns"})).await;
+    assert_eq!(st, 201, "{c}");
+    s.dns.set_txt(record, &[&[c["instructions"]["dns"]["value"].as_str().unwrap()]]);
+    let (st, ok) = verify(&s, &s.carol, c["claim_id"].as_i64().unwrap()).await;
+    assert_eq!((st, ok["status"].as_str()), (200, Some("verified")), "{ok}");
+
+    // Bob's claim, checked against a slow name server; Bob hangs up before it answers.
+    let (st, c) = claim(&s, &s.bob, json!({"slug": "orbit-labs", "method": "dns"})).await;
+    assert_eq!(st, 201, "{c}");
+    s.dns.set_txt(record, &[&[c["instructions"]["dns"]["value"].as_str().unwrap()]]);
+    s.dns.answer_after(std::time::Duration::from_millis(1_200));
+    let asked = s.dns.questions().len();
+    let impatient = reqwest::Client::builder().timeout(std::time::Duration::from_millis(400)).build().unwrap();
+    let hung_up = impatient
+        .post(format!("{}/api/v1/claims/{}/verify", s.app.base, c["claim_id"].as_i64().unwrap()))
+        .bearer_auth(&s.bob)
+        .send()
+        .await;
+    assert!(hung_up.as_ref().is_err_and(reqwest::Error::is_timeout), "Bob hung up: {hung_up:?}");
+    assert!(s.dns.questions().len() > asked, "the check was under way when Bob hung up");
+
+    // The name server answers after Bob has gone; the check goes on without him.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !owns(&s, &s.bob, id).await || mails_to(&s, "carol@orbit.example").await.is_empty() {
+        let owner = owns(&s, &s.bob, id).await;
+        assert!(std::time::Instant::now() < deadline, "after Bob hung up: owner {owner}, Carol told: no");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let told = mails_to(&s, "carol@orbit.example").await;
+    assert_eq!(told.len(), 1, "Carol is told of the new owner: {told:?}");
+    assert!(told[0].contains("bob@other.example") && told[0].contains("dns"), "{}", told[0]);
+}
