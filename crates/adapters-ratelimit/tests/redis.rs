@@ -5,10 +5,8 @@
 use adapters_ratelimit::{REDIS_BUDGET, REDIS_REST, RedisLimiter};
 use domain::ports::RateLimiter;
 use domain::ratelimit::Quota;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use test_support::{ProxyMode, TcpProxy};
 
 fn redis_url() -> String {
     std::env::var("LAUNCHDIR_TEST_REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
@@ -57,79 +55,6 @@ async fn two_instances_share_one_limit() {
     assert!(a.check("key:ldk_BBBBBBBB", q).await.allowed, "another client has its own quota");
 }
 
-/// What the proxy in front of Redis does.
-const FORWARD: u8 = 0;
-/// Keeps its connections and accepts new ones but passes nothing on until told to forward again, when
-/// it passes on everything held: Redis paused (a stopped process, a stalled network).
-const STALLED: u8 = 1;
-/// Closes its connections and every new one at once: Redis restarting.
-const GONE: u8 = 2;
-
-/// A loopback proxy in front of the test Redis whose behaviour can be switched while it runs.
-struct Proxy {
-    port: u16,
-    mode: Arc<AtomicU8>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Proxy {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-/// Copies `from` to `to` while the mode is FORWARD; leaves it unread while STALLED; stops when GONE.
-async fn pump(mut from: tokio::net::tcp::OwnedReadHalf, mut to: tokio::net::tcp::OwnedWriteHalf, mode: Arc<AtomicU8>) {
-    let mut buf = vec![0u8; 16 * 1024];
-    loop {
-        match mode.load(Ordering::SeqCst) {
-            GONE => return,
-            STALLED => {
-                tokio::time::sleep(Duration::from_millis(20)).await;
-                continue;
-            }
-            _ => {}
-        }
-        let n = tokio::select! {
-            r = from.read(&mut buf) => match r { Ok(0) | Err(_) => return, Ok(n) => n },
-            () = tokio::time::sleep(Duration::from_millis(20)) => continue,
-        };
-        if mode.load(Ordering::SeqCst) == GONE || to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
-    }
-}
-
-impl Proxy {
-    async fn start(upstream: String) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let mode = Arc::new(AtomicU8::new(FORWARD));
-        let shared = mode.clone();
-        let task = tokio::spawn(async move {
-            while let Ok((client, _)) = listener.accept().await {
-                if shared.load(Ordering::SeqCst) == GONE {
-                    continue;
-                }
-                let server = tokio::net::TcpStream::connect(&upstream).await.unwrap();
-                let (client_read, client_write) = client.into_split();
-                let (server_read, server_write) = server.into_split();
-                tokio::spawn(pump(client_read, server_write, shared.clone()));
-                tokio::spawn(pump(server_read, client_write, shared.clone()));
-            }
-        });
-        Self { port, mode, task }
-    }
-
-    fn set(&self, mode: u8) {
-        self.mode.store(mode, Ordering::SeqCst);
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
 /// `host:port` of the test Redis.
 fn redis_address() -> String {
     let url = redis_url();
@@ -153,12 +78,12 @@ async fn timed_check(l: &RedisLimiter, client: &str, q: Quota) -> domain::rateli
     }
 }
 
-/// A limiter on the test Redis through a [`Proxy`] (`None`, skipped, where no Redis answers outside
+/// A limiter on the test Redis through a [`TcpProxy`] (`None`, skipped, where no Redis answers outside
 /// CI), with the client `ip:spent` given all of its `limit` a minute.
-async fn spent_through_a_proxy(limit: u32) -> Option<(Proxy, RedisLimiter, Quota)> {
+async fn spent_through_a_proxy(limit: u32) -> Option<(TcpProxy, RedisLimiter, Quota)> {
     limiter(&unique_prefix()).await?;
-    let proxy = Proxy::start(redis_address()).await;
-    let l = limiter_at(&proxy.url(), &unique_prefix()).await.expect("through the proxy");
+    let proxy = TcpProxy::start(redis_address()).await;
+    let l = limiter_at(&format!("redis://{}", proxy.host_port()), &unique_prefix()).await.expect("through the proxy");
     let q = Quota::per_minute(limit);
     for _ in 0..limit {
         assert!(timed_check(&l, "ip:spent", q).await.allowed);
@@ -173,7 +98,7 @@ async fn a_stalled_redis_costs_one_request_the_budget_and_the_rest_nothing() {
     let Some((proxy, l, q)) = spent_through_a_proxy(3).await else { return };
     assert!(!timed_check(&l, "ip:spent", q).await.allowed, "Redis counts the fourth");
 
-    proxy.set(STALLED);
+    proxy.set(ProxyMode::Stalled);
     let started = Instant::now();
     let wide = Quota::per_minute(1000);
     for i in 0..50 {
@@ -182,7 +107,7 @@ async fn a_stalled_redis_costs_one_request_the_budget_and_the_rest_nothing() {
     let took = started.elapsed();
     assert!(took < REDIS_BUDGET + Duration::from_millis(750), "50 checks while Redis is stalled took {took:?}");
 
-    proxy.set(FORWARD);
+    proxy.set(ProxyMode::Forward);
     tokio::time::sleep(REDIS_REST + Duration::from_millis(100)).await;
     assert!(!timed_check(&l, "ip:spent", q).await.allowed, "Redis counts again and remembers the spent client");
 }
@@ -194,7 +119,7 @@ async fn a_stalled_redis_costs_one_request_the_budget_and_the_rest_nothing() {
 async fn a_restarted_redis_is_counted_on_again_within_seconds() {
     let Some((proxy, l, q)) = spent_through_a_proxy(2).await else { return };
 
-    proxy.set(GONE);
+    proxy.set(ProxyMode::Gone);
     let wide = Quota::per_minute(1000);
     let down = Instant::now();
     while down.elapsed() < Duration::from_secs(4) {
@@ -202,7 +127,7 @@ async fn a_restarted_redis_is_counted_on_again_within_seconds() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 
-    proxy.set(FORWARD);
+    proxy.set(ProxyMode::Forward);
     let back = Instant::now();
     loop {
         if !timed_check(&l, "ip:spent", q).await.allowed {

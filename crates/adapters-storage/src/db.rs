@@ -86,21 +86,34 @@ fn clock() -> u64 {
     START.get_or_init(Instant::now).elapsed().as_millis() as u64 + 1
 }
 
-/// Notes `e` if it says a connection to the database was lost — its socket failed or closed, the
+/// Whether `e` says a connection to the database was lost — its socket failed or closed, the
 /// protocol lost its place, or the server ended the session (SQLSTATE class 57P, "operator
 /// intervention": a shutdown or restart; class 08, a connection exception) — not that a statement was
 /// refused.
-pub(crate) fn note_if_connection_lost(e: &DbErr) {
+pub(crate) fn connection_lost(e: &DbErr) -> bool {
     use sea_orm::{RuntimeErr, SqlxError};
-    if let DbErr::Conn(RuntimeErr::SqlxError(e))
+    let (DbErr::Conn(RuntimeErr::SqlxError(e))
     | DbErr::Exec(RuntimeErr::SqlxError(e))
-    | DbErr::Query(RuntimeErr::SqlxError(e)) = e
-        && match &**e {
-            SqlxError::Io(_) | SqlxError::Tls(_) | SqlxError::Protocol(_) => true,
-            SqlxError::Database(d) => d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")),
-            _ => false,
-        }
-    {
+    | DbErr::Query(RuntimeErr::SqlxError(e))) = e
+    else {
+        return false;
+    };
+    match &**e {
+        SqlxError::Io(_) | SqlxError::Tls(_) | SqlxError::Protocol(_) => true,
+        SqlxError::Database(d) => d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")),
+        _ => false,
+    }
+}
+
+/// Whether `e` says the database could not be reached: a connection lost ([`connection_lost`]) or
+/// none to be had from the pool in time (every attempt to open one failed, or all stayed busy).
+pub(crate) fn unreachable(e: &DbErr) -> bool {
+    connection_lost(e) || matches!(e, DbErr::ConnectionAcquire(_))
+}
+
+/// Notes `e` if it says a connection was lost (see [`LOST_AT_MS`]).
+pub(crate) fn note_if_connection_lost(e: &DbErr) {
+    if connection_lost(e) {
         LOST_AT_MS.store(clock(), Ordering::Relaxed);
     }
 }

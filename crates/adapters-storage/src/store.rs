@@ -111,7 +111,13 @@ impl SeaOrmStore {
         };
         let Some(cache) = &self.counts else { return run(stmt).await };
         let key = format!("{}\u{0}{:?}", stmt.sql, stmt.values);
-        cache.try_get_with(key, run(stmt)).await.map_err(|e| RepoError::Unexpected(e.to_string().into()))
+        cache.try_get_with(key, run(stmt)).await.map_err(|e| match &*e {
+            // The same kind of failure: an unreachable database stays a 503 through the shared count.
+            RepoError::NotFound => RepoError::NotFound,
+            RepoError::Conflict(m) => RepoError::Conflict(m.clone()),
+            RepoError::Unavailable(source) => RepoError::Unavailable(source.to_string().into()),
+            RepoError::Unexpected(source) => RepoError::Unexpected(source.to_string().into()),
+        })
     }
 
     /// Every row of a short public read: on the calling thread when the store is a SQLite file (see
@@ -222,6 +228,9 @@ impl domain::ports::PublicChanges for SeaOrmStore {
 /// Maps a database error to the port's error: uniqueness → Conflict, everything else → Unexpected.
 pub(crate) fn repo_err(e: DbErr) -> RepoError {
     crate::db::note_if_connection_lost(&e);
+    if crate::db::unreachable(&e) {
+        return RepoError::Unavailable(Box::new(e));
+    }
     match e.sql_err() {
         Some(SqlErr::UniqueConstraintViolation(msg)) => RepoError::Conflict(msg),
         _ => RepoError::Unexpected(Box::new(e)),

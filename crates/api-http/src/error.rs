@@ -144,6 +144,12 @@ impl From<RepoError> for ApiError {
                 tracing::info!(conflict = %m, "write refused by a uniqueness rule");
                 Self::new(StatusCode::CONFLICT, "conflict", "this conflicts with an existing record")
             }
+            RepoError::Unavailable(source) => {
+                tracing::error!(error = %source, "storage unavailable");
+                let mut e = Self::unavailable("the database is not answering; try again in a moment");
+                e.retry_after = Some(5);
+                e
+            }
             RepoError::Unexpected(source) => {
                 tracing::error!(error = %source, "storage failed");
                 Self::internal()
@@ -223,5 +229,14 @@ mod tests {
         let e = ApiError::from(RepoError::Unexpected("password=hunter2 connection refused".into()));
         assert_eq!(e.status, StatusCode::INTERNAL_SERVER_ERROR);
         assert!(!e.body_json().to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn an_unreachable_store_is_a_503_to_retry_and_leaks_nothing() {
+        let e = ApiError::from(RepoError::Unavailable("postgres://launchdir:hunter2@db connection refused".into()));
+        assert_eq!((e.status, e.code, e.retry_after), (StatusCode::SERVICE_UNAVAILABLE, "unavailable", Some(5)));
+        assert!(!e.body_json().to_string().contains("hunter2"));
+        let res = actix_web::ResponseError::error_response(&e);
+        assert_eq!(res.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("5"));
     }
 }

@@ -364,6 +364,7 @@ fn unshare(e: Arc<OpError>) -> OpError {
             }
             OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
             OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
+            OpError::Repo(RepoError::Unavailable(e)) => OpError::Repo(RepoError::Unavailable(e.to_string().into())),
             OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),
         },
     }

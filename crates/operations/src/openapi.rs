@@ -140,6 +140,10 @@ fn operation(op: &Descriptor) -> Value {
         "429".into(),
         error_response("rate limited, or a quota of the caller's is spent (crawls, emails); see Retry-After"),
     );
+    responses.insert(
+        "503".into(),
+        error_response("the service is starting, or cannot reach its database just now; retry after Retry-After"),
+    );
     let security = match op.scope {
         None => json!([{}, {"bearerAuth": []}]),
         Some(s) => json!([{"bearerAuth": [s.as_str()]}]),

@@ -641,3 +641,92 @@ impl StripeStandIn {
         self.forms.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 }
+
+/// What a [`TcpProxy`] does with its connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum ProxyMode {
+    /// Passes everything on both ways.
+    Forward = 0,
+    /// Keeps its connections and accepts new ones, but passes nothing on until told to forward again,
+    /// when it passes on everything held: a paused server, a stalled network.
+    Stalled = 1,
+    /// Closes its connections and every new one at once: a server restarting.
+    Gone = 2,
+}
+
+/// A TCP proxy on loopback in front of a server (PostgreSQL, Redis), switched between
+/// [`ProxyMode`]s while a test runs, to see what the service does when that server stalls or restarts.
+#[derive(Debug)]
+pub struct TcpProxy {
+    pub port: u16,
+    mode: std::sync::Arc<std::sync::atomic::AtomicU8>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for TcpProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl TcpProxy {
+    /// Listens on a loopback port and connects each client to `upstream` (`host:port`).
+    pub async fn start(upstream: String) -> Self {
+        use std::sync::atomic::Ordering;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
+        let port = listener.local_addr().expect("a bound address").port();
+        let mode = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(ProxyMode::Forward as u8));
+        let shared = mode.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                if shared.load(Ordering::SeqCst) == ProxyMode::Gone as u8 {
+                    continue;
+                }
+                let Ok(server) = tokio::net::TcpStream::connect(&upstream).await else { continue };
+                let (client_read, client_write) = client.into_split();
+                let (server_read, server_write) = server.into_split();
+                tokio::spawn(pump(client_read, server_write, shared.clone()));
+                tokio::spawn(pump(server_read, client_write, shared.clone()));
+            }
+        });
+        Self { port, mode, task }
+    }
+
+    pub fn set(&self, mode: ProxyMode) {
+        self.mode.store(mode as u8, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// `127.0.0.1:port`.
+    pub fn host_port(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+}
+
+/// Copies `from` to `to` while forwarding; leaves `from` unread while stalled; stops when gone.
+async fn pump(
+    mut from: tokio::net::tcp::OwnedReadHalf,
+    mut to: tokio::net::tcp::OwnedWriteHalf,
+    mode: std::sync::Arc<std::sync::atomic::AtomicU8>,
+) {
+    use std::sync::atomic::Ordering;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match mode.load(Ordering::SeqCst) {
+            m if m == ProxyMode::Gone as u8 => return,
+            m if m == ProxyMode::Stalled as u8 => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                continue;
+            }
+            _ => {}
+        }
+        let n = tokio::select! {
+            r = from.read(&mut buf) => match r { Ok(0) | Err(_) => return, Ok(n) => n },
+            () = tokio::time::sleep(std::time::Duration::from_millis(20)) => continue,
+        };
+        if mode.load(Ordering::SeqCst) == ProxyMode::Gone as u8 || to.write_all(&buf[..n]).await.is_err() {
+            return;
+        }
+    }
+}

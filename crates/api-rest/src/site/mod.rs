@@ -212,6 +212,21 @@ where
 fn page_error(state: &State, who: Option<&Principal>, e: OpError, what: &str) -> HttpResponse {
     match e {
         OpError::NotFound(_) | OpError::Invalid(_) => not_found(state, who, what),
+        OpError::Repo(domain::ports::RepoError::Unavailable(e)) => {
+            tracing::error!(error = %e, "page: storage unavailable");
+            let mut r = html(
+                StatusCode::SERVICE_UNAVAILABLE,
+                page(
+                    state,
+                    "Unavailable",
+                    who,
+                    "<p>The site cannot reach its database just now; try again in a moment.</p>",
+                ),
+            );
+            r.headers_mut()
+                .insert(actix_web::http::header::RETRY_AFTER, actix_web::http::header::HeaderValue::from_static("5"));
+            r
+        }
         e => {
             tracing::error!(error = %e, "page");
             oops(state, who)

@@ -87,6 +87,39 @@ async fn readyz_is_503_when_the_database_is_gone() {
     assert_eq!(app.get("/healthz").await.status(), 200, "alive, just not ready");
 }
 
+/// A database that stops answering (paused, or the network to it stalled: no reset, no answer) makes
+/// `/readyz` a 503 within its bound, so a load balancer's probe gets an answer rather than its own
+/// timeout; once the database answers again, so is the service. Before, the readiness ping waited on
+/// the stalled connection for as long as the probe did (no answer in 8 s here).
+#[tokio::test]
+async fn readyz_answers_503_in_time_when_the_database_stalls() {
+    use test_support::{ProxyMode, TcpProxy};
+    let Some(mut db) = test_support::postgres().await else { return };
+    let (scheme, rest) = db.url.split_once("://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
+    let upstream = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+    let proxy = TcpProxy::start(upstream).await;
+    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+    db.url = format!("{scheme}://{at}{}{path}", proxy.host_port());
+    let app = spawn_app_on(db, false).await;
+    app.wait_ready().await;
+
+    proxy.set(ProxyMode::Stalled);
+    let probe = reqwest::Client::builder().timeout(std::time::Duration::from_secs(8)).build().unwrap();
+    let started = std::time::Instant::now();
+    let r = probe.get(format!("{}/readyz", app.base)).send().await;
+    let took = started.elapsed();
+    let r = r.unwrap_or_else(|e| panic!("/readyz did not answer while the database stalled: {e} after {took:?}"));
+    assert_eq!(r.status(), 503);
+    assert!(took < api_rest::probes::READY_CHECK + std::time::Duration::from_secs(1), "{took:?}");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["code"], "unavailable");
+
+    proxy.set(ProxyMode::Forward);
+    app.wait_ready().await;
+}
+
 /// While start-up loads the demo data, nothing but the probes answers (503, the error shape,
 /// `Retry-After`), and the first answer after it counts everything that was loaded — not a cached
 /// "0 live listings" from the half-loaded database.

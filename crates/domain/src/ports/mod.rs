@@ -48,7 +48,11 @@ pub enum RepoError {
     /// A uniqueness rule refused the write (the message names it).
     #[error("conflict: {0}")]
     Conflict(String),
-    /// The store failed (connection lost, disk full). Callers show a 500 or 503 and log the source.
+    /// The store could not be reached: its connection was lost or none could be had in time (a
+    /// database restarting, failing over, or down). Worth retrying shortly: callers show a 503.
+    #[error("storage unavailable")]
+    Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The store failed otherwise (a statement refused, disk full). Callers show a 500 and log the source.
     #[error("storage failed")]
     Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
