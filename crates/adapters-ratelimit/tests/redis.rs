@@ -105,7 +105,7 @@ async fn a_stalled_redis_costs_one_request_the_budget_and_the_rest_nothing() {
         assert!(timed_check(&l, "ip:other", wide).await.allowed, "request {i}, counted in process");
     }
     let took = started.elapsed();
-    assert!(took < REDIS_BUDGET + Duration::from_millis(750), "50 checks while Redis is stalled took {took:?}");
+    assert!(took < REDIS_BUDGET + Duration::from_millis(1_500), "50 checks while Redis is stalled took {took:?}");
 
     proxy.set(ProxyMode::Forward);
     tokio::time::sleep(REDIS_REST + Duration::from_millis(100)).await;

@@ -363,7 +363,7 @@ async fn connections_past_the_open_file_limit_leave_files_for_the_store() {
     // before (the store's, the log's, the runtime's) and room for more.
     tokio::time::sleep(Duration::from_millis(600)).await;
     let open = files_open();
-    assert!(open + 32 <= LIMIT, "{open} of {LIMIT} files open with {} connections made", idle.len());
+    assert!(open + 16 <= LIMIT, "{open} of {LIMIT} files open with {} connections made", idle.len());
 
     // The connections go; those waiting in the queue are accepted and a new client is served.
     drop(idle);
