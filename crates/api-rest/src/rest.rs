@@ -22,6 +22,20 @@ fn route_for(m: Method) -> actix_web::Route {
     }
 }
 
+/// Refuses a query parameter whose name or value is not UTF-8 once percent-decoded (`?q=%ff`), naming
+/// it: the query parser would put U+FFFD in its place and answer for a text nobody sent.
+fn utf8_query(query: &str) -> Result<(), ApiError> {
+    for part in query.split('&') {
+        let (name, value) = part.split_once('=').unwrap_or((part, ""));
+        let decode = |s: &str| percent_encoding::percent_decode_str(&s.replace('+', " ")).decode_utf8().is_ok();
+        if !decode(name) || !decode(value) {
+            let field = percent_encoding::percent_decode_str(name).decode_utf8_lossy().into_owned();
+            return Err(domain::ValidationError::new(field, "is not UTF-8 text once percent-decoded").into());
+        }
+    }
+    Ok(())
+}
+
 /// Gathers an operation's inputs: path parameters and query parameters typed by the input schema, and
 /// for body methods the JSON object sent (which must be an object when present).
 fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiError> {
@@ -30,6 +44,7 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
         .into_iter()
         .filter_map(|p| req.match_info().get(p).map(|v| (p.to_owned(), v.to_owned())))
         .collect();
+    utf8_query(req.query_string())?;
     let query: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string())
         .map_err(|_| ApiError::from(domain::ValidationError::new("query", "is not a valid query string")))?;
     let mut pairs: Vec<(&str, &str)> = path.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();

@@ -82,6 +82,13 @@ async fn search_listings_defaults_and_bounds() {
     refused(&app, "/listings?status=draft", "status").await;
     refused(&app, "/listings?perpage=3", "perpage").await;
     refused(&app, "/listings?page=1&page=2", "page").await;
+    // Bytes that are not UTF-8 once percent-decoded name their parameter; before, they became U+FFFD
+    // and the search answered for a text nobody sent. Encoded UTF-8 (é, U+FFFD itself) is text.
+    refused(&app, "/listings?q=%ff%fe", "q").await;
+    refused(&app, "/listings?q=caf%c3", "q").await;
+    refused(&app, "/listings?%ff=1", "\u{fffd}").await;
+    accepted(&app, "/listings?q=caf%c3%a9").await;
+    accepted(&app, "/listings?q=%ef%bf%bd").await;
 
     let upcoming = accepted(&app, "/listings?status=upcoming&per_page=100").await;
     assert!(!upcoming["items"].as_array().unwrap().is_empty());
