@@ -57,11 +57,7 @@ async fn two_instances_share_one_limit() {
 
 /// `host:port` of the test Redis.
 fn redis_address() -> String {
-    let url = redis_url();
-    let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
-    let host = rest.split(['/', '?']).next().unwrap_or(rest);
-    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    if host.contains(':') { host.to_owned() } else { format!("{host}:6379") }
+    test_support::url_parts(&redis_url(), 6379).2
 }
 
 /// A check, which must come back within `REDIS_BUDGET` and some room for a busy machine; panics

@@ -642,6 +642,23 @@ impl StripeStandIn {
     }
 }
 
+/// A server URL (`scheme://[user@]host[:port][/path][?options]`) in parts: the scheme, `user@` (or
+/// nothing), `host:port` (with `default_port` when the URL says none) and the rest from the path on.
+pub fn url_parts(url: &str, default_port: u16) -> (&str, &str, String, &str) {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
+    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (&authority[..=u.len()], h));
+    assert!(!host.is_empty(), "the URL names no host (a socket path?): {url}");
+    let host = if host.contains(':') { host.to_owned() } else { format!("{host}:{default_port}") };
+    (scheme, user, host, tail)
+}
+
+/// `url` with its host and port replaced by `host_port` (a [`TcpProxy`]'s, say).
+pub fn url_via(url: &str, host_port: &str) -> String {
+    let (scheme, user, _, tail) = url_parts(url, 0);
+    format!("{scheme}://{user}{host_port}{tail}")
+}
+
 /// What a [`TcpProxy`] does with its connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]

@@ -23,22 +23,11 @@ impl Drop for SyncCounter {
     }
 }
 
-/// A `postgres://user@host:port/db?options` URL in parts: scheme, `user@` (or nothing), `host:port`
-/// (the port 5432 when unsaid) and the rest from the path on.
-fn parts(url: &str) -> (&str, &str, String, &str) {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("postgres", url));
-    let (authority, tail) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (&authority[..=u.len()], h));
-    assert!(!host.is_empty(), "the test needs PostgreSQL over TCP, not a socket: {url}");
-    let host = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
-    (scheme, user, host, tail)
-}
-
 /// `url` with its host and port replaced by the proxy's, over plain TCP so the proxy can read the messages.
 fn through(url: &str, port: u16) -> String {
-    let (scheme, user, _, tail) = parts(url);
-    let sep = if tail.contains('?') { '&' } else { '?' };
-    format!("{scheme}://{user}127.0.0.1:{port}{tail}{sep}sslmode=disable")
+    let via = test_support::url_via(url, &format!("127.0.0.1:{port}"));
+    let sep = if via.contains('?') { '&' } else { '?' };
+    format!("{via}{sep}sslmode=disable")
 }
 
 /// Reads one frontend message into `buf` (the first of a connection has no type byte); returns its type.
@@ -103,7 +92,7 @@ async fn one_connection(url: &str) -> DatabaseConnection {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_goes_back_to_the_pool_without_a_round_trip() {
     let Some(t) = test_support::postgres().await else { return };
-    let proxy = SyncCounter::start(parts(&t.url).2).await;
+    let proxy = SyncCounter::start(test_support::url_parts(&t.url, 5432).2).await;
     let db = one_connection(&through(&t.url, proxy.port)).await;
     let select = || Statement::from_sql_and_values(DbBackend::Postgres, "SELECT $1::int AS n", [7i32.into()]);
     db.query_one_raw(select()).await.expect("prepare on the connection");

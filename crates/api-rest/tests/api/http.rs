@@ -95,13 +95,8 @@ async fn readyz_is_503_when_the_database_is_gone() {
 async fn readyz_answers_503_in_time_when_the_database_stalls() {
     use test_support::{ProxyMode, TcpProxy};
     let Some(mut db) = test_support::postgres().await else { return };
-    let (scheme, rest) = db.url.split_once("://").unwrap();
-    let (authority, path) = rest.split_at(rest.find('/').unwrap());
-    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
-    let upstream = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
-    let proxy = TcpProxy::start(upstream).await;
-    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
-    db.url = format!("{scheme}://{at}{}{path}", proxy.host_port());
+    let proxy = TcpProxy::start(test_support::url_parts(&db.url, 5432).2).await;
+    db.url = test_support::url_via(&db.url, &proxy.host_port());
     let app = spawn_app_on(db, false).await;
     app.wait_ready().await;
 
