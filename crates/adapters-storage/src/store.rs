@@ -111,13 +111,8 @@ impl SeaOrmStore {
         };
         let Some(cache) = &self.counts else { return run(stmt).await };
         let key = format!("{}\u{0}{:?}", stmt.sql, stmt.values);
-        cache.try_get_with(key, run(stmt)).await.map_err(|e| match &*e {
-            // The same kind of failure: an unreachable database stays a 503 through the shared count.
-            RepoError::NotFound => RepoError::NotFound,
-            RepoError::Conflict(m) => RepoError::Conflict(m.clone()),
-            RepoError::Unavailable(source) => RepoError::Unavailable(source.to_string().into()),
-            RepoError::Unexpected(source) => RepoError::Unexpected(source.to_string().into()),
-        })
+        // The same kind of failure: an unreachable database stays a 503 through the shared count.
+        cache.try_get_with(key, run(stmt)).await.map_err(|e| e.copied())
     }
 
     /// Every row of a short public read: on the calling thread when the store is a SQLite file (see

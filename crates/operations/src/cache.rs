@@ -17,7 +17,6 @@
 //! for a recomputation (no latency spike every TTL), and no answer is ever older than the TTL.
 
 use crate::{OpError, OpResult};
-use domain::ports::RepoError;
 use std::collections::HashSet;
 use std::future::Future;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -49,7 +48,9 @@ pub struct Following {
 
 #[cfg(test)]
 fn serialize(v: &serde_json::Value) -> OpResult<bytes::Bytes> {
-    serde_json::to_vec(v).map(bytes::Bytes::from).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+    serde_json::to_vec(v)
+        .map(bytes::Bytes::from)
+        .map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(Box::new(e))))
 }
 
 struct Shared {
@@ -120,7 +121,7 @@ impl ReadCache {
         F: Future<Output = OpResult<serde_json::Value>> + Send + 'static,
     {
         let json = self.get_or_bytes(key, async move { serialize(&compute.await?) }).await?;
-        serde_json::from_slice(&json).map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))
+        serde_json::from_slice(&json).map_err(|e| OpError::Repo(domain::ports::RepoError::Unexpected(Box::new(e))))
     }
 
     /// The cached result for `key`, or the result of `compute` (stored when it succeeds), serialized:
@@ -362,10 +363,7 @@ fn unshare(e: Arc<OpError>) -> OpError {
             OpError::TooMany { code, message, retry_after_secs } => {
                 OpError::TooMany { code, message: message.clone(), retry_after_secs: *retry_after_secs }
             }
-            OpError::Repo(RepoError::NotFound) => OpError::Repo(RepoError::NotFound),
-            OpError::Repo(RepoError::Conflict(m)) => OpError::Repo(RepoError::Conflict(m.clone())),
-            OpError::Repo(RepoError::Unavailable(e)) => OpError::Repo(RepoError::Unavailable(e.to_string().into())),
-            OpError::Repo(RepoError::Unexpected(e)) => OpError::Repo(RepoError::Unexpected(e.to_string().into())),
+            OpError::Repo(e) => OpError::Repo(e.copied()),
         },
     }
 }

@@ -52,8 +52,8 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
         IdempotencyBegin::Mismatch => Err(OpError::IdempotencyMismatch),
         IdempotencyBegin::Started => {
             let call = op.call_fn();
-            let out = crate::to_the_end(async move {
-                let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
+            let (app, reads) = (ctx.app.clone(), ctx.reads.clone());
+            let out = crate::to_the_end(app, reads, async move {
                 let out = call(ctx, input).await;
                 let recorded = match &out {
                     Ok(v) => store.finish_idempotent(&scope, &key, &String::from_utf8_lossy(v)).await,
@@ -61,9 +61,6 @@ pub(crate) async fn run_once(op: &Descriptor, ctx: Ctx, key: String, input: Valu
                 };
                 if let Err(e) = recorded {
                     tracing::error!(error = %e, %scope, "could not record an idempotent request's outcome");
-                }
-                if out.is_ok() {
-                    crate::public_data_changed(&app, &reads).await;
                 }
                 out
             })

@@ -316,16 +316,8 @@ impl Descriptor {
         if self.read_only {
             return (self.call)(ctx, input).await;
         }
-        let call = self.call.clone();
-        to_the_end(async move {
-            let (reads, app) = (ctx.reads.clone(), ctx.app.clone());
-            let out = call(ctx, input).await;
-            if out.is_ok() {
-                public_data_changed(&app, &reads).await;
-            }
-            out
-        })
-        .await
+        let (app, reads, call) = (ctx.app.clone(), ctx.reads.clone(), self.call.clone());
+        to_the_end(app, reads, call(ctx, input)).await
     }
 
     /// The one authorization check (see [`authorize`]), driven by the declared scope.
@@ -372,25 +364,29 @@ where
     if O::READ_ONLY {
         return O::run(&ctx, input).await;
     }
-    to_the_end(async move {
-        let out = O::run(&ctx, input).await;
-        if out.is_ok() {
-            public_data_changed(&ctx.app, &ctx.reads).await;
-        }
-        out
-    })
-    .await
+    let (app, reads) = (ctx.app.clone(), ctx.reads.clone());
+    to_the_end(app, reads, async move { O::run(&ctx, input).await }).await
 }
 
-/// Runs a write in a task of its own and waits for it: whoever dropped the wait — a client that hung
-/// up, an MCP client's cancellation, a caller's timeout — the write still runs to its end. A write is
-/// several steps (a draft and the job that reads its site; a verified claim and the mail that tells the
+/// Runs a write in a task of its own, and once it succeeded empties the read caches (see
+/// [`public_data_changed`]), and waits for both: whoever dropped the wait — a client that hung up, an
+/// MCP client's cancellation, a caller's timeout — the write still runs to its end. A write is several
+/// steps (a draft and the job that reads its site; a verified claim and the mail that tells the
 /// listing's other owners; a change and the read caches it empties), and a future dropped between two
 /// of them left the first without the second: a draft never read, owners never told.
 pub async fn to_the_end<T: Send + 'static>(
+    app: crate::App,
+    reads: ReadCache,
     write: impl std::future::Future<Output = OpResult<T>> + Send + 'static,
 ) -> OpResult<T> {
-    tokio::spawn(write).await.unwrap_or_else(|e| Err(OpError::Repo(RepoError::Unexpected(Box::new(e)))))
+    let task = tokio::spawn(async move {
+        let out = write.await;
+        if out.is_ok() {
+            public_data_changed(&app, &reads).await;
+        }
+        out
+    });
+    task.await.unwrap_or_else(|e| Err(OpError::Repo(RepoError::Unexpected(Box::new(e)))))
 }
 
 /// The caller behind a bearer credential: an OAuth access token meant for `audience`, or an API key

@@ -57,4 +57,17 @@ pub enum RepoError {
     Unexpected(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+impl RepoError {
+    /// A copy of an error shared by several waiters (a cache's): the same kind, a source kept as its
+    /// message (sources are not `Clone`).
+    pub fn copied(&self) -> Self {
+        match self {
+            Self::NotFound => Self::NotFound,
+            Self::Conflict(m) => Self::Conflict(m.clone()),
+            Self::Unavailable(source) => Self::Unavailable(source.to_string().into()),
+            Self::Unexpected(source) => Self::Unexpected(source.to_string().into()),
+        }
+    }
+}
+
 pub type RepoResult<T> = Result<T, RepoError>;
