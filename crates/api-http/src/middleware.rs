@@ -1,12 +1,12 @@
 //! Cross-cutting HTTP behaviour: one structured log line per request, the 1 MiB body limit answered
-//! with 413 before a handler reads anything, and the rate limit.
+//! with 413 before a handler reads anything, the rate limit, and HEAD answered as GET.
 
 use crate::error::ApiError;
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::CONTENT_LENGTH;
 use actix_web::middleware::Next;
-use actix_web::{Error, ResponseError};
+use actix_web::{Error, HttpMessage, ResponseError};
 use std::time::Instant;
 
 /// The largest request body accepted, in bytes.
@@ -32,6 +32,34 @@ pub async fn log_requests(
         Err(e) => tracing::info!(%method, %path, status = e.as_response_error().status_code().as_u16(), us, "request"),
     }
     res.map(ServiceResponse::map_into_boxed_body)
+}
+
+/// Marks a request that came as HEAD and is served as GET ([`head_as_get`]): a handler with a side
+/// effect a reader causes (a listing page's view) leaves it out where this is set.
+#[derive(Debug, Clone, Copy)]
+pub struct Head;
+
+/// Whether `req` came as HEAD ([`head_as_get`]).
+pub fn is_head(req: &actix_web::HttpRequest) -> bool {
+    req.extensions().contains::<Head>()
+}
+
+/// Serves HEAD as GET: RFC 9110 §9.3.2 asks every resource that answers GET to answer HEAD with the
+/// same status and header fields and no body, and uptime monitors, link checkers and `curl -I` send
+/// it. actix-web routes HEAD to no GET handler, so without this every page and probe answered it 405.
+/// The method is changed before routing, and the request marked [`Head`]; the body is left out by
+/// the HTTP/1 and HTTP/2 writers, which read the method from the request as it arrived (the log
+/// line, written outside this, says HEAD too). A resource that does not answer GET still answers a
+/// HEAD 405.
+pub async fn head_as_get(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, Error> {
+    if req.method() == actix_web::http::Method::HEAD {
+        req.head_mut().method = actix_web::http::Method::GET;
+        req.extensions_mut().insert(Head);
+    }
+    next.call(req).await
 }
 
 /// Paths whose next segment is a secret (an emailed claim or invite token, an OAuth request being

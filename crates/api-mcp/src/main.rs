@@ -87,6 +87,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
         App::new()
             .app_data(limits.clone())
             .app_data(web::PayloadConfig::new(api_http::middleware::BODY_LIMIT))
+            .wrap(from_fn(api_http::middleware::head_as_get))
             .wrap(from_fn(api_http::middleware::limit_body))
             .wrap(from_fn(api_http::middleware::rate_limit))
             .wrap(from_fn(api_http::middleware::log_requests))

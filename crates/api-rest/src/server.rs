@@ -50,9 +50,14 @@ pub(crate) async fn method_not_allowed() -> Result<HttpResponse, ApiError> {
     Err(ApiError::method_not_allowed())
 }
 
-/// The 405 of a resource that accepts only `methods`, with the `Allow` header RFC 9110 asks for.
+/// The 405 of a resource that accepts only `methods`, with the `Allow` header RFC 9110 asks for
+/// (HEAD beside GET: [`mw::head_as_get`]).
 pub(crate) fn allow_only(methods: &[&str]) -> actix_web::Route {
-    let allow = methods.join(", ");
+    let mut allowed = methods.to_vec();
+    if allowed.contains(&"GET") {
+        allowed.push("HEAD");
+    }
+    let allow = allowed.join(", ");
     web::to(move || {
         let allow = allow.clone();
         async move {
@@ -161,6 +166,7 @@ impl Application {
                 .app_data(limits.clone())
                 .app_data(metrics.clone())
                 .app_data(access.clone())
+                .wrap(from_fn(mw::head_as_get))
                 .wrap(from_fn(probes::until_ready))
                 .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))

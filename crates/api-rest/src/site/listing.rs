@@ -69,14 +69,20 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     };
     let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let address = api_http::middleware::client_address(&req);
-    let (voted, following) =
-        match operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address).await {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!(error = %e, "reading the visitor's vote and follow");
-                (false, false)
-            }
-        };
+    // A HEAD is no one reading the page: no view, and buttons no one sees.
+    let visit = async {
+        if api_http::middleware::is_head(&req) {
+            return Ok((false, false));
+        }
+        operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address).await
+    };
+    let (voted, following) = match visit.await {
+        Ok(v) => v,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the visitor's vote and follow");
+            (false, false)
+        }
+    };
     let actions = Actions {
         base: &state.public_url,
         slug: &slug,

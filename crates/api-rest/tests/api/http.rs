@@ -39,9 +39,10 @@ async fn wrong_methods_are_json_405s() {
     }
     // API resources say which methods they take (RFC 9110).
     for (method, path, allow) in [
-        ("TRACE", "/api/v1/listings", "GET"),
-        ("DELETE", "/api/v1/claims", "GET, POST"),
-        ("PUT", "/api/v1/openapi.json", "GET"),
+        ("TRACE", "/api/v1/listings", "GET, HEAD"),
+        ("DELETE", "/api/v1/claims", "GET, HEAD, POST"),
+        ("PUT", "/api/v1/openapi.json", "GET, HEAD"),
+        ("PUT", "/api/v1/drafts/1/submit", "POST"),
     ] {
         let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let r = app.client.request(m, format!("{}{path}", app.base)).send().await.unwrap();
@@ -51,6 +52,61 @@ async fn wrong_methods_are_json_405s() {
         got.sort();
         assert_eq!(got.join(", "), allow, "{method} {path}");
     }
+}
+
+/// Every resource that answers GET answers HEAD (RFC 9110 §9.3.2: the same status and header fields,
+/// no body), as uptime monitors, link checkers and `curl -I` ask. Before, actix-web routed HEAD to no
+/// handler: `HEAD /` and `HEAD /healthz` were 405s, so a monitor's default probe saw the site down.
+/// A HEAD is nobody reading the page, so it counts no view.
+#[tokio::test]
+async fn head_answers_as_get_without_the_body() {
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let slug =
+        app.get("/api/v1/listings?per_page=1&sort=votes").await.json::<Value>().await.unwrap()["items"][0]["slug"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    let views = || async {
+        let v: Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+        v["views"].as_i64().unwrap()
+    };
+    let before = views().await;
+    let browser = "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0";
+    for path in [
+        "/healthz".to_owned(),
+        "/readyz".into(),
+        "/".into(),
+        format!("/listings/{slug}"),
+        "/categories".into(),
+        "/robots.txt".into(),
+        "/sitemap.xml".into(),
+        "/feeds/launches.atom".into(),
+        "/api/v1/categories".into(),
+        format!("/api/v1/listings/{slug}"),
+        "/api/v1/openapi.json".into(),
+    ] {
+        let url = format!("{}{path}", app.base);
+        let got = app.client.get(&url).header("user-agent", browser).send().await.unwrap();
+        let (status, kind) = (got.status(), got.headers().get("content-type").cloned());
+        let head = app.client.head(&url).header("user-agent", browser).send().await.unwrap();
+        assert_eq!(head.status(), status, "HEAD {path}");
+        assert_eq!(head.headers().get("content-type"), kind.as_ref(), "HEAD {path}");
+        assert!(head.bytes().await.unwrap().is_empty(), "HEAD {path} sends no body");
+    }
+    // A HEAD of an unknown page is the GET's 404; of a POST-only resource, a 405.
+    let r = app.client.head(format!("{}/listings/no-such-listing-here", app.base)).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+    let r = app.client.head(format!("{}/api/v1/drafts/1/submit", app.base)).send().await.unwrap();
+    assert_eq!(r.status(), 405);
+    assert_eq!(views().await, before + 1, "the GET of the listing page counted one view");
+    // A visitor the page has not seen: their HEAD counts nothing, their GET one.
+    let page = format!("{}/listings/{slug}", app.base);
+    let someone = "Mozilla/5.0 (Macintosh) Safari/605.1.15 someone-new";
+    assert_eq!(app.client.head(&page).header("user-agent", someone).send().await.unwrap().status(), 200);
+    assert_eq!(views().await, before + 1, "a HEAD of the listing page counts no view");
+    assert_eq!(app.client.get(&page).header("user-agent", someone).send().await.unwrap().status(), 200);
+    assert_eq!(views().await, before + 2, "the same visitor's GET counts one");
 }
 
 #[tokio::test]
