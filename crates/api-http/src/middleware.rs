@@ -82,8 +82,9 @@ pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
 pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Refuses a declared body over [`BODY_LIMIT`], and a body that has not arrived within the deadline
-/// ([`Limits::body_deadline`]) after the request's head. Bodies without a length (chunked) are capped by
-/// the payload extractors' own limit, configured to the same number in `server.rs`.
+/// ([`Limits::body_deadline`]) after the request's head. A body without a length (chunked) is counted as
+/// it arrives and cut past [`BODY_LIMIT`]: a 413 in the CONTRACT's shape, whichever extractor read it
+/// (the payload extractors' own answer to it was plain text).
 ///
 /// A late body is answered 408 (`request_timeout`, the field `body`) and its connection closed,
 /// whatever the handler made of the cut-off body. Without the deadline, a client that sent a head and
@@ -104,27 +105,34 @@ pub async fn limit_body(
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
     }
     let deadline = req.app_data::<actix_web::web::Data<Limits>>().map_or(DEFAULT_BODY_DEADLINE, |l| l.body_deadline);
-    let late: Late = Late::default();
-    let body = BodyDeadline {
+    let cut: Unread = Unread::default();
+    let body = BoundedBody {
         inner: Some(actix_web::HttpMessage::take_payload(&mut req)),
         timer: Box::pin(tokio::time::sleep(deadline)),
-        late: late.clone(),
+        read: 0,
+        cut: cut.clone(),
     };
     let body: std::pin::Pin<Box<dyn futures_util::Stream<Item = BodyChunk>>> = Box::pin(body);
     req.set_payload(actix_web::dev::Payload::from(body));
     let res = next.call(req).await;
-    let Some(unread) = late.take() else {
+    let Some((why, unread)) = cut.take() else {
         return res.map(ServiceResponse::map_into_boxed_body);
     };
-    let mut err = ApiError::new(
-        actix_web::http::StatusCode::REQUEST_TIMEOUT,
-        "request_timeout",
-        format!("the request's body did not arrive within {} s of its head", deadline.as_secs()),
-    );
-    err.details.push(crate::error::Detail {
-        field: "body".into(),
-        problem: format!("still arriving after {} s", deadline.as_secs()),
-    });
+    let err = match why {
+        Cut::TooLarge => ApiError::payload_too_large(BODY_LIMIT),
+        Cut::Late => {
+            let mut err = ApiError::new(
+                actix_web::http::StatusCode::REQUEST_TIMEOUT,
+                "request_timeout",
+                format!("the request's body did not arrive within {} s of its head", deadline.as_secs()),
+            );
+            err.details.push(crate::error::Detail {
+                field: "body".into(),
+                problem: format!("still arriving after {} s", deadline.as_secs()),
+            });
+            err
+        }
+    };
     // (The request is cloned only now: a clone taken before routing would stop the router.)
     let http_req = match &res {
         Ok(r) => r.request().clone(),
@@ -141,18 +149,38 @@ pub async fn limit_body(
 
 type BodyChunk = Result<actix_web::web::Bytes, actix_web::error::PayloadError>;
 
-/// The body still arriving when the deadline passed, once it has.
-type Late = std::rc::Rc<std::cell::RefCell<Option<actix_web::dev::Payload>>>;
-
-/// A request's body that ends in an error once its deadline passes, and leaves the rest of the body
-/// in `late`.
-struct BodyDeadline {
-    inner: Option<actix_web::dev::Payload>,
-    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
-    late: Late,
+/// Why a body was cut off.
+#[derive(Debug, Clone, Copy)]
+enum Cut {
+    /// Its deadline passed.
+    Late,
+    /// It grew past [`BODY_LIMIT`].
+    TooLarge,
 }
 
-impl futures_util::Stream for BodyDeadline {
+/// Why the body was cut off, with the rest of it still to come, once it has been.
+type Unread = std::rc::Rc<std::cell::RefCell<Option<(Cut, actix_web::dev::Payload)>>>;
+
+/// A request's body that ends in an error once its deadline passes or past [`BODY_LIMIT`] bytes, and
+/// leaves why, and the rest of the body, in `cut`.
+struct BoundedBody {
+    inner: Option<actix_web::dev::Payload>,
+    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// Bytes handed on so far.
+    read: usize,
+    cut: Unread,
+}
+
+impl BoundedBody {
+    fn cut_off(&mut self, why: Cut, error: actix_web::error::PayloadError) -> Option<BodyChunk> {
+        if let Some(unread) = self.inner.take() {
+            *self.cut.borrow_mut() = Some((why, unread));
+        }
+        Some(Err(error))
+    }
+}
+
+impl futures_util::Stream for BoundedBody {
     type Item = BodyChunk;
 
     fn poll_next(
@@ -162,15 +190,19 @@ impl futures_util::Stream for BodyDeadline {
         use std::task::Poll;
         let Some(inner) = self.inner.as_mut() else { return Poll::Ready(None) };
         if let Poll::Ready(chunk) = std::pin::Pin::new(inner).poll_next(cx) {
+            if let Some(Ok(bytes)) = &chunk {
+                self.read = self.read.saturating_add(bytes.len());
+                if self.read > BODY_LIMIT {
+                    return Poll::Ready(self.cut_off(Cut::TooLarge, actix_web::error::PayloadError::Overflow));
+                }
+            }
             return Poll::Ready(chunk);
         }
         if self.timer.as_mut().poll(cx).is_pending() {
             return Poll::Pending;
         }
-        let unread = self.inner.take();
-        *self.late.borrow_mut() = unread;
         let late = std::io::Error::new(std::io::ErrorKind::TimedOut, "the body did not arrive in time");
-        Poll::Ready(Some(Err(actix_web::error::PayloadError::Io(late))))
+        Poll::Ready(self.cut_off(Cut::Late, actix_web::error::PayloadError::Io(late)))
     }
 }
 

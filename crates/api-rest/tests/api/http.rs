@@ -127,6 +127,61 @@ async fn bodies_over_one_mebibyte_get_413() {
     assert_eq!(body["error"]["code"], "payload_too_large");
 }
 
+/// A body sent without a length (chunked) is cut at the same 1 MiB, and its 413 is in the CONTRACT's
+/// shape wherever it is read: an API operation, a site form, /mcp. Before, the payload extractors
+/// answered it themselves, in plain text ("payload reached size limit"). A chunked body of exactly
+/// 1 MiB passes.
+#[tokio::test]
+async fn chunked_bodies_over_one_mebibyte_get_the_json_413() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let addr = app.base.trim_start_matches("http://").to_owned();
+    let send = |path: &'static str, ctype: &'static str, n: usize| {
+        let addr = addr.clone();
+        async move {
+            let mut c = tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let head = format!(
+                "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: {ctype}\r\n\
+                 Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+            );
+            c.write_all(head.as_bytes()).await.unwrap();
+            // In pieces of 64 KiB, as a client streaming a body does; the server may answer and close
+            // before the last.
+            let piece = vec![b'a'; 64 * 1024];
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(piece.len());
+                let chunk = [format!("{k:x}\r\n").as_bytes(), &piece[..k], b"\r\n"].concat();
+                if c.write_all(&chunk).await.is_err() {
+                    break;
+                }
+                left -= k;
+            }
+            let _ = c.write_all(b"0\r\n\r\n").await;
+            let mut answer = Vec::new();
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), c.read_to_end(&mut answer)).await;
+            let answer = String::from_utf8_lossy(&answer).into_owned();
+            let status: u16 = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+            (status, answer)
+        }
+    };
+    for (path, ctype) in [
+        ("/api/v1/drafts", "application/json"),
+        ("/signin", "application/x-www-form-urlencoded"),
+        ("/mcp", "application/json"),
+    ] {
+        let (status, answer) = send(path, ctype, BODY_LIMIT + 1).await;
+        assert_eq!(status, 413, "{path}: {answer:.600}");
+        assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{path}: {answer:.600}");
+        assert!(answer.contains(r#""code":"payload_too_large""#), "{path}: {answer:.600}");
+    }
+    // At the limit the body is read whole and reaches the operation, which finds it is not JSON.
+    let (status, answer) = send("/api/v1/drafts", "application/json", BODY_LIMIT).await;
+    assert_eq!(status, 400, "{answer:.600}");
+    assert!(answer.contains("is not valid JSON"), "{answer:.600}");
+}
+
 #[tokio::test]
 async fn readyz_is_503_when_the_database_is_gone() {
     use sea_orm::{ConnectionTrait, Database};
