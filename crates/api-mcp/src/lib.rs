@@ -366,7 +366,80 @@ pub async fn guard(
     if let Some(p) = principal {
         req.extensions_mut().insert(RequestCaller(Caller::Principal(p)));
     }
-    next.call(req).await.map(ServiceResponse::map_into_boxed_body)
+    let sent_json = req.mime_type().ok().flatten().is_some_and(|m| m.essence_str() == "application/json");
+    in_the_contract_shape(next.call(req).await?, sent_json).await
+}
+
+/// rmcp's own answers to what is not a JSON-RPC message over Streamable HTTP (a wrong method, content
+/// type or `Accept`, a foreign Host, an unknown protocol version, a body it cannot read) are plain
+/// text; they become the CONTRACT's error shape here, with the status kept but for one: rmcp answers a
+/// body sent as `application/json` that is not a JSON-RPC message 415, where the media type was
+/// right and the body wrong, so that is a 400 naming `body`. Its JSON-RPC errors (`application/json`)
+/// and every success pass as they are.
+async fn in_the_contract_shape(
+    res: ServiceResponse<impl MessageBody + 'static>,
+    sent_json: bool,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let status = res.status();
+    let is_json = res.response().headers().get(actix_web::http::header::CONTENT_TYPE).is_some_and(|v| {
+        v.to_str()
+            .is_ok_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"))
+    });
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return Ok(res.map_into_boxed_body());
+    }
+    let allow = res.response().headers().get(actix_web::http::header::ALLOW).cloned();
+    let (req, response) = res.into_parts();
+    // rmcp's error bodies are a line of text; one that does not arrive in time is no reason to wait.
+    let text = match actix_web::body::to_bytes_limited(response.into_body(), 4_096).await {
+        Ok(Ok(b)) => String::from_utf8_lossy(&b).into_owned(),
+        _ => String::new(),
+    };
+    let error = transport_error(status, sent_json, text.trim());
+    let mut out = error.error_response();
+    if let Some(a) = allow {
+        out.headers_mut().insert(actix_web::http::header::ALLOW, a);
+    }
+    Ok(ServiceResponse::new(req, out))
+}
+
+/// The [`ApiError`] of rmcp's plain-text answer `text` with `status` (see [`in_the_contract_shape`]).
+fn transport_error(status: actix_web::http::StatusCode, sent_json: bool, text: &str) -> ApiError {
+    use actix_web::http::StatusCode as S;
+    let field = |field: &str, problem: String| ApiError::from(domain::ValidationError::new(field, problem));
+    match status {
+        S::UNSUPPORTED_MEDIA_TYPE if sent_json => {
+            let why = text.strip_prefix("fail to deserialize request body").unwrap_or(text).trim();
+            field("body", format!("is not a JSON-RPC 2.0 request, notification or response: {why}"))
+        }
+        S::UNSUPPORTED_MEDIA_TYPE => ApiError::new(
+            status,
+            "unsupported_media_type",
+            "send the body as application/json (Content-Type: application/json)",
+        ),
+        S::NOT_ACCEPTABLE => ApiError::new(
+            status,
+            "not_acceptable",
+            "send Accept: application/json, text/event-stream (a Streamable HTTP client takes either)",
+        ),
+        S::METHOD_NOT_ALLOWED => ApiError::new(
+            status,
+            "method_not_allowed",
+            "this endpoint takes JSON-RPC messages by POST (it is stateless: there is no stream to GET or session to DELETE)",
+        ),
+        S::BAD_REQUEST => {
+            let why = text.strip_prefix("Bad Request:").unwrap_or(text).trim();
+            let header = if why.contains("MCP-Protocol-Version") { "MCP-Protocol-Version" } else { "Host" };
+            field(header, why.to_owned())
+        }
+        S::FORBIDDEN => ApiError::new(status, "forbidden", text.strip_prefix("Forbidden:").unwrap_or(text).trim()),
+        S::PAYLOAD_TOO_LARGE => ApiError::payload_too_large(api_http::middleware::BODY_LIMIT),
+        s if s.is_server_error() => {
+            tracing::error!(status = s.as_u16(), text, "the MCP transport failed");
+            ApiError::internal()
+        }
+        s => ApiError::new(s, "invalid_request", text.to_owned()),
+    }
 }
 
 /// The Host values the service answers to: the public URL's authority and the bound address.

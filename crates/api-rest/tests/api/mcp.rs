@@ -152,3 +152,79 @@ async fn foreign_host_headers_are_refused() {
         .unwrap();
     assert_eq!(r.status(), 403, "DNS-rebinding protection: only our own host names are served");
 }
+
+/// What a script sends /mcp that is not a JSON-RPC message over Streamable HTTP gets the CONTRACT's
+/// error shape, with the status that says what is wrong: a body that is not JSON, or JSON that is no
+/// JSON-RPC message, is a 400 naming `body` (rmcp answered 415, "Unsupported Media Type", to a body
+/// sent as application/json, in plain text); a wrong content type 415, a missing `Accept` 406, GET
+/// and DELETE a 405 with `Allow: POST`, a foreign Host 403, an unknown protocol version 400. The
+/// JSON-RPC errors rmcp writes itself (application/json) are left as they are.
+#[tokio::test]
+async fn transport_errors_on_mcp_are_json_in_the_contract_shape() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let url = format!("{}/mcp", app.base);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let both = "application/json, text/event-stream";
+    let send = |method: reqwest::Method, ctype: &'static str, accept: &'static str, body: &'static str| {
+        let mut r = app.client.request(method, &url).header("mcp-protocol-version", "2025-06-18").body(body);
+        if !ctype.is_empty() {
+            r = r.header("content-type", ctype);
+        }
+        if !accept.is_empty() {
+            r = r.header("accept", accept);
+        }
+        r
+    };
+    let post = reqwest::Method::POST;
+    let cases = [
+        (send(post.clone(), "application/json", both, "{"), 400, "invalid_request"),
+        (send(post.clone(), "application/json", both, "not json at all"), 400, "invalid_request"),
+        (send(post.clone(), "application/json", both, r#"{"foo":1}"#), 400, "invalid_request"),
+        (
+            send(post.clone(), "application/json", both, r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#),
+            400,
+            "invalid_request",
+        ),
+        (send(post.clone(), "text/plain", both, ping), 415, "unsupported_media_type"),
+        (send(post.clone(), "application/json", "", ping), 406, "not_acceptable"),
+        (send(post.clone(), "application/json", "application/json", ping), 406, "not_acceptable"),
+        (send(reqwest::Method::GET, "", both, ""), 405, "method_not_allowed"),
+        (send(reqwest::Method::DELETE, "", both, ""), 405, "method_not_allowed"),
+        (send(post.clone(), "application/json", both, ping).header("host", "evil.example"), 403, "forbidden"),
+        (
+            app.client
+                .post(&url)
+                .header("mcp-protocol-version", "1999-01-01")
+                .header("content-type", "application/json")
+                .header("accept", both)
+                .body(ping),
+            400,
+            "invalid_request",
+        ),
+    ];
+    for (i, (req, status, code)) in cases.into_iter().enumerate() {
+        let r = req.send().await.unwrap();
+        assert_eq!(r.status().as_u16(), status, "case {i}");
+        assert_eq!(r.headers()["content-type"], "application/json", "case {i}");
+        if status == 405 {
+            assert_eq!(r.headers()["allow"], "POST", "case {i}");
+        }
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], code, "case {i}: {body}");
+        assert!(!body["error"]["message"].as_str().unwrap().is_empty(), "case {i}");
+        if status == 400 {
+            let field = if i < 4 { "body" } else { "MCP-Protocol-Version" };
+            assert_eq!(body["error"]["details"][0]["field"], field, "case {i}: {body}");
+        }
+    }
+    // A well-formed message is still answered, and a JSON-RPC error rmcp writes is left as it is.
+    let r = send(post.clone(), "application/json", both, ping).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let r = send(post, "application/json", both, r#"{"jsonrpc":"2.0","id":7,"method":"no/such/method"}"#);
+    let text = r.send().await.unwrap().text().await.unwrap();
+    let body = text.lines().find_map(|l| l.strip_prefix("data: ")).map_or(text.as_str(), |d| d);
+    let body: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(body["error"]["code"], -32601, "JSON-RPC's method not found: {body}");
+}
