@@ -83,8 +83,25 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 /// Extractor configuration: body limits and JSON errors for malformed input.
 pub fn extractors(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PayloadConfig::new(mw::BODY_LIMIT))
-        // A page's form may carry a whole story (nine sections of up to 8000 characters).
-        .app_data(web::FormConfig::default().limit(mw::BODY_LIMIT))
+        // A page's form may carry a whole story (nine sections of up to 8000 characters). One that
+        // cannot be read is answered in the error shape, as everything else (the extractor's own
+        // answer is plain text).
+        .app_data(web::FormConfig::default().limit(mw::BODY_LIMIT).error_handler(|err, _| {
+            use actix_web::error::UrlencodedError as U;
+            let api = match &err {
+                U::Overflow { .. } | U::Payload(actix_web::error::PayloadError::Overflow) => {
+                    ApiError::payload_too_large(mw::BODY_LIMIT)
+                }
+                U::ContentType => ApiError::new(
+                    actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "send the form as application/x-www-form-urlencoded",
+                ),
+                U::Parse(e) => ApiError::from(domain::ValidationError::new("form", e.to_string())),
+                other => ApiError::from(domain::ValidationError::new("form", other.to_string())),
+            };
+            api.into()
+        }))
         .app_data(web::JsonConfig::default().limit(mw::BODY_LIMIT).error_handler(|err, _| {
             use actix_web::error::JsonPayloadError as J;
             let api = match &err {

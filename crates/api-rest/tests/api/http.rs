@@ -301,3 +301,35 @@ async fn status_codes_follow_the_spec() {
         assert_eq!(r.status(), 400, "{ct}: parsed, then refused for its empty items");
     }
 }
+
+/// A page's form that cannot be read as one (another content type, a field given twice, a value that
+/// is not of its type) is answered in the error shape naming what is wrong, like every other error;
+/// the form extractor answered it in plain text ("Content type error.", "Parse error: duplicate field
+/// `email`.").
+#[tokio::test]
+async fn unreadable_forms_get_the_error_shape() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let form = |ctype: &'static str, body: &'static str| {
+        app.client.post(format!("{}/signin", app.base)).header("content-type", ctype).body(body).send()
+    };
+    let cases = [
+        (form("application/json", r#"{"email":"a@example.com"}"#).await.unwrap(), 415, "unsupported_media_type"),
+        (form("text/plain", "email=a").await.unwrap(), 415, "unsupported_media_type"),
+        (
+            form("application/x-www-form-urlencoded", "email=a%40example.com&email=b&password=x").await.unwrap(),
+            400,
+            "invalid_request",
+        ),
+    ];
+    for (i, (r, status, code)) in cases.into_iter().enumerate() {
+        assert_eq!(r.status().as_u16(), status, "case {i}");
+        assert_eq!(r.headers()["content-type"], "application/json", "case {i}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], code, "case {i}: {body}");
+        if status == 400 {
+            assert_eq!(body["error"]["details"][0]["field"], "form", "case {i}: {body}");
+            assert!(body["error"]["message"].as_str().unwrap().contains("email"), "names the field: {body}");
+        }
+    }
+}
