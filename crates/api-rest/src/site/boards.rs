@@ -21,9 +21,11 @@ const BOARDS: [(&str, &str); 5] = [
 /// Rows per leaderboard page.
 const BOARD_PAGE: i64 = 100;
 
+/// `?page=`, read leniently as a person's edited address deserves: what is not a page number is the
+/// first page (a typed field made `?page=abc` a JSON error on an HTML page).
 #[derive(Debug, Deserialize)]
 pub struct PageQuery {
-    page: Option<i64>,
+    page: Option<String>,
 }
 
 #[derive(Template)]
@@ -47,7 +49,8 @@ pub async fn leaderboard(
     board: web::Path<String>,
     q: web::Query<PageQuery>,
 ) -> HttpResponse {
-    let (board, n) = (board.into_inner(), q.page.unwrap_or(1).clamp(1, 1000));
+    let n = q.page.as_deref().and_then(|p| p.trim().parse::<i64>().ok()).unwrap_or(1).clamp(1, 1000);
+    let board = board.into_inner();
     public_page(&state, &req, format!("board {board} {n}"), "No such leaderboard.", move |state| {
         leaderboard_page(state, board, n)
     })

@@ -483,3 +483,24 @@ async fn a_maker_reviews_edits_and_saves_a_draft_on_the_site() {
     let mut anon = Browser::new(&app);
     assert_eq!(anon.get("/me/drafts").await.2.as_deref(), Some("/signin"));
 }
+
+/// A leaderboard page's `?page=` that is not a number (an address someone edited) is the first page,
+/// as an HTML page: before, the typed query made it a JSON 400 on an HTML page.
+#[tokio::test]
+async fn a_board_page_number_that_is_not_one_is_the_first_page() {
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| a.read_cache_secs = 0).await;
+    app.wait_ready().await;
+    let app = &app;
+    let page = |q: &'static str| async move {
+        let r = app.get(&format!("/leaderboards/community-all-time{q}")).await;
+        let kind = r.headers()["content-type"].to_str().unwrap().to_owned();
+        (r.status().as_u16(), kind, r.text().await.unwrap())
+    };
+    let (_, _, first) = page("").await;
+    for q in ["?page=abc", "?page=99999999999999999999", "?page=", "?page=-3"] {
+        let (status, kind, body) = page(q).await;
+        assert_eq!(status, 200, "{q}");
+        assert!(kind.starts_with("text/html"), "{q}: {kind}");
+        assert_eq!(body, first, "{q} is the first page");
+    }
+}
