@@ -10,7 +10,8 @@ async fn serve_with_demo_data_then_stop(db: TestDatabase) {
     let client = reqwest::Client::new();
     let took = wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("/readyz answers 200");
     eprintln!("ready {took:?} after start ({})", if db.is_postgres() { "PostgreSQL" } else { "SQLite" });
-    assert!(took < Duration::from_secs(5), "ready within 5 s of start even on a debug build: {took:?}");
+    // 2.0–2.2 s on an idle machine; 5.3 s once with a second test suite and a build beside it.
+    assert!(took < Duration::from_secs(8), "ready within 8 s of start even on a debug build: {took:?}");
     if let Some(dir) = db.sqlite_dir() {
         assert!(dir.join("test.db").exists(), "the SQLite file was created on first run");
     }
