@@ -371,6 +371,32 @@ async fn bucket_of(req: &ServiceRequest, limits: &Limits) -> (String, Option<Str
 
 /// The rate limit of every operation, page and tool (probes are exempt): 429 with `Retry-After` past
 /// it, and `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` on every response.
+/// The 429 of a refused `d`, with `Retry-After`.
+fn too_many(d: &domain::ratelimit::Decision) -> actix_web::HttpResponse {
+    let retry = d.retry_after.unwrap_or_default();
+    let retry = (retry.as_secs() + u64::from(retry.subsec_nanos() > 0)).max(1);
+    let mut r = ApiError::rate_limited(retry).error_response();
+    if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&retry.to_string()) {
+        r.headers_mut().insert(actix_web::http::header::RETRY_AFTER, v);
+    }
+    r
+}
+
+/// Counts `more` requests of `req`'s client against the rate limit on top of the one [`rate_limit`]
+/// counted (the messages of a JSON-RPC batch past its first): the 429 to answer once the limit is
+/// passed. Without [`Limits`] nothing is counted.
+pub async fn count_more(req: &ServiceRequest, more: usize) -> Result<(), actix_web::HttpResponse> {
+    let Some(limits) = req.app_data::<actix_web::web::Data<Limits>>() else { return Ok(()) };
+    let (client, _) = bucket_of(req, limits).await;
+    for _ in 0..more {
+        let d = limits.limiter.check(&client, limits.quota).await;
+        if !d.allowed {
+            return Err(too_many(&d));
+        }
+    }
+    Ok(())
+}
+
 pub async fn rate_limit(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -399,13 +425,8 @@ pub async fn rate_limit(
     let mut res = if d.allowed {
         next.call(req).await?.map_into_boxed_body()
     } else {
-        let retry = secs(d.retry_after.unwrap_or_default()).max(1);
         let (http_req, _) = req.into_parts();
-        let mut r = ApiError::rate_limited(retry).error_response();
-        if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&retry.to_string()) {
-            r.headers_mut().insert(actix_web::http::header::RETRY_AFTER, v);
-        }
-        ServiceResponse::new(http_req, r)
+        ServiceResponse::new(http_req, too_many(&d))
     };
     for (name, value) in headers {
         if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&value) {

@@ -247,18 +247,50 @@ impl std::fmt::Debug for Endpoint {
     }
 }
 
-/// What the guard checks credentials with.
+/// What the guard checks credentials with, and where it sends a batch's messages.
 #[derive(Debug, Clone)]
 pub struct Guard {
     ctx: Ctx,
     scopes: Arc<HashMap<&'static str, Scope>>,
+    batches: Batches,
 }
+
+/// rmcp's HTTP service with the endpoint's settings but answering in JSON, for the messages of a
+/// JSON-RPC batch one at a time ([`answer_batch`]).
+#[derive(Clone)]
+struct Batches(Arc<rmcp::transport::streamable_http_server::StreamableHttpService<LaunchdirMcp, LocalSessionManager>>);
+
+impl std::fmt::Debug for Batches {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batches").finish_non_exhaustive()
+    }
+}
+
+/// The most messages a JSON-RPC batch may hold. Each counts against the rate limit.
+pub const BATCH_MAX: usize = 10;
+
+/// The protocol version whose clients may send batches (2025-06-18 removed them); its clients send
+/// no `MCP-Protocol-Version` header.
+const BATCH_VERSION: &str = "2025-03-26";
 
 impl Endpoint {
     pub fn new(ctx: Ctx, allowed_hosts: Vec<String>) -> Self {
         let ctx = Ctx { audience: Audience::Mcp, caller: Caller::Anonymous, ..ctx };
         let origin = ctx.public_url.trim_end_matches('/').to_owned();
         let server = LaunchdirMcp::new(ctx.clone());
+        let batches = {
+            let server = server.clone();
+            let config = rmcp::transport::streamable_http_server::StreamableHttpServerConfig::default()
+                .with_legacy_session_mode(false)
+                .with_json_response(true)
+                .with_allowed_hosts(allowed_hosts.clone())
+                .with_allowed_origins(vec![origin.clone()]);
+            Batches(Arc::new(rmcp::transport::streamable_http_server::StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(LocalSessionManager::default()),
+                config,
+            )))
+        };
         let service = StreamableHttpService::builder()
             .service_factory(Arc::new(move || Ok(server.clone())))
             .session_manager(Arc::new(LocalSessionManager::default()))
@@ -271,7 +303,7 @@ impl Endpoint {
             }))
             .build();
         let scopes = operations::registry().into_iter().filter_map(|op| op.scope.map(|s| (op.id, s))).collect();
-        Self { service, guard: web::Data::new(Guard { ctx, scopes: Arc::new(scopes) }) }
+        Self { service, guard: web::Data::new(Guard { ctx, scopes: Arc::new(scopes), batches }) }
     }
 
     /// The endpoint mounted at `path` (normally `/mcp`).
@@ -345,10 +377,15 @@ pub async fn guard(
         },
         Caller::Principal(p) => Some(p),
     };
+    let mut batch = None;
     if req.method() == actix_web::http::Method::POST {
         let body = req.extract::<web::Bytes>().await?;
         let needed = scopes_needed(&body, &g.scopes);
-        req.set_payload(actix_web::dev::Payload::from(body));
+        if body.trim_ascii_start().starts_with(b"[") {
+            batch = Some(body);
+        } else {
+            req.set_payload(actix_web::dev::Payload::from(body));
+        }
         match (&principal, needed.first()) {
             (None, Some(scope)) => {
                 let e = ApiError::unauthenticated();
@@ -363,11 +400,90 @@ pub async fn guard(
             (None, None) => {}
         }
     }
+    if let Some(body) = batch {
+        let caller = principal.map_or(Caller::Anonymous, Caller::Principal);
+        return answer_batch(req, &g.batches, &body, caller).await;
+    }
     if let Some(p) = principal {
         req.extensions_mut().insert(RequestCaller(Caller::Principal(p)));
     }
     let sent_json = req.mime_type().ok().flatten().is_some_and(|m| m.essence_str() == "application/json");
     in_the_contract_shape(next.call(req).await?, sent_json).await
+}
+
+/// A JSON-RPC batch (protocol 2025-03-26, whose servers "MUST support receiving" them; rmcp refuses
+/// them): each message goes to rmcp's service on its own, as a request of its own with this one's
+/// headers and caller would, one after the other, and the answer is the JSON array of the responses
+/// to its requests in order (none for a notification; 202 without a body when there are none). A
+/// message rmcp cannot read is answered with JSON-RPC's invalid request (-32600). Refused whole, 400
+/// naming `body`: a batch under a later protocol version (2025-06-18 removed them), an empty one, one
+/// of more than [`BATCH_MAX`] messages. Each message past the first counts against the rate limit
+/// too, so a batch buys no more calls than single requests.
+async fn answer_batch(
+    req: ServiceRequest,
+    batches: &Batches,
+    body: &[u8],
+    caller: Caller,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    use http_body_util::BodyExt;
+    let refuse = |req: ServiceRequest, problem: String| {
+        let e = ApiError::from(domain::ValidationError::new("body", problem));
+        Ok(ServiceResponse::new(req.into_parts().0, e.error_response()))
+    };
+    let version = req.headers().get("mcp-protocol-version").map(|v| v.to_str().unwrap_or_default().to_owned());
+    if version.as_deref().is_some_and(|v| v != BATCH_VERSION) {
+        return refuse(
+            req,
+            format!("is a JSON-RPC batch, which only protocol {BATCH_VERSION} has: send one message per request"),
+        );
+    }
+    let messages = match serde_json::from_slice::<Vec<Value>>(body) {
+        Ok(m) if m.is_empty() => return refuse(req, "is an empty JSON-RPC batch".into()),
+        Ok(m) if m.len() > BATCH_MAX => {
+            return refuse(req, format!("is a JSON-RPC batch of {} messages; at most {BATCH_MAX}", m.len()));
+        }
+        Ok(m) => m,
+        Err(e) => return refuse(req, format!("is not a JSON-RPC batch: {e}")),
+    };
+    if let Err(too_many) = api_http::middleware::count_more(&req, messages.len() - 1).await {
+        return Ok(ServiceResponse::new(req.into_parts().0, too_many));
+    }
+    let mut answers = Vec::new();
+    for message in &messages {
+        let mut one = http::Request::builder().method(http::Method::POST).uri(req.uri().to_string());
+        for (name, value) in req.headers() {
+            // The credential was checked above and travels as the caller; the length is the batch's.
+            if matches!(name.as_str(), "authorization" | "content-length" | "transfer-encoding") {
+                continue;
+            }
+            one = one.header(name.as_str(), value.as_bytes());
+        }
+        let mut extensions = rmcp::model::Extensions::new();
+        extensions.insert(RequestCaller(caller.clone()));
+        let one = one
+            .extension(extensions)
+            .body(http_body_util::Full::new(web::Bytes::from(message.to_string())))
+            .map_err(actix_web::error::ErrorBadRequest)?;
+        let response = batches.0.handle(one).await;
+        if response.status() == http::StatusCode::ACCEPTED {
+            continue;
+        }
+        let bytes = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        match serde_json::from_slice::<Value>(&bytes) {
+            Ok(answer) if answer.get("jsonrpc").is_some() => answers.push(answer),
+            _ => answers.push(json!({
+                "jsonrpc": "2.0",
+                "id": message.get("id").cloned().unwrap_or(Value::Null),
+                "error": {"code": -32600, "message": format!("invalid request: {}", String::from_utf8_lossy(&bytes).trim())},
+            })),
+        }
+    }
+    let response = if answers.is_empty() {
+        HttpResponse::Accepted().finish()
+    } else {
+        HttpResponse::Ok().json(Value::Array(answers))
+    };
+    Ok(ServiceResponse::new(req.into_parts().0, response))
 }
 
 /// rmcp's own answers to what is not a JSON-RPC message over Streamable HTTP (a wrong method, content

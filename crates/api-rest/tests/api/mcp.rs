@@ -228,3 +228,74 @@ async fn transport_errors_on_mcp_are_json_in_the_contract_shape() {
     assert_eq!(body["id"], 7, "{body}");
     assert_eq!(body["error"]["code"], -32601, "JSON-RPC's method not found: {body}");
 }
+
+/// Protocol 2025-03-26 lets a client send JSON-RPC batches ("MUST support receiving" them); its
+/// clients send no `MCP-Protocol-Version` header, and 2025-06-18 removed batching. A batch from such a
+/// client is answered as one JSON array of the responses to its requests, in order (its notifications
+/// get none; only notifications: 202). Each message counts against the rate limit, so a batch buys no
+/// more calls than single requests; a batch has at most 10 messages. Before, rmcp refused every batch
+/// (415, then 400 "not a JSON-RPC message").
+#[tokio::test]
+async fn a_2025_03_26_batch_is_answered_message_by_message() {
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), true, |a| a.rate_limit = 24).await;
+    app.wait_ready().await;
+    let url = format!("{}/mcp", app.base);
+    let batch = |body: Value, version: Option<&str>| {
+        let mut r = app
+            .client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        if let Some(v) = version {
+            r = r.header("mcp-protocol-version", v);
+        }
+        r.body(body.to_string()).send()
+    };
+    let call = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": "two", "method": "tools/call", "params": {"name": "get_site_info", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "no_such_tool", "arguments": {}}},
+        {"foo": 1},
+    ]);
+    let r = batch(call.clone(), None).await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "application/json");
+    let answers: Vec<Value> = r.json().await.unwrap();
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [&json!(1), &json!("two"), &json!(3), &Value::Null], "{answers:?}");
+    assert_eq!(answers[0]["result"], json!({}), "ping");
+    assert!(answers[1]["result"]["structuredContent"]["name"].is_string(), "{}", answers[1]);
+    assert!(answers[2]["error"]["code"].is_i64(), "an unknown tool is an error: {}", answers[2]);
+    assert_eq!(answers[3]["error"]["code"], -32600, "what is no message is an invalid request: {}", answers[3]);
+    // The same with the header of 2025-03-26; with a later version's header it is no message at all.
+    assert_eq!(batch(call.clone(), Some("2025-03-26")).await.unwrap().status(), 200);
+    let r = batch(call, Some("2025-06-18")).await.unwrap();
+    assert_eq!(r.status(), 400);
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["error"]["details"][0]["field"], "body", "{body}");
+    // Only notifications: 202, no body.
+    let r = batch(json!([{"jsonrpc": "2.0", "method": "notifications/initialized"}]), None).await.unwrap();
+    assert_eq!(r.status(), 202);
+    assert!(r.bytes().await.unwrap().is_empty());
+    // An empty batch, and one of 11 messages, are refused whole.
+    for n in [0, 11] {
+        let msgs: Vec<Value> = (0..n).map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"})).collect();
+        let r = batch(Value::Array(msgs), None).await.unwrap();
+        assert_eq!(r.status(), 400, "{n} messages");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["details"][0]["field"], "body", "{body}");
+    }
+    // A tool that needs sign-in, in a batch without a credential: the guard's 401, as for one call.
+    let mine = json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_my_listings", "arguments": {}}}]);
+    assert_eq!(batch(mine, None).await.unwrap().status(), 401);
+    // 24 a minute: the requests above counted 5 + 5 + 1 + 1 + 1 + 1 + 1 = 15 (a batch refused whole
+    // counts once); two batches of 10 need 20 more, so the second is refused (without counting each
+    // message, both passed).
+    let tens: Vec<Value> = (0..10).map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "ping"})).collect();
+    let statuses = [
+        batch(Value::Array(tens.clone()), None).await.unwrap().status().as_u16(),
+        batch(Value::Array(tens), None).await.unwrap().status().as_u16(),
+    ];
+    assert_eq!(statuses[1], 429, "each message counts against the rate limit: {statuses:?}");
+}
