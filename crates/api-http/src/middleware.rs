@@ -369,8 +369,6 @@ async fn bucket_of(req: &ServiceRequest, limits: &Limits) -> (String, Option<Str
     }
 }
 
-/// The rate limit of every operation, page and tool (probes are exempt): 429 with `Retry-After` past
-/// it, and `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` on every response.
 /// The 429 of a refused `d`, with `Retry-After`.
 fn too_many(d: &domain::ratelimit::Decision) -> actix_web::HttpResponse {
     let retry = d.retry_after.unwrap_or_default();
@@ -397,6 +395,8 @@ pub async fn count_more(req: &ServiceRequest, more: usize) -> Result<(), actix_w
     Ok(())
 }
 
+/// The rate limit of every operation, page and tool (probes are exempt): 429 with `Retry-After` past
+/// it, and `RateLimit-Limit` / `RateLimit-Remaining` / `RateLimit-Reset` on every response.
 pub async fn rate_limit(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,

@@ -463,7 +463,7 @@ async fn answer_batch(
         let one = one
             .extension(extensions)
             .body(http_body_util::Full::new(web::Bytes::from(message.to_string())))
-            .map_err(actix_web::error::ErrorBadRequest)?;
+            .map_err(|e| ApiError::from(domain::ValidationError::new("headers", e.to_string())))?;
         let response = batches.0.handle(one).await;
         if response.status() == http::StatusCode::ACCEPTED {
             continue;
@@ -506,7 +506,7 @@ async fn in_the_contract_shape(
     }
     let allow = res.response().headers().get(actix_web::http::header::ALLOW).cloned();
     let (req, response) = res.into_parts();
-    // rmcp's error bodies are a line of text; one that does not arrive in time is no reason to wait.
+    // rmcp's error bodies are a line of text: up to 4 KiB is read, a longer one left out.
     let text = match actix_web::body::to_bytes_limited(response.into_body(), 4_096).await {
         Ok(Ok(b)) => String::from_utf8_lossy(&b).into_owned(),
         _ => String::new(),
