@@ -105,13 +105,29 @@ pub async fn redis() -> Option<String> {
     }
 }
 
+/// The task of a loopback stand-in server, stopped when the server's handle is dropped.
+#[derive(Debug)]
+struct Background(tokio::task::JoinHandle<()>);
+
+impl Background {
+    fn spawn(task: impl std::future::Future<Output = ()> + Send + 'static) -> Self {
+        Self(tokio::spawn(task))
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// A fixture site from `fixtures/sites/<name>` served on loopback (see fixtures/sites/README.md),
 /// recording every request in order.
 #[derive(Debug)]
 pub struct FixtureSite {
     pub port: u16,
     requests: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
-    task: tokio::task::JoinHandle<()>,
+    _task: Background,
 }
 
 /// One request a fixture site received.
@@ -119,12 +135,6 @@ pub struct FixtureSite {
 pub struct Request {
     pub path: String,
     pub user_agent: String,
-}
-
-impl Drop for FixtureSite {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
 }
 
 /// The repository's `fixtures/sites` directory.
@@ -161,7 +171,7 @@ impl FixtureSite {
             })
             .collect();
         let (log, dir, redirects) = (requests.clone(), std::sync::Arc::new(dir), std::sync::Arc::new(redirects));
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             while let Ok((mut sock, _)) = listener.accept().await {
                 let (log, dir, redirects) = (log.clone(), dir.clone(), redirects.clone());
                 tokio::spawn(async move {
@@ -224,7 +234,7 @@ impl FixtureSite {
                 });
             }
         });
-        Self { port, requests, task }
+        Self { port, requests, _task: task }
     }
 
     pub fn url(&self) -> String {
@@ -251,13 +261,7 @@ impl FixtureSite {
 pub struct Canary {
     pub port: u16,
     connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for Canary {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _task: Background,
 }
 
 impl Canary {
@@ -266,13 +270,13 @@ impl Canary {
         let port = listener.local_addr().expect("a bound address").port();
         let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let c = connections.clone();
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
                 c.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 drop(sock);
             }
         });
-        Self { port, connections, task }
+        Self { port, connections, _task: task }
     }
 
     pub fn url(&self) -> String {
@@ -289,13 +293,7 @@ impl Canary {
 pub struct SmtpSink {
     pub port: u16,
     messages: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for SmtpSink {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _task: Background,
 }
 
 impl SmtpSink {
@@ -305,7 +303,7 @@ impl SmtpSink {
         let port = listener.local_addr().expect("a bound address").port();
         let messages = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let store = messages.clone();
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
                 let store = store.clone();
                 tokio::spawn(async move {
@@ -350,7 +348,7 @@ impl SmtpSink {
                 });
             }
         });
-        Self { port, messages, task }
+        Self { port, messages, _task: task }
     }
 
     pub fn url(&self) -> String {
@@ -373,13 +371,7 @@ pub struct DnsServer {
     questions: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     /// Milliseconds each answer waits before it is sent.
     delay_ms: std::sync::Arc<std::sync::atomic::AtomicU64>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for DnsServer {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _task: Background,
 }
 
 fn dns_key(name: &str) -> String {
@@ -399,7 +391,7 @@ impl DnsServer {
         let delay_ms = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
         let (table, asked, delay) = (records.clone(), questions.clone(), delay_ms.clone());
         let sock = std::sync::Arc::new(sock);
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             let mut buf = vec![0u8; 4096];
             loop {
                 let Ok((n, peer)) = sock.recv_from(&mut buf).await else { return };
@@ -441,7 +433,7 @@ impl DnsServer {
                 }
             }
         });
-        Self { addr, records, questions, delay_ms, task }
+        Self { addr, records, questions, delay_ms, _task: task }
     }
 
     /// Makes every answer from now on wait `delay` before it is sent: a slow name server.
@@ -542,13 +534,7 @@ async fn respond_json(sock: &mut tokio::net::TcpStream, status: u16, json: &str)
 #[derive(Debug)]
 pub struct JsonStandIn {
     pub port: u16,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for JsonStandIn {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _task: Background,
 }
 
 impl JsonStandIn {
@@ -557,7 +543,7 @@ impl JsonStandIn {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a loopback port");
         let port = listener.local_addr().expect("a bound address").port();
         let answer = std::sync::Arc::new(answer);
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             while let Ok((mut sock, _)) = listener.accept().await {
                 let answer = answer.clone();
                 tokio::spawn(async move {
@@ -567,7 +553,7 @@ impl JsonStandIn {
                 });
             }
         });
-        Self { port, task }
+        Self { port, _task: task }
     }
 
     pub fn url(&self) -> String {
@@ -678,13 +664,7 @@ pub enum ProxyMode {
 pub struct TcpProxy {
     pub port: u16,
     mode: std::sync::Arc<std::sync::atomic::AtomicU8>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Drop for TcpProxy {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
+    _task: Background,
 }
 
 impl TcpProxy {
@@ -695,7 +675,7 @@ impl TcpProxy {
         let port = listener.local_addr().expect("a bound address").port();
         let mode = std::sync::Arc::new(std::sync::atomic::AtomicU8::new(ProxyMode::Forward as u8));
         let shared = mode.clone();
-        let task = tokio::spawn(async move {
+        let task = Background::spawn(async move {
             while let Ok((client, _)) = listener.accept().await {
                 if shared.load(Ordering::SeqCst) == ProxyMode::Gone as u8 {
                     continue;
@@ -707,7 +687,7 @@ impl TcpProxy {
                 tokio::spawn(pump(server_read, client_write, shared.clone()));
             }
         });
-        Self { port, mode, task }
+        Self { port, mode, _task: task }
     }
 
     pub fn set(&self, mode: ProxyMode) {
