@@ -43,8 +43,7 @@ struct StdioArgs {
 }
 
 async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
-    let listener =
-        std::net::TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+    let listener = bootstrap::limits::listen(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let bound = listener.local_addr()?.to_string();
     let public_url = args.public_url(&bound);
     bootstrap::check_serving(&args.outbound, &public_url)?;

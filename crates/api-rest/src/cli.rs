@@ -9,7 +9,6 @@ use domain::money::Cents;
 use domain::ports::RepoError;
 use domain::product::ProductCode;
 use operations::moderation::{self, Actor};
-use std::net::TcpListener;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -245,7 +244,8 @@ async fn changed(app: &App) {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => {
-            let listener = TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+            let listener =
+                bootstrap::limits::listen(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
             let app = Application::build(&args, listener).await?;
             tracing::info!(bind = %args.bind, public_url = %args.public_url(&args.bind), database = %bootstrap::redact(&args.db.database_url), "serving");
             app.run_until_stopped().await

@@ -66,6 +66,39 @@ pub fn http_workers() -> (usize, usize) {
     (workers, connections_per_worker(open_files, workers))
 }
 
+/// How many connections the kernel keeps waiting for the server to accept them (the kernel caps it at
+/// `net.core.somaxconn`, 4 096 on Linux since 5.4). Rust's `TcpListener::bind` asks for 128: a burst
+/// of 130 connections faster than the workers accept them — a page with its assets, a load balancer
+/// opening its pool, a flood — and the rest had their handshakes dropped, waiting for the client's
+/// retry a second later (three seconds for the next). actix-web asks for 1 024 when it binds itself.
+pub const LISTEN_BACKLOG: i32 = 1_024;
+
+/// Binds `addr` (`host:port`, every address it resolves to tried in turn) and listens with a queue of
+/// [`LISTEN_BACKLOG`], with `SO_REUSEADDR` on Unix as `TcpListener::bind` sets it, so a restart
+/// binds the port while the old process's connections wait out `TIME_WAIT`.
+pub fn listen(addr: &str) -> std::io::Result<std::net::TcpListener> {
+    use std::net::ToSocketAddrs;
+    let mut last = None;
+    for a in addr.to_socket_addrs()? {
+        match listen_on(a) {
+            Ok(l) => return Ok(l),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the address resolves to no address")))
+}
+
+fn listen_on(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Protocol, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(LISTEN_BACKLOG)?;
+    Ok(socket.into())
+}
+
 #[cfg(test)]
 mod cap {
     use super::*;
@@ -120,5 +153,46 @@ mod tests {
         assert!(soft >= low);
         // Run again, it keeps what it has.
         assert_eq!(raise_open_files().unwrap(), OpenFiles { before: soft, now: soft });
+    }
+
+    /// A burst of connections nobody has accepted yet waits in the listen queue: every one completes
+    /// its handshake at once. (Before, with `TcpListener::bind`'s queue of 128, the 130th waited for
+    /// the client's retry a second later, and timed out here.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_burst_of_connections_waits_in_the_queue_instead_of_being_dropped() {
+        let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+            .ok()
+            .and_then(|s| s.trim().parse::<usize>().ok())
+            .unwrap_or(LISTEN_BACKLOG as usize);
+        let queue = somaxconn.min(LISTEN_BACKLOG as usize);
+        assert!(queue > 200, "net.core.somaxconn is {somaxconn}: this test needs more than 200");
+        let raised = raise_open_files().unwrap();
+        assert!(
+            raised.now as usize > queue + 64,
+            "this test needs {} open files, the limit is {}",
+            queue + 64,
+            raised.now
+        );
+        let listener = listen("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut held = Vec::new();
+        for i in 0..queue {
+            let c = std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(2))
+                .unwrap_or_else(|e| panic!("connection {i} of {queue}, none accepted yet: {e}"));
+            held.push(c);
+        }
+        assert_eq!(held.len(), queue);
+        // The queue is the listener's: it is accepted from as any other.
+        listener.set_nonblocking(true).unwrap();
+        assert!(listener.accept().is_ok(), "a queued connection is accepted");
+    }
+
+    #[test]
+    fn an_address_that_cannot_be_bound_is_an_error_not_a_panic() {
+        let taken = listen("127.0.0.1:0").unwrap();
+        let port = taken.local_addr().unwrap().port();
+        assert_eq!(listen(&format!("127.0.0.1:{port}")).unwrap_err().kind(), std::io::ErrorKind::AddrInUse);
+        assert!(listen("no-port-given").is_err());
     }
 }
