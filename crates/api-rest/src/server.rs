@@ -97,8 +97,10 @@ pub fn extractors(cfg: &mut web::ServiceConfig) {
                     "unsupported_media_type",
                     "send the form as application/x-www-form-urlencoded",
                 ),
-                U::Parse(e) => ApiError::from(domain::ValidationError::new("form", e.to_string())),
-                other => ApiError::from(domain::ValidationError::new("form", other.to_string())),
+                other => {
+                    let message = other.to_string();
+                    ApiError::from(domain::ValidationError::new(serde_field(&message, "form"), message))
+                }
             };
             api.into()
         }))
@@ -116,10 +118,22 @@ pub fn extractors(cfg: &mut web::ServiceConfig) {
             api.into()
         }))
         .app_data(web::QueryConfig::default().error_handler(|err, _| {
-            let field = err.to_string();
-            ApiError::from(domain::ValidationError::new("query", field)).into()
+            let message = err.to_string();
+            ApiError::from(domain::ValidationError::new(serde_field(&message, "query"), message)).into()
         }))
         .app_data(web::PathConfig::default().error_handler(|_, _| ApiError::not_found("resource").into()));
+}
+
+/// The field a query's or form's error is about: serde names it between backquotes ("duplicate field
+/// `shape`", "missing field `email`"); where it does not, `whole` (the query string or the form).
+fn serde_field(message: &str, whole: &'static str) -> String {
+    message
+        .split_once('`')
+        .and_then(|(_, rest)| rest.split_once('`'))
+        .map(|(name, _)| name)
+        .filter(|name| !name.is_empty() && name.len() <= 64)
+        .unwrap_or(whole)
+        .to_owned()
 }
 
 impl std::fmt::Debug for Application {
