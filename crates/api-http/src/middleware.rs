@@ -81,7 +81,8 @@ pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {
 /// (`LAUNCHDIR_BODY_TIMEOUT_SECS`), checked equal in launchdir-api's tests.
 pub const DEFAULT_BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Refuses a declared body over [`BODY_LIMIT`], and a body that has not arrived within the deadline
+/// Refuses a declared body over [`BODY_LIMIT`], a body in a content coding (415, see [`encoded`]), and
+/// a body that has not arrived within the deadline
 /// ([`Limits::body_deadline`]) after the request's head. A body without a length (chunked) is counted as
 /// it arrives and cut past [`BODY_LIMIT`]: a 413 in the CONTRACT's shape, whichever extractor read it
 /// (the payload extractors' own answer to it was plain text).
@@ -103,6 +104,10 @@ pub async fn limit_body(
         declared.is_some_and(|n| n > 0) || req.headers().contains_key(actix_web::http::header::TRANSFER_ENCODING);
     if !has_body {
         return next.call(req).await.map(ServiceResponse::map_into_boxed_body);
+    }
+    if let Some(coding) = encoded(req.headers()) {
+        let (http_req, _) = req.into_parts();
+        return Ok(ServiceResponse::new(http_req, unsupported_encoding(&coding)));
     }
     let deadline = req.app_data::<actix_web::web::Data<Limits>>().map_or(DEFAULT_BODY_DEADLINE, |l| l.body_deadline);
     let cut: Unread = Unread::default();
@@ -145,6 +150,40 @@ pub async fn limit_body(
     response.head_mut().set_connection_type(actix_web::http::ConnectionType::Close);
     let response = response.map_body(|_, body| BoxBody::new(HoldingUnread { body, _unread: unread }));
     Ok(ServiceResponse::new(http_req, response))
+}
+
+/// The content coding a request's body says it is in, other than `identity`: none is decoded here.
+/// (actix-web decodes only with its `compress-*` features, which this service leaves off, so a gzip
+/// body reached the extractors as its compressed bytes: "is not valid JSON" at column 1, or a form
+/// missing every field.)
+fn encoded(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
+    let codings: Vec<String> = headers
+        .get_all(actix_web::http::header::CONTENT_ENCODING)
+        .flat_map(|v| String::from_utf8_lossy(v.as_bytes()).split(',').map(|c| c.trim().to_owned()).collect::<Vec<_>>())
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        .collect();
+    (!codings.is_empty()).then(|| codings.join(", "))
+}
+
+/// 415 for a body in a content coding, naming the header, with `Accept-Encoding: identity` (RFC 9110
+/// §12.5.3: the codings a server takes in a request, here none).
+fn unsupported_encoding(coding: &str) -> actix_web::HttpResponse {
+    let shown: String = coding.chars().take(64).collect();
+    let mut err = ApiError::new(
+        actix_web::http::StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        "send the request's body uncompressed",
+    );
+    err.details.push(crate::error::Detail {
+        field: "Content-Encoding".into(),
+        problem: format!("{shown} is not accepted; only identity"),
+    });
+    let mut response = err.error_response();
+    response.headers_mut().insert(
+        actix_web::http::header::ACCEPT_ENCODING,
+        actix_web::http::header::HeaderValue::from_static("identity"),
+    );
+    response
 }
 
 type BodyChunk = Result<actix_web::web::Bytes, actix_web::error::PayloadError>;
