@@ -2,6 +2,7 @@
 //! `Referrer-Policy: strict-origin-when-cross-origin` everywhere, a `Content-Security-Policy` that
 //! allows no script at all and no framing on every HTML page, and HSTS when the public URL is https.
 //! The pages use no script; their one inline `<style>` (the API reference) is allowed by its hash.
+//! Answers under `/api/v1` may be read by a page of any origin (CORS, [`api_cors`]).
 
 use crate::server::State;
 use actix_web::body::{BoxBody, MessageBody};
@@ -49,6 +50,35 @@ pub async fn security_headers(
     }
     if https {
         h.insert(header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static(HSTS));
+    }
+    Ok(res)
+}
+
+/// The API's response headers a page of another origin may read beside the CORS-safelisted ones.
+const EXPOSED: &str = "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, Idempotent-Replayed, \
+                       WWW-Authenticate, Allow";
+
+/// The request headers a page of another origin may send to the API.
+pub const API_REQUEST_HEADERS: &str = "Authorization, Content-Type, Idempotency-Key";
+
+/// Lets a page of any origin read the REST API's answers (`Access-Control-Allow-Origin: *`, and the
+/// rate-limit and retry headers exposed), errors and 429s included, so a maker's own page can show
+/// its listing's votes and a browser client can call the API with its API key. Safe with `*`: the API
+/// takes its credential from the `Authorization` header only, never a cookie, so a page can act only
+/// with a key it already holds; `*` also makes browsers refuse any request sent with credentials.
+/// Preflights are answered per resource (`crate::rest`). Not `/mcp`, which refuses other origins
+/// (the MCP specification's guard against DNS rebinding), nor the site's pages.
+pub async fn api_cors(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let path = req.path();
+    let api = path.strip_prefix(crate::rest::PREFIX).is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    let mut res = next.call(req).await?.map_into_boxed_body();
+    if api {
+        let h = res.headers_mut();
+        h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+        h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, HeaderValue::from_static(EXPOSED));
     }
     Ok(res)
 }

@@ -107,6 +107,29 @@ async fn handle(
     Ok(res.content_type("application/json").body(json))
 }
 
+/// Answers `OPTIONS` on an API resource: 204 with the methods it takes (`Allow`), and as a CORS
+/// preflight the same methods and the headers a page of another origin may send (cached 10 minutes).
+fn options(methods: &[&str]) -> actix_web::Route {
+    let mut allowed = methods.to_vec();
+    if allowed.contains(&"GET") {
+        allowed.push("HEAD");
+    }
+    allowed.push("OPTIONS");
+    let allow = allowed.join(", ");
+    web::method(actix_web::http::Method::OPTIONS).to(move || {
+        let allow = allow.clone();
+        async move {
+            use actix_web::http::header;
+            HttpResponse::NoContent()
+                .insert_header((header::ALLOW, allow.clone()))
+                .insert_header((header::ACCESS_CONTROL_ALLOW_METHODS, allow))
+                .insert_header((header::ACCESS_CONTROL_ALLOW_HEADERS, crate::headers::API_REQUEST_HEADERS))
+                .insert_header((header::ACCESS_CONTROL_MAX_AGE, "600"))
+                .finish()
+        }
+    })
+}
+
 /// An operation's path split after its first segment: `/listings/{slug}` is `/listings` and `/{slug}`,
 /// `/me` is `/me` and `` (the scope's own path). Every operation's first segment is fixed.
 fn first_segment(path: &'static str) -> (&'static str, &'static str) {
@@ -136,11 +159,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .service(
             web::resource("/openapi.json")
                 .route(web::get().to(openapi))
+                .route(options(&["GET"]))
                 .default_service(crate::server::allow_only(&["GET"])),
         )
         .service(
             web::resource("/docs")
                 .route(web::get().to(crate::docs_page::page))
+                .route(options(&["GET"]))
                 .default_service(crate::server::allow_only(&["GET"])),
         );
     for (segment, by_path) in by_segment {
@@ -157,6 +182,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 ));
             }
             let allow: Vec<&str> = methods.iter().map(String::as_str).collect();
+            resource = resource.route(options(&allow));
             inner = inner.service(resource.default_service(crate::server::allow_only(&allow)));
         }
         scope = scope.service(inner);

@@ -202,6 +202,7 @@ impl Application {
                 .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))
                 .wrap(from_fn(mw::rate_limit))
+                .wrap(from_fn(crate::headers::api_cors))
                 .wrap(from_fn(api_http::metrics::record))
                 .wrap(from_fn(mw::log_requests))
                 .configure(extractors)

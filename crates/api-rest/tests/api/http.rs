@@ -392,3 +392,68 @@ async fn a_compressed_body_is_a_415_naming_content_encoding() {
     let text = r.text().await.unwrap();
     assert!(!text.contains("Content-Encoding"), "{text:.300}");
 }
+
+/// A page of another origin can call the REST API (a maker's page showing its votes, a browser client
+/// with its API key): every answer under `/api/v1` — errors and 429s too — carries
+/// `Access-Control-Allow-Origin: *` and exposes the rate-limit headers, and a preflight is a 204 naming
+/// the resource's methods and the headers it takes. The site's pages and `/mcp` do not. (Before, a
+/// preflight was a 405 and no answer carried the header, so no browser could read one.)
+#[tokio::test]
+async fn the_api_is_readable_from_any_origin_and_nothing_else_is() {
+    use reqwest::Method;
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), false, |a| a.rate_limit = 12).await;
+    app.wait_ready().await;
+    let send = |method: Method, path: &str| {
+        app.client
+            .request(method, format!("{}{path}", app.base))
+            .header("origin", "https://maker.example")
+            .header("access-control-request-method", "POST")
+            .header("access-control-request-headers", "authorization, content-type, idempotency-key")
+            .send()
+    };
+    let pre = send(Method::OPTIONS, "/api/v1/drafts").await.unwrap();
+    assert_eq!(pre.status(), 204);
+    assert_eq!(pre.headers()["access-control-allow-origin"], "*");
+    let methods = pre.headers()["access-control-allow-methods"].to_str().unwrap().to_owned();
+    for m in ["GET", "HEAD", "POST", "OPTIONS"] {
+        assert!(methods.split(", ").any(|x| x == m), "{m} in {methods}");
+    }
+    assert!(!methods.contains("PATCH"), "only the resource's own methods: {methods}");
+    assert_eq!(pre.headers()["allow"], methods.as_str());
+    let headers = pre.headers()["access-control-allow-headers"].to_str().unwrap().to_ascii_lowercase();
+    for h in ["authorization", "content-type", "idempotency-key"] {
+        assert!(headers.contains(h), "{h} in {headers}");
+    }
+    // A resource with a parameter, and the OpenAPI document.
+    for path in ["/api/v1/drafts/1", "/api/v1/listings/some-slug", "/api/v1/openapi.json"] {
+        let r = send(Method::OPTIONS, path).await.unwrap();
+        assert_eq!(r.status(), 204, "{path}");
+        assert_eq!(r.headers()["access-control-allow-origin"], "*", "{path}");
+    }
+    // Answers: a read, an error, a refusal without a credential, each readable with its headers.
+    for (path, status) in [("/api/v1/categories", 200), ("/api/v1/listings/Not-A-Slug", 400), ("/api/v1/me", 401)] {
+        let r = send(Method::GET, path).await.unwrap();
+        assert_eq!(r.status(), status, "{path}");
+        assert_eq!(r.headers()["access-control-allow-origin"], "*", "{path}");
+        let exposed = r.headers()["access-control-expose-headers"].to_str().unwrap().to_ascii_lowercase();
+        assert!(exposed.contains("ratelimit-remaining") && exposed.contains("retry-after"), "{exposed}");
+    }
+    // The site's pages and /mcp are not opened to other origins.
+    for path in ["/", "/mcp"] {
+        let r = send(Method::GET, path).await.unwrap();
+        assert_ne!(r.status(), 429, "{path}");
+        assert!(r.headers().get("access-control-allow-origin").is_none(), "{path}: {:?}", r.headers());
+    }
+    // Past the limit (12 a minute here): the 429 is readable too, so a page can wait Retry-After.
+    let mut limited = None;
+    for _ in 0..10 {
+        let r = send(Method::GET, "/api/v1/categories").await.unwrap();
+        if r.status() == 429 {
+            limited = Some(r);
+            break;
+        }
+    }
+    let limited = limited.expect("a 429 within 10 more requests at 12 a minute");
+    assert_eq!(limited.headers()["access-control-allow-origin"], "*");
+    assert!(limited.headers().contains_key("retry-after"));
+}
