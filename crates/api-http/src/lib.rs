@@ -4,6 +4,7 @@
 //! Architecture invariant: knows actix-web and the operations' error type; no routes, no MCP.
 
 pub mod error;
+pub mod json;
 pub mod metrics;
 pub mod middleware;
 pub mod shutdown;

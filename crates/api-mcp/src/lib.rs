@@ -380,6 +380,11 @@ pub async fn guard(
     let mut batch = None;
     if req.method() == actix_web::http::Method::POST {
         let body = req.extract::<web::Bytes>().await?;
+        // Read strictly before anything reads it: the scopes below and rmcp must see one message.
+        if let Some(key) = api_http::json::duplicate_key(&body) {
+            let e = ApiError::from(domain::ValidationError::new(key, "given more than once"));
+            return answer(req, e.error_response());
+        }
         let needed = scopes_needed(&body, &g.scopes);
         if body.trim_ascii_start().starts_with(b"[") {
             batch = Some(body);

@@ -68,6 +68,9 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
                 "send the body as application/json (Content-Type: application/json)",
             ));
         }
+        if let Some(key) = api_http::json::duplicate_key(body) {
+            return Err(domain::ValidationError::new(key, "given more than once").into());
+        }
         let parsed: Value = serde_json::from_slice(body)
             .map_err(|e| ApiError::from(domain::ValidationError::new("body", format!("is not valid JSON: {e}"))))?;
         let Value::Object(fields) = parsed else {

@@ -457,3 +457,31 @@ async fn the_api_is_readable_from_any_origin_and_nothing_else_is() {
     assert_eq!(limited.headers()["access-control-allow-origin"], "*");
     assert!(limited.headers().contains_key("retry-after"));
 }
+
+/// A JSON body with a key given twice is a 400 naming the key (by its path when nested), not read as
+/// its last value: JSON leaves a repeated name's meaning open, so another reader of the same body (a
+/// proxy, a log) could have acted on the first.
+#[tokio::test]
+async fn a_json_key_given_twice_is_a_400_naming_it() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let post = |body: &'static str| {
+        app.client
+            .post(format!("{}/api/v1/drafts", app.base))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    for (body, field) in [
+        (r#"{"url":"https://a.example","url":"https://b.example"}"#, "url"),
+        (r#"{"url":"https://a.example","extra":{"k":1,"k":2}}"#, "extra.k"),
+    ] {
+        let r = post(body).await.unwrap();
+        assert_eq!(r.status(), 400, "{body}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["error"]["details"][0]["field"], field, "{v}");
+        assert_eq!(v["error"]["details"][0]["problem"], "given more than once", "{v}");
+    }
+    // Once each: the body is read and the operation asks for a credential.
+    assert_eq!(post(r#"{"url":"https://a.example"}"#).await.unwrap().status(), 401);
+}

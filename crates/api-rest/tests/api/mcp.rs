@@ -299,3 +299,25 @@ async fn a_2025_03_26_batch_is_answered_message_by_message() {
     ];
     assert_eq!(statuses[1], 429, "each message counts against the rate limit: {statuses:?}");
 }
+
+/// A tool call whose `name` is given twice is refused before anything reads it, naming
+/// `params.name`. (Before, the guard read the last name for its scope check while rmcp refused the
+/// message as "method not found: tools/call".)
+#[tokio::test]
+async fn a_json_rpc_key_given_twice_is_a_400_naming_it() {
+    let app = spawn_app(false).await;
+    app.wait_ready().await;
+    let r = app
+        .client
+        .post(format!("{}/mcp", app.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_checkout","name":"get_site","arguments":{}}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["details"][0]["field"], "params.name", "{v}");
+}
