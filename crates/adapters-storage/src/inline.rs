@@ -65,6 +65,10 @@ pub(crate) enum Inline<T> {
 /// search (see the `fts5-rank` crate). The pool ranks with bm25 itself.
 pub(crate) const LISTING_RANK: &str = "listing_rank";
 
+/// The term the full-text index matches for a one-word query, as it spells it (stemmed): these
+/// connections have it and the pool's do not (see `fts5_rank::register_query_term`).
+pub(crate) const QUERY_TERM: &str = "listing_query_term";
+
 /// Prepared statements each connection keeps (the ported reads are about a dozen shapes).
 const STATEMENT_CACHE: usize = 64;
 
@@ -97,6 +101,7 @@ impl InlineReader {
         conn.execute_batch("PRAGMA query_only = 1; PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -8192;")?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         fts5_rank::register(&conn, LISTING_RANK, "SELECT docs FROM listing_terms WHERE term = ?1")?;
+        fts5_rank::register_query_term(&conn, QUERY_TERM)?;
         Ok(conn)
     }
 

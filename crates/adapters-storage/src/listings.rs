@@ -565,6 +565,69 @@ impl SeaOrmStore {
         Ok(FtsCompleted { query: query.ok_or_else(empty)?, prefix, at_least })
     }
 
+    /// SQLite: the live listings of a one-word search's one term (a search of live listings), from `listing_terms.live`
+    /// (migration 43), when the table is current and counted them — read in one statement with the
+    /// term the index matches for `fts` (`inline::QUERY_TERM`, stemmed as the listings were) and the
+    /// table's state, so all three are of one moment. `None`: count them. The pool's connections
+    /// lack the function: through the pool it is always `None`.
+    async fn kept_live_matches(
+        &self,
+        fts: &str,
+        prefix: bool,
+        words: usize,
+        status: StatusFilter,
+    ) -> RepoResult<Option<u64>> {
+        // Only live listings are counted per term (upcoming ones are a few weeks' worth).
+        if prefix || words != 1 || status != StatusFilter::Live || self.inline.is_none() {
+            return Ok(None);
+        }
+        let mut q = RawQuery::new(DbBackend::Sqlite);
+        q.sql("SELECT (SELECT k.live FROM listing_terms k, listing_terms_state s WHERE k.term = q.t AND s.changes = s.refreshed) AS n FROM (SELECT ")
+            .sql(crate::inline::QUERY_TERM)
+            .sql("(listings_fts) AS t FROM listings_fts WHERE listings_fts MATCH ")
+            .bind(fts.to_owned())
+            .sql(" LIMIT 1) q");
+        Ok(self.inline_count(q).await?.map(|n| n.max(0) as u64))
+    }
+
+    /// SQLite: the one value `n` of a statement that uses the inline readers' functions, on an inline
+    /// reader; `None` when it is NULL or the pool answers (it lacks the functions).
+    async fn inline_count(&self, q: RawQuery) -> RepoResult<Option<i64>> {
+        #[derive(Debug, FromQueryResult)]
+        struct MaybeCount {
+            n: Option<i64>,
+        }
+        impl FromSqliteRow for MaybeCount {
+            fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+                from_sqlite_row!(row, at, Self { n })
+            }
+        }
+        let none = |_| Statement::from_string(DbBackend::Sqlite, "SELECT NULL AS n");
+        let rows = self.short_read_or::<MaybeCount>(q.build(), none).await?;
+        Ok(rows.first().and_then(|r| r.n))
+    }
+
+    /// SQLite: the live listings of `term` (a term of the index as it spells it), counted up to the
+    /// cap, for `listing_terms.live`; `None` where the term, written as a query, would be stemmed into
+    /// another term (Porter's stemmer is not idempotent: `agre` becomes `agr`), so its count would be
+    /// another's, or where the pool answers (it lacks the function).
+    async fn count_live_term(&self, term: &str) -> RepoResult<Option<i64>> {
+        let phrase = format!("\"{}\"", term.replace('"', "\"\""));
+        let mut q = RawQuery::new(DbBackend::Sqlite);
+        q.sql("SELECT CASE WHEN (SELECT ")
+            .sql(crate::inline::QUERY_TERM)
+            .sql("(listings_fts) FROM listings_fts WHERE listings_fts MATCH ")
+            .bind(phrase.clone())
+            .sql(" LIMIT 1) = ")
+            .bind(term.to_owned())
+            .sql(" THEN (SELECT COUNT(*) FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+            .bind(sqlite_match(&phrase, StatusFilter::Live))
+            .sql(" LIMIT ")
+            .count_of_rows(COUNT_CAP as i64 + 1)
+            .sql(")) END AS n");
+        self.inline_count(q).await
+    }
+
     /// A text-only search by relevance on PostgreSQL: one statement through `listing_text_search`
     /// (migration 30), which matches through the GIN index of `listing_search`, counts up to the cap
     /// and ranks the first candidates; only the page's listings are read. A page past the last
@@ -787,19 +850,23 @@ impl ListingRepository for SeaOrmStore {
                 // A word that the kept counts put on more listings than the cap: "10 000+", uncounted
                 // (counting them took 1.5 ms of a 3.7 ms search for a word on 43 000 listings of 100k).
                 _ if at_least > COUNT_CAP => at_least,
-                // Every candidate taken (more may match), or a page past the last one: counted up to
-                // the cap with the status matched in the index, which merges doclists quickly when
-                // there are many matches.
-                _ => {
-                    let mut count = RawQuery::new(backend);
-                    count
-                        .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
-                        .bind(sqlite_match(&fts, s.status))
-                        .sql(" LIMIT ")
-                        .count_of_rows(COUNT_CAP as i64 + 1)
-                        .sql(") t");
-                    self.count_short(&count).await?
-                }
+                // Every candidate taken (more may match), or a page past the last one: a word that is
+                // one term of the index takes its live listings from the kept counts (migration 43)
+                // while they are current; any other is counted up to the cap with the status matched
+                // in the index, which merges doclists quickly when there are many matches.
+                _ => match self.kept_live_matches(&fts, prefix, words.len(), s.status).await? {
+                    Some(live) => live,
+                    None => {
+                        let mut count = RawQuery::new(backend);
+                        count
+                            .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+                            .bind(sqlite_match(&fts, s.status))
+                            .sql(" LIMIT ")
+                            .count_of_rows(COUNT_CAP as i64 + 1)
+                            .sql(") t");
+                        self.count_short(&count).await?
+                    }
+                },
             };
             let items = rows.into_iter().filter_map(|r| r.row.into_summary()).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
@@ -1223,6 +1290,12 @@ impl ListingRepository for SeaOrmStore {
             docs: i64,
         }
         #[derive(Debug, FromQueryResult)]
+        struct KeptTerm {
+            term: String,
+            docs: i64,
+            live: Option<i64>,
+        }
+        #[derive(Debug, FromQueryResult)]
         struct Refreshed {
             refreshed: bool,
         }
@@ -1254,31 +1327,39 @@ impl ListingRepository for SeaOrmStore {
             let last_run = (index.len() as i64) < TERMS_CHUNK;
             // The kept terms of the same range: up to this run's last term, or all the rest after the last run.
             let mut q = RawQuery::new(DbBackend::Sqlite);
-            q.sql("SELECT term, docs FROM listing_terms WHERE term > ").bind(after.clone());
+            q.sql("SELECT term, docs, live FROM listing_terms WHERE term > ").bind(after.clone());
             if let (false, Some(last)) = (last_run, index.last()) {
                 q.sql(" AND term <= ").bind(last.term.clone());
             }
-            let kept: HashMap<String, i64> = Term::find_by_statement(q.build())
+            let kept: HashMap<String, (i64, Option<i64>)> = KeptTerm::find_by_statement(q.build())
                 .all(&self.db)
                 .await
                 .map_err(repo_err)?
                 .into_iter()
-                .map(|t| (t.term, t.docs))
+                .map(|t| (t.term, (t.docs, t.live)))
                 .collect();
-            let fresh: HashMap<&str, i64> = index.iter().map(|t| (t.term.as_str(), t.docs)).collect();
+            // The live listings of each term on at least as many listings as a search ranks: a
+            // search of that word alone takes its total from here instead of counting (migration 43).
+            let mut fresh: HashMap<&str, (i64, Option<i64>)> = HashMap::with_capacity(index.len());
+            for t in &index {
+                let live = if t.docs >= RANKED_CANDIDATES { self.count_live_term(&t.term).await? } else { None };
+                fresh.insert(t.term.as_str(), (t.docs, live));
+            }
             let changed: serde_json::Map<String, serde_json::Value> = index
                 .iter()
-                .filter(|t| kept.get(&t.term) != Some(&t.docs))
-                .map(|t| (t.term.clone(), t.docs.into()))
+                .filter_map(|t| {
+                    let now = fresh.get(t.term.as_str()).copied()?;
+                    (kept.get(&t.term) != Some(&now)).then(|| (t.term.clone(), serde_json::json!([now.0, now.1])))
+                })
                 .collect();
             let gone: Vec<&String> = kept.keys().filter(|t| !fresh.contains_key(t.as_str())).collect();
             if !changed.is_empty() || !gone.is_empty() {
                 let txn = self.begin_write().await?;
                 let mut upsert = RawQuery::new(DbBackend::Sqlite);
                 upsert
-                    .sql("INSERT INTO listing_terms (term, docs) SELECT key, value FROM json_each(")
+                    .sql("INSERT INTO listing_terms (term, docs, live) SELECT key, json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(")
                     .bind(serde_json::Value::Object(changed).to_string())
-                    .sql(") WHERE true ON CONFLICT (term) DO UPDATE SET docs = excluded.docs");
+                    .sql(") WHERE true ON CONFLICT (term) DO UPDATE SET docs = excluded.docs, live = excluded.live");
                 txn.execute_raw(upsert.build()).await.map_err(repo_err)?;
                 let mut delete = RawQuery::new(DbBackend::Sqlite);
                 delete

@@ -60,6 +60,62 @@ pub unsafe fn register_raw(db: *mut ffi::sqlite3, name: &str, lookup: &str) -> r
     Ok(())
 }
 
+/// Registers the function `name(table)` on `conn`: the term the index matches for a query of one
+/// phrase of one token (`"invoices"` is `invoic` once stemmed), so that the caller can look up what
+/// it keeps per term; NULL for any other query (several phrases, a phrase of several tokens). Called
+/// in a full-text query, once per matching row (`… WHERE t MATCH ?1 LIMIT 1` asks once). Not for a
+/// prefix phrase (`"wor"*`), whose token stands for every term that begins with it.
+pub fn register_query_term(conn: &rusqlite::Connection, name: &str) -> rusqlite::Result<()> {
+    let name = CString::new(name).map_err(|_| misuse("a function name with a NUL byte"))?;
+    // SAFETY: `conn.handle()` is the open connection `conn` holds, ours for the call (see `register`).
+    let api = unsafe { fts5_api(conn.handle()) }?;
+    // SAFETY: `api` is the connection's fts5_api; FTS5 copies `name`; the function keeps no data.
+    let rc = unsafe {
+        let create = (*api).xCreateFunction.ok_or_else(|| misuse("FTS5 without xCreateFunction"))?;
+        create(api, name.as_ptr(), null_mut(), Some(query_term), None)
+    };
+    if rc != ffi::SQLITE_OK {
+        return Err(failure(rc, "FTS5 did not register the query-term function"));
+    }
+    Ok(())
+}
+
+/// The function [`register_query_term`] registers.
+unsafe extern "C" fn query_term(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _n_args: c_int,
+    _args: *mut *mut ffi::sqlite3_value,
+) {
+    // SAFETY: FTS5 passes its extension API and this row's context, valid for the call.
+    let api = unsafe { &*api };
+    let token = || -> Result<Option<(*const std::ffi::c_char, c_int)>, c_int> {
+        // xQueryToken came with version 3 (SQLite 3.43).
+        if api.iVersion < 3 {
+            return Ok(None);
+        }
+        // SAFETY: the current row's context; phrase 0 exists when the count is 1.
+        unsafe {
+            if entry(api.xPhraseCount)?(fts) != 1 || entry(api.xPhraseSize)?(fts, 0) != 1 {
+                return Ok(None);
+            }
+            let (mut token, mut len): (*const std::ffi::c_char, c_int) = (std::ptr::null(), 0);
+            ok(entry(api.xQueryToken)?(fts, 0, 0, &raw mut token, &raw mut len))?;
+            Ok(Some((token, len)))
+        }
+    };
+    // SAFETY: `ctx` is this call's result context; the token's bytes are FTS5's for the query, and
+    // SQLITE_TRANSIENT makes SQLite copy them before returning.
+    unsafe {
+        match token() {
+            Ok(Some((t, len))) if !t.is_null() => ffi::sqlite3_result_text(ctx, t, len, ffi::SQLITE_TRANSIENT()),
+            Ok(_) => ffi::sqlite3_result_null(ctx),
+            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
+        }
+    }
+}
+
 /// What a registration keeps: the statement that reads a term's row count.
 struct Registered {
     lookup: CString,
@@ -365,6 +421,35 @@ mod tests {
         conn.execute_batch("INSERT INTO terms SELECT term, doc FROM docs_vocab").expect("terms");
         register(&conn, "counted_bm25", "SELECT docs FROM terms WHERE term = ?1").expect("register");
         conn
+    }
+
+    /// What `query_term` says of `query`, asked on its first match.
+    fn term_of(conn: &Connection, query: &str) -> Option<String> {
+        conn.query_row("SELECT query_term(docs) FROM docs WHERE docs MATCH ?1 LIMIT 1", [query], |r| r.get(0))
+            .expect("query")
+    }
+
+    #[test]
+    fn a_one_word_query_names_the_term_the_index_matches() {
+        let conn = directory();
+        register_query_term(&conn, "query_term").expect("register");
+        // Stemmed as the rows were: the term is the index's, not the typed word.
+        assert_eq!(term_of(&conn, "\"invoices\"").as_deref(), Some("invoic"));
+        assert_eq!(term_of(&conn, "workflows").as_deref(), Some("workflow"));
+        // With a column filter, still one phrase of one token.
+        assert_eq!(term_of(&conn, "name:larkhub").as_deref(), Some("larkhub"));
+        // Anything else is no one term.
+        for query in ["team workflow", "\"shared inbox\"", "team OR workflow", "team AND workflow"] {
+            assert_eq!(term_of(&conn, query), None, "{query}");
+        }
+        // The term it names is in the index, with the count the vocabulary gives it.
+        let docs: i64 = conn
+            .query_row("SELECT doc FROM docs_vocab WHERE term = ?1", [term_of(&conn, "automations").unwrap()], |r| {
+                r.get(0)
+            })
+            .expect("in the vocabulary");
+        assert_eq!(docs, 2, "Larkhub's automation and automate, Tidepool's automations");
+        assert!(register_query_term(&conn, "bad\0name").is_err());
     }
 
     /// Each matching row's (rowid, bm25, counted_bm25) for `query`.

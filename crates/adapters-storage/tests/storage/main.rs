@@ -392,6 +392,62 @@ async fn terms_and_index(store: &adapters_storage::SeaOrmStore) -> (Vec<(String,
     )
 }
 
+on_both!(a_word_on_more_listings_than_are_ranked_has_its_exact_live_total, |store| {
+    // More live listings say the word than a search ranks (1 000), so its total is not the candidates'
+    // count: SQLite takes it from the live count kept per term (migration 43) while the table is
+    // current, and counts it otherwise; PostgreSQL from its counts per status (migration 34). Either
+    // way it is exact, and the scheduled listings that say it too are not in it.
+    use sea_orm::ConnectionTrait;
+    let sqlite = store.connection().get_database_backend() == sea_orm::DbBackend::Sqlite;
+    let with_word = |name: String, status: ListingStatus, word: &str| {
+        let mut l = listing(&name, status, None);
+        l.profile.description = format!("Send {word} to clients.");
+        import(l, 0)
+    };
+    let mut batch: Vec<ImportListing> =
+        (0..1_100).map(|i| with_word(format!("Ledger {i}"), ListingStatus::Live, "invoices")).collect();
+    batch.extend((0..60).map(|i| with_word(format!("Upcoming {i}"), ListingStatus::Scheduled, "an invoice")));
+    store.import_listings(&batch, now()).await.unwrap();
+    store.refresh_search_terms().await.unwrap();
+    let total = |q: &'static str| async move {
+        store.search_listings(&search(Some(q)), PageRequest::default()).await.unwrap().total
+    };
+    assert_eq!(total("invoices").await, 1_100);
+    assert_eq!(total("invoice").await, 1_100, "the same term, stemmed");
+    if sqlite {
+        #[derive(Debug, sea_orm::FromQueryResult)]
+        struct Live {
+            live: Option<i64>,
+        }
+        let kept = || async {
+            let stmt = sea_orm::Statement::from_string(
+                sea_orm::DbBackend::Sqlite,
+                "SELECT live FROM listing_terms WHERE term = 'invoic'",
+            );
+            <Live as sea_orm::FromQueryResult>::find_by_statement(stmt)
+                .one(store.connection())
+                .await
+                .unwrap()
+                .unwrap()
+                .live
+        };
+        assert_eq!(kept().await, Some(1_100), "the stemmed term's live listings, kept");
+        // While the table is current the kept count is the total (not counted again) ...
+        store.connection().execute_unprepared("UPDATE listing_terms SET live = 7 WHERE term = 'invoic'").await.unwrap();
+        assert_eq!(total("invoices").await, 7);
+        // ... and once it is behind, the total is counted.
+        store.connection().execute_unprepared("UPDATE listing_terms_state SET changes = changes + 1").await.unwrap();
+        assert_eq!(total("invoices").await, 1_100);
+        assert!(store.refresh_search_terms().await.unwrap());
+        assert_eq!(kept().await, Some(1_100), "the refresh counts it again");
+    }
+    // One more live listing: counted before the refresh, kept after it, the same on both stores.
+    store.import_listings(&[with_word("Ledger more".into(), ListingStatus::Live, "invoices")], now()).await.unwrap();
+    assert_eq!(total("invoices").await, 1_101);
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(total("invoices").await, 1_101);
+});
+
 on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     // SQLite ranks with bm25 whose document counts come from `listing_terms`; with the table current
     // that must order every page as counting in the index does (what a term missing from the table
