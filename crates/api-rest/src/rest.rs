@@ -163,13 +163,13 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
             web::resource("/openapi.json")
                 .route(web::get().to(openapi))
                 .route(options(&["GET"]))
-                .default_service(crate::server::allow_only(&["GET"])),
+                .default_service(crate::server::allow_only(&["GET", "OPTIONS"])),
         )
         .service(
             web::resource("/docs")
                 .route(web::get().to(crate::docs_page::page))
                 .route(options(&["GET"]))
-                .default_service(crate::server::allow_only(&["GET"])),
+                .default_service(crate::server::allow_only(&["GET", "OPTIONS"])),
         );
     for (segment, by_path) in by_segment {
         let mut inner = web::scope(segment);
@@ -184,8 +184,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                     },
                 ));
             }
-            let allow: Vec<&str> = methods.iter().map(String::as_str).collect();
+            let mut allow: Vec<&str> = methods.iter().map(String::as_str).collect();
             resource = resource.route(options(&allow));
+            allow.push("OPTIONS");
             inner = inner.service(resource.default_service(crate::server::allow_only(&allow)));
         }
         scope = scope.service(inner);

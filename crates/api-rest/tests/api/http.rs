@@ -37,12 +37,12 @@ async fn wrong_methods_are_json_405s() {
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["error"]["code"], "method_not_allowed");
     }
-    // API resources say which methods they take (RFC 9110).
+    // API resources say which methods they take (RFC 9110), OPTIONS among them (CORS preflights).
     for (method, path, allow) in [
-        ("TRACE", "/api/v1/listings", "GET, HEAD"),
-        ("DELETE", "/api/v1/claims", "GET, HEAD, POST"),
-        ("PUT", "/api/v1/openapi.json", "GET, HEAD"),
-        ("PUT", "/api/v1/drafts/1/submit", "POST"),
+        ("TRACE", "/api/v1/listings", "GET, HEAD, OPTIONS"),
+        ("DELETE", "/api/v1/claims", "GET, HEAD, OPTIONS, POST"),
+        ("PUT", "/api/v1/openapi.json", "GET, HEAD, OPTIONS"),
+        ("PUT", "/api/v1/drafts/1/submit", "OPTIONS, POST"),
     ] {
         let m = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
         let r = app.client.request(m, format!("{}{path}", app.base)).send().await.unwrap();
