@@ -23,6 +23,7 @@ use actix_web::http::header::{HeaderValue, WWW_AUTHENTICATE};
 use actix_web::middleware::{Next, from_fn};
 use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
 use api_http::ApiError;
+use api_http::json::Unreadable;
 use domain::user::Scope;
 use operations::oauth::Audience;
 use operations::{Caller, Ctx, Descriptor, OpError};
@@ -334,11 +335,10 @@ fn challenge(ctx: &Ctx, error: ApiError, oauth_error: Option<&str>, scope: Optio
 
 /// The scopes the JSON-RPC message(s) in `body` need: those of the tools it calls (batches of the
 /// 2025-03-26 revision included). Anything unreadable needs none here; rmcp answers it.
-fn scopes_needed(body: &[u8], scopes: &HashMap<&'static str, Scope>) -> Vec<Scope> {
-    let Ok(v) = serde_json::from_slice::<Value>(body) else { return Vec::new() };
-    let messages = match v {
-        Value::Array(a) => a,
-        one => vec![one],
+fn scopes_needed(body: &Value, scopes: &HashMap<&'static str, Scope>) -> Vec<Scope> {
+    let messages = match body {
+        Value::Array(a) => a.as_slice(),
+        one => std::slice::from_ref(one),
     };
     let mut out: Vec<Scope> = messages
         .iter()
@@ -381,11 +381,15 @@ pub async fn guard(
     if req.method() == actix_web::http::Method::POST {
         let body = req.extract::<web::Bytes>().await?;
         // Read strictly before anything reads it: the scopes below and rmcp must see one message.
-        if let Some(key) = api_http::json::duplicate_key(&body) {
-            let e = ApiError::from(domain::ValidationError::new(key, "given more than once"));
-            return answer(req, e.error_response());
-        }
-        let needed = scopes_needed(&body, &g.scopes);
+        let needed = match api_http::json::parse_strict(&body) {
+            Err(Unreadable::Repeated(key)) => {
+                let e = ApiError::from(domain::ValidationError::new(key, "given more than once"));
+                return answer(req, e.error_response());
+            }
+            // rmcp answers what is not JSON, in JSON-RPC's terms.
+            Err(Unreadable::Invalid(_)) => Vec::new(),
+            Ok(message) => scopes_needed(&message, &g.scopes),
+        };
         if body.trim_ascii_start().starts_with(b"[") {
             batch = Some(body);
         } else {

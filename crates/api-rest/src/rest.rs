@@ -5,6 +5,7 @@ use crate::error::ApiError;
 use crate::server::State;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
+use api_http::json::Unreadable;
 use operations::{Descriptor, Method, coerce_strings};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -68,11 +69,12 @@ fn gather(op: &Descriptor, req: &HttpRequest, body: &[u8]) -> Result<Value, ApiE
                 "send the body as application/json (Content-Type: application/json)",
             ));
         }
-        if let Some(key) = api_http::json::duplicate_key(body) {
-            return Err(domain::ValidationError::new(key, "given more than once").into());
-        }
-        let parsed: Value = serde_json::from_slice(body)
-            .map_err(|e| ApiError::from(domain::ValidationError::new("body", format!("is not valid JSON: {e}"))))?;
+        let parsed = api_http::json::parse_strict(body).map_err(|e| {
+            ApiError::from(match e {
+                Unreadable::Repeated(key) => domain::ValidationError::new(key, "given more than once"),
+                Unreadable::Invalid(e) => domain::ValidationError::new("body", format!("is not valid JSON: {e}")),
+            })
+        })?;
         let Value::Object(fields) = parsed else {
             return Err(domain::ValidationError::new("body", "must be a JSON object").into());
         };
