@@ -133,9 +133,20 @@ fn operation(op: &Descriptor) -> Value {
     if op.idempotency_key {
         responses.insert("422".into(), error_response("this Idempotency-Key was used with a different request"));
     }
-    if !op.method.takes_query() {
-        responses.insert("415".into(), error_response("a body sent with a Content-Type other than application/json"));
-    }
+    // Any request may carry a body, and every body is bounded, whether the operation reads one or not.
+    responses.insert(
+        "408".into(),
+        error_response("a body that did not arrive within the server's deadline after the request's head (30 s unless configured); the connection closes"),
+    );
+    responses.insert("413".into(), error_response("a body over 1 MiB (1 048 576 bytes); the connection closes"));
+    responses.insert(
+        "415".into(),
+        error_response(if op.method.takes_query() {
+            "a body sent in a Content-Encoding other than identity"
+        } else {
+            "a body sent with a Content-Type other than application/json, or in a Content-Encoding other than identity"
+        }),
+    );
     responses.insert(
         "429".into(),
         error_response("rate limited, or a quota of the caller's is spent (crawls, emails); see Retry-After"),
