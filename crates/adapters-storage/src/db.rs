@@ -8,6 +8,14 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+/// The longest a statement waits for a lock another connection holds before it gives up: SQLite's busy
+/// timeout, and PostgreSQL's `lock_timeout` unless the URL's `options` set one. A statement that gives up
+/// is [`RepoError::Unavailable`](domain::ports::RepoError) (a 503 with Retry-After), so a table an
+/// operator's `ALTER TABLE` or a stuck transaction holds makes requests fail fast and retryable instead
+/// of piling up without end. What waits on another instance by design (migrations, deferred index
+/// builds, the search terms' refresh) waits without this bound.
+pub const LOCK_WAIT: Duration = Duration::from_secs(10);
+
 /// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`) of the default size. SQLite
 /// runs in WAL mode with a busy timeout so readers never block the writer and concurrent writers wait,
 /// not fail.
@@ -37,7 +45,7 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
         opts.max_connections(max_connections.unwrap_or(8)).min_connections(1).map_sqlx_sqlite_opts(|o| {
             o.journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(Duration::from_secs(10))
+                .busy_timeout(LOCK_WAIT)
                 .foreign_keys(true)
                 // Reads map the file instead of copying pages through read(2); each connection keeps
                 // 8 MiB of pages (the WAL's and written ones: mapped pages are not copied into it). 32 MiB
@@ -49,6 +57,10 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
     } else {
         // Ping only connections idle long enough for a server, proxy or firewall to have dropped them,
         // or older than a connection this process saw lost; hot connections skip the extra round trip.
+        opts.map_sqlx_postgres_opts(|o| {
+            let own = o.get_options().is_some_and(|given| given.contains("lock_timeout"));
+            if own { o } else { o.options([("lock_timeout", format!("{}ms", LOCK_WAIT.as_millis()))]) }
+        });
         opts.max_connections(max_connections.unwrap_or(16))
             .min_connections(1)
             .test_before_acquire_if_idle_for(Duration::from_secs(30))
@@ -108,7 +120,37 @@ pub(crate) fn connection_lost(e: &DbErr) -> bool {
 /// Whether `e` says the database could not be reached: a connection lost ([`connection_lost`]) or
 /// none to be had from the pool in time (every attempt to open one failed, or all stayed busy).
 pub(crate) fn unreachable(e: &DbErr) -> bool {
-    connection_lost(e) || matches!(e, DbErr::ConnectionAcquire(_))
+    connection_lost(e) || matches!(e, DbErr::ConnectionAcquire(_)) || gave_up(e)
+}
+
+/// Lifts [`LOCK_WAIT`] for the rest of PostgreSQL transaction `txn`: for work that waits on another
+/// instance's by design (a migration, an index build, the search terms' refresh), however long that
+/// runs. A no-op on SQLite, whose writers wait in `BEGIN IMMEDIATE` with the busy timeout.
+pub(crate) async fn unbounded_lock_wait(txn: &sea_orm::DatabaseTransaction) -> Result<(), DbErr> {
+    if txn.get_database_backend() == DbBackend::Postgres {
+        txn.execute_unprepared("SET LOCAL lock_timeout = 0").await?;
+    }
+    Ok(())
+}
+
+/// Whether `e` says a statement gave up and may well succeed if tried again: a lock not had within
+/// [`LOCK_WAIT`] (SQLite's `SQLITE_BUSY` and `SQLITE_LOCKED` with their extended codes; PostgreSQL's
+/// `lock_not_available`), a deadlock or serialization failure PostgreSQL broke by cancelling this side,
+/// or a statement cancelled by a `statement_timeout` an operator set.
+fn gave_up(e: &DbErr) -> bool {
+    use sea_orm::{RuntimeErr, SqlxError};
+    let (DbErr::Conn(RuntimeErr::SqlxError(e))
+    | DbErr::Exec(RuntimeErr::SqlxError(e))
+    | DbErr::Query(RuntimeErr::SqlxError(e))) = e
+    else {
+        return false;
+    };
+    let SqlxError::Database(d) = &**e else { return false };
+    let Some(code) = d.code() else { return false };
+    match d.try_downcast_ref::<sea_orm::sqlx::sqlite::SqliteError>() {
+        Some(_) => code.parse::<i32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
+        None => matches!(&*code, "55P03" | "40P01" | "40001" | "57014"),
+    }
 }
 
 /// Notes `e` if it says a connection was lost (see [`LOST_AT_MS`]).
@@ -136,6 +178,7 @@ fn lost_since(age: Duration) -> bool {
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
     if db.get_database_backend() == DbBackend::Postgres {
         let txn = db.begin().await?;
+        unbounded_lock_wait(&txn).await?;
         txn.execute_unprepared("SELECT pg_advisory_xact_lock(7262021)").await?;
         Migrator::up(&txn, None).await?;
         txn.commit().await?;
@@ -281,6 +324,7 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
     };
     let txn = db.begin_with_options(options).await?;
     if backend == DbBackend::Postgres {
+        unbounded_lock_wait(&txn).await?;
         let mut lock = RawQuery::new(backend);
         lock.sql("SELECT pg_advisory_xact_lock(7262022, hashtext(").bind(ix.name.clone()).sql("))");
         txn.execute_raw(lock.build()).await?;
@@ -307,6 +351,7 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
         // commits before the other fails is rebuilt again with it at the next start (the row stays).
         let other = async {
             let lane = db.begin().await?;
+            unbounded_lock_wait(&lane).await?;
             lane.execute_unprepared(&migration::listing_details_rebuild_lane(1, 2)).await?;
             lane.commit().await
         };

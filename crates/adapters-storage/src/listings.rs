@@ -1300,8 +1300,12 @@ impl ListingRepository for SeaOrmStore {
             refreshed: bool,
         }
         if self.backend() == DbBackend::Postgres {
+            // Waits for another instance's refresh however long it runs, then finds the table current.
+            let txn = sea_orm::TransactionTrait::begin(&self.db).await.map_err(repo_err)?;
+            crate::db::unbounded_lock_wait(&txn).await.map_err(repo_err)?;
             let refresh = Statement::from_string(DbBackend::Postgres, "SELECT listing_terms_refresh() AS refreshed");
-            let row = Refreshed::find_by_statement(refresh).one(&self.db).await.map_err(repo_err)?;
+            let row = Refreshed::find_by_statement(refresh).one(&txn).await.map_err(repo_err)?;
+            txn.commit().await.map_err(repo_err)?;
             return Ok(row.is_some_and(|r| r.refreshed));
         }
         let read = |sql: &str| Statement::from_string(DbBackend::Sqlite, sql);

@@ -154,6 +154,80 @@ on_both!(migrations_are_complete_and_idempotent, |store| {
     db::ping(store.connection()).await.unwrap();
 });
 
+// A write that cannot have its lock within the store's wait (`db::LOCK_WAIT`) is `Unavailable` (a
+// 503 with Retry-After: worth retrying), neither a failure (a 500) nor a wait without end. The lock
+// is held from another pooled connection: SQLite's write lock (an immediate transaction), and on
+// PostgreSQL the table's, as an operator's `ALTER TABLE` or a long transaction would hold it. Before,
+// SQLite answered "database is locked" as a failure and PostgreSQL waited for as long as the lock stayed.
+on_both!(a_lock_held_past_the_wait_makes_a_write_unavailable_not_failed, |store| {
+    use domain::ports::SettingsRepository;
+    use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
+    use std::time::{Duration, Instant};
+    let options = sea_orm::TransactionOptions {
+        sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+        ..Default::default()
+    };
+    let holder = store.connection().begin_with_options(options).await.unwrap();
+    if store.backend() == DbBackend::Postgres {
+        holder.execute_unprepared("LOCK TABLE site_settings IN ACCESS EXCLUSIVE MODE").await.unwrap();
+    }
+    let started = Instant::now();
+    let write = store.set_setting("free_plan_min_weeks", "5");
+    let answer = tokio::time::timeout(db::LOCK_WAIT + Duration::from_secs(10), write).await;
+    let waited = started.elapsed();
+    holder.rollback().await.unwrap();
+    let answer = answer.unwrap_or_else(|_| panic!("still waiting for the lock after {waited:?}"));
+    assert!(matches!(answer, Err(RepoError::Unavailable(_))), "{answer:?}");
+    assert!(waited >= db::LOCK_WAIT - Duration::from_millis(500), "gave up after {waited:?}");
+    // Once the lock is let go, the same write goes through.
+    store.set_setting("free_plan_min_weeks", "5").await.unwrap();
+});
+
+/// What waits on another instance by design is not cut off by the store's lock wait: a migration
+/// waits for another instance's migration, and the search terms' refresh for another's refresh, however
+/// long those take (here their locks are held past `db::LOCK_WAIT`). With the wait's bound on them, an
+/// instance starting beside one that migrates a large database would fail to start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waits_on_another_instance_s_migration_or_refresh_are_not_cut_off_on_postgres() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    use std::time::{Duration, Instant};
+    let Some(db) = harness::postgres().await else { return };
+    let store = &db.store;
+    store.import_listings(&[import(listing("Waiting", ListingStatus::Live, None), 0)], now()).await.unwrap();
+    let holder = store.connection().begin().await.unwrap();
+    holder
+        .execute_unprepared(
+            "SELECT pg_advisory_xact_lock(7262021), pg_advisory_xact_lock(hashtext('listing_terms_refresh'))",
+        )
+        .await
+        .unwrap();
+    let started = Instant::now();
+    let release = async {
+        tokio::time::sleep(db::LOCK_WAIT + Duration::from_secs(1)).await;
+        holder.rollback().await.unwrap();
+    };
+    let (migrated, refreshed, ()) =
+        tokio::join!(db::migrate(store.connection()), store.refresh_search_terms(), release);
+    assert!(started.elapsed() > db::LOCK_WAIT, "they waited for the locks");
+    migrated.unwrap();
+    assert!(refreshed.unwrap(), "the refresh ran once the other let go");
+}
+
+/// PostgreSQL connections wait `db::LOCK_WAIT` for a lock, unless the URL's `options` choose their own.
+#[tokio::test]
+async fn the_lock_wait_is_the_service_s_unless_the_url_sets_one_on_postgres() {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    let Some(t) = test_support::postgres().await else { return };
+    let shown = |url: String| async move {
+        let conn = db::connect(&url).await.unwrap();
+        let show = Statement::from_string(DbBackend::Postgres, "SHOW lock_timeout");
+        conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", "lock_timeout").unwrap()
+    };
+    assert_eq!(shown(t.url.clone()).await, format!("{}s", db::LOCK_WAIT.as_secs()));
+    let sep = if t.url.contains('?') { '&' } else { '?' };
+    assert_eq!(shown(format!("{}{sep}options=-c%20lock_timeout%3D2500ms", t.url)).await, "2500ms");
+}
+
 on_every_store!(categories_seed_once_as_a_tree, |store| {
     assert_eq!(
         store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(),

@@ -48,8 +48,10 @@ pub enum RepoError {
     /// A uniqueness rule refused the write (the message names it).
     #[error("conflict: {0}")]
     Conflict(String),
-    /// The store could not be reached: its connection was lost or none could be had in time (a
-    /// database restarting, failing over, or down). Worth retrying shortly: callers show a 503.
+    /// The store could not serve the call just now: its connection was lost or none could be had in
+    /// time (a database restarting, failing over, or down), or a lock it needed was not had in time (a
+    /// table held by a long transaction or an operator's change; a deadlock broken on this side).
+    /// Worth retrying shortly: callers show a 503.
     #[error("storage unavailable")]
     Unavailable(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// The store failed otherwise (a statement refused, disk full). Callers show a 500 and log the source.
