@@ -20,8 +20,8 @@ async fn live(app: &App, slug: &str) -> OpResult<Listing> {
         .ok_or(OpError::NotFound("listing"))
 }
 
-/// Casts the person's vote from `address` (the client's IP as the site sees it); false when they had
-/// voted already. 409 for their own listing, and past the per-address daily cap.
+/// Casts the person's vote from `address` (the client's network as the site sees it: an IPv4 address,
+/// an IPv6 /64, as `api_http::middleware::address_bucket` writes it); false when they had voted already. 409 for their own listing, and past the per-address daily cap.
 pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) -> OpResult<bool> {
     let l = live(app, slug).await?;
     crate::accounts::require_verified(app, user, "voting").await?;
@@ -51,19 +51,19 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
 
 /// A visit to the listing page, with one lookup of the listing: counts the view once a day per
 /// viewer and never a bot's, and says whether the signed-in person voted for and follows it (false,
-/// false when signed out). The viewer is the account when signed in, else the client's `address` and
-/// browser (`user_agent`): a person who signs in later counts once more, a crawler never.
+/// false when signed out). The viewer is the account when signed in, else the client's `address` (its
+/// network, as [`vote`] takes it) and browser (`user_agent`): a person who signs in later counts once more, a crawler never.
 /// A view that cannot be counted is logged, not returned: the page still shows.
 pub async fn visit(
     app: &App,
     slug: &str,
     user: Option<UserId>,
     user_agent: &str,
-    address: Option<std::net::IpAddr>,
+    address: Option<&str>,
 ) -> OpResult<(bool, bool)> {
     let viewer = match (user, address) {
         (Some(u), _) => format!("user:{}", u.get()),
-        (None, a) => format!("anon:{}:{user_agent}", a.map(|a| a.to_string()).unwrap_or_default()),
+        (None, a) => format!("anon:{}:{user_agent}", a.unwrap_or_default()),
     };
     // Only the id is needed (the page reads the listing itself through get_listing).
     let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;

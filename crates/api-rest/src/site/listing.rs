@@ -68,13 +68,13 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         Err(e) => return page_error(&state, who, e, "No live listing has this address."),
     };
     let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
-    let address = api_http::middleware::client_address(&req);
+    let address = api_http::middleware::client_address(&req).map(api_http::middleware::address_bucket);
     // A HEAD is no one reading the page: no view, and buttons no one sees.
     let visit = async {
         if api_http::middleware::is_head(&req) {
             return Ok((false, false));
         }
-        operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address).await
+        operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address.as_deref()).await
     };
     let (voted, following) = match visit.await {
         Ok(v) => v,
@@ -263,7 +263,8 @@ pub async fn vote(
 ) -> HttpResponse {
     let (app, target) = (state.app.clone(), slug.clone());
     let undo = form.action == "unvote";
-    let address = api_http::middleware::client_address(&req).map(|a| a.to_string());
+    // An IPv6 client by its /64, as the rate limit counts it: one network's addresses are one voter's.
+    let address = api_http::middleware::client_address(&req).map(api_http::middleware::address_bucket);
     engage(&state, &req, &slug, &form.csrf, operations::cache::Change::Engagement, |user| async move {
         if undo {
             operations::engagement::unvote(&app, user, &target).await

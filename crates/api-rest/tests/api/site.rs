@@ -167,6 +167,61 @@ async fn an_address_votes_a_bounded_number_of_times_a_day_and_views_count_once()
     assert_eq!(views(&end), views(&start) + 1, "one person, one view a day; bots none");
 }
 
+/// An IPv6 client is one network by its /64, as the rate limit and sign-in count it: a subscriber's /64
+/// holds more addresses than anyone can use, so a cap on each address alone capped nothing. Votes from
+/// `CAP + 1` addresses of one /64 stop at the cap, another /64 is another network, and a page opened
+/// from two addresses of one /64 in one browser counts one view. Before, every vote was cast and both
+/// views counted.
+#[tokio::test]
+async fn an_ipv6_network_is_capped_as_one_address() {
+    use domain::engagement::policy::VOTES_PER_ADDRESS_PER_DAY as CAP;
+    let app = spawn_app_configured(test_support::sqlite(), true, |a| {
+        a.read_cache_secs = 0;
+        a.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    app.wait_ready().await;
+    let all: serde_json::Value = app.get("/api/v1/listings?per_page=100&sort=newest").await.json().await.unwrap();
+    let slugs: Vec<String> =
+        all["items"].as_array().unwrap().iter().map(|l| l["slug"].as_str().unwrap().to_owned()).collect();
+    let cap = usize::try_from(CAP).unwrap();
+    assert!(slugs.len() > cap + 1);
+    let mut fan = Browser::new(&app);
+    sign_up(&mut fan, "rotating@people.example").await;
+    let (_, page, _) = fan.get(&format!("/listings/{}", slugs[0])).await;
+    let csrf = hidden(&page, "csrf");
+    let mut vote_from = async |slug: &str, from: &str| {
+        let form = [("csrf", csrf.as_str()), ("action", "vote")];
+        fan.raw_post(&format!("/listings/{slug}/vote"), &form, &[("x-forwarded-for", from)]).await.status().as_u16()
+    };
+    let mut statuses = Vec::new();
+    for (i, slug) in slugs[..=cap].iter().enumerate() {
+        statuses.push(vote_from(slug, &format!("2001:db8:0:1::{:x}", i + 1)).await);
+    }
+    assert!(statuses[..cap].iter().all(|s| *s == 303), "{statuses:?}");
+    assert_eq!(statuses[cap], 409, "vote {} from one /64", CAP + 1);
+    assert_eq!(vote_from(&slugs[cap + 1], "2001:db8:0:2::1").await, 303, "another /64 is another network");
+
+    let over = &slugs[cap];
+    let views = || async {
+        let l: serde_json::Value = app.get(&format!("/api/v1/listings/{over}")).await.json().await.unwrap();
+        l["views"].as_i64().unwrap()
+    };
+    let start = views().await;
+    for from in ["2001:db8:0:3::a", "2001:db8:0:3::b"] {
+        let r = app
+            .client
+            .get(format!("{}/listings/{over}", app.base))
+            .header("user-agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0")
+            .header("x-forwarded-for", from)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    assert_eq!(views().await, start + 1, "one browser on one /64, one view a day");
+}
+
 /// The same cap against votes sent all at once: each used to count the address's votes before any of
 /// them was cast, so all passed. The store counts them inside the vote's transaction, one address at a
 /// time.
