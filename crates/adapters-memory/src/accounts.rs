@@ -325,9 +325,21 @@ impl OAuthStore for MemoryStore {
         let mut code = code.clone();
         code.expires_at = secs(code.expires_at);
         let cut = code.expires_at - Duration::days(1);
+        if st.oauth_clients.contains_key(&code.client_id) {
+            st.oauth_used_clients.insert(code.client_id.clone());
+        }
         st.oauth_codes.insert(code.code_hash.clone(), (code, None));
         st.oauth_codes.retain(|_, (c, _)| c.expires_at >= cut);
         Ok(())
+    }
+
+    async fn prune_unused_clients(&self, registered_before: DateTime<Utc>) -> RepoResult<u64> {
+        let mut st = self.lock()?;
+        let st = &mut *st;
+        let before = st.oauth_clients.len();
+        let used = &st.oauth_used_clients;
+        st.oauth_clients.retain(|id, c| used.contains(id) || c.created_at >= registered_before);
+        Ok((before - st.oauth_clients.len()) as u64)
     }
 
     async fn redeem_code(&self, code_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<AuthCode>> {

@@ -200,6 +200,8 @@ struct State {
     throttles: HashMap<String, Counter>,
     idempotency: HashMap<(String, String), IdempotencyRow>,
     oauth_clients: HashMap<String, OAuthClient>,
+    /// The registered clients someone allowed (a code was issued to them).
+    oauth_used_clients: HashSet<String>,
     oauth_codes: HashMap<String, (AuthCode, Option<DateTime<Utc>>)>,
     oauth_refresh: HashMap<String, RefreshRow>,
 

@@ -184,10 +184,23 @@ impl OAuthStore for SeaOrmStore {
         .bind(secs(c.expires_at))
         .sql(", NULL)");
         self.exec(&q).await?;
+        let mut used = RawQuery::new(self.backend());
+        used.sql("UPDATE oauth_clients SET used_at = ")
+            .bind(secs(c.expires_at))
+            .sql(" WHERE client_id = ")
+            .bind(c.client_id.as_str())
+            .sql(" AND used_at IS NULL");
+        self.exec(&used).await?;
         // Codes live minutes; those a day past their expiry go with each new one.
         let mut prune = RawQuery::new(self.backend());
         prune.sql("DELETE FROM oauth_codes WHERE expires_at < ").bind(secs(c.expires_at) - 86_400);
         self.exec(&prune).await.map(|_| ())
+    }
+
+    async fn prune_unused_clients(&self, registered_before: DateTime<Utc>) -> RepoResult<u64> {
+        let mut q = RawQuery::new(self.backend());
+        q.sql("DELETE FROM oauth_clients WHERE used_at IS NULL AND created_at < ").bind(secs(registered_before));
+        self.exec(&q).await
     }
 
     async fn redeem_code(&self, code_hash: &str, now: DateTime<Utc>) -> RepoResult<Redeemed<AuthCode>> {

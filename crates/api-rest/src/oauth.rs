@@ -36,17 +36,25 @@ fn oauth_error(e: &OAuthError) -> HttpResponse {
     json(status, serde_json::json!({"error": e.code.as_str(), "error_description": e.description}))
 }
 
+/// An OAuth endpoint's failure in OAuth's shape (`error`, `error_description`), at the status the
+/// service gives the same failure anywhere (`ApiError`, which logs it): a spent quota is a 429 naming
+/// it, a database not answering a 503 `temporarily_unavailable`, both with `Retry-After`; anything
+/// else unforeseen a 500 `server_error`. Before, every one of them was a 500.
 fn failure(f: OAuthFailure) -> HttpResponse {
-    match f {
-        OAuthFailure::OAuth(e) => oauth_error(&e),
-        OAuthFailure::Op(e) => {
-            tracing::error!(error = %e, "OAuth endpoint failed");
-            json(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                serde_json::json!({"error": "server_error", "error_description": "something went wrong on our side"}),
-            )
-        }
+    let e = match f {
+        OAuthFailure::OAuth(e) => return oauth_error(&e),
+        OAuthFailure::Op(e) => crate::error::ApiError::from(e),
+    };
+    let (error, description) = match e.status {
+        StatusCode::SERVICE_UNAVAILABLE => ("temporarily_unavailable", e.message.as_str()),
+        s if s.is_server_error() => ("server_error", "something went wrong on our side"),
+        _ => (e.code, e.message.as_str()),
+    };
+    let mut res = json(e.status, serde_json::json!({"error": error, "error_description": description}));
+    if let Some(secs) = e.retry_after {
+        res.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
     }
+    res
 }
 
 /// Answers CORS preflights of the endpoints browsers' clients call.
@@ -71,7 +79,7 @@ async fn resource_api(state: web::Data<State>) -> HttpResponse {
     json(StatusCode::OK, oauth::protected_resource_metadata(&state.public_url, Audience::Api))
 }
 
-async fn register(state: web::Data<State>, body: web::Bytes) -> HttpResponse {
+async fn register(state: web::Data<State>, req: HttpRequest, body: web::Bytes) -> HttpResponse {
     let reg: Registration = match serde_json::from_slice(&body) {
         Ok(r) => r,
         Err(e) => {
@@ -81,18 +89,32 @@ async fn register(state: web::Data<State>, body: web::Bytes) -> HttpResponse {
             ));
         }
     };
-    match oauth::register(&state.app, &reg).await {
+    let network = api_http::middleware::client_address(&req)
+        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    match oauth::register(&state.app, &reg, &network).await {
         Ok(v) => json(StatusCode::CREATED, v),
         Err(f) => failure(f),
     }
 }
 
+/// Why a token or revocation request's form was not read, as OAuth's `invalid_request` (RFC 6749 §5.2):
+/// the form's own problem, named by its field (a parameter given twice, which §3.2 forbids, or one
+/// missing), or else the media type.
+fn unreadable_form(e: &actix_web::Error) -> HttpResponse {
+    let named = e.as_error::<crate::error::ApiError>().and_then(|api| api.details.first());
+    let description = match named {
+        Some(d) if e.as_response_error().status_code() == StatusCode::BAD_REQUEST => {
+            format!("{}: {}", d.field, d.problem)
+        }
+        _ => "send the parameters as application/x-www-form-urlencoded".to_owned(),
+    };
+    oauth_error(&OAuthError::new(OAuthErrorCode::InvalidRequest, description))
+}
+
 async fn token(state: web::Data<State>, form: Result<web::Form<TokenForm>, actix_web::Error>) -> HttpResponse {
-    let Ok(form) = form else {
-        return oauth_error(&OAuthError::new(
-            OAuthErrorCode::InvalidRequest,
-            "send the parameters as application/x-www-form-urlencoded",
-        ));
+    let form = match form {
+        Ok(form) => form,
+        Err(e) => return unreadable_form(&e),
     };
     match oauth::token(&state.app, &form).await {
         Ok(v) => json(StatusCode::OK, v),
@@ -107,8 +129,9 @@ struct RevokeForm {
 }
 
 async fn revoke(state: web::Data<State>, form: Result<web::Form<RevokeForm>, actix_web::Error>) -> HttpResponse {
-    let Ok(form) = form else {
-        return oauth_error(&OAuthError::new(OAuthErrorCode::InvalidRequest, "send token as a form parameter"));
+    let form = match form {
+        Ok(form) => form,
+        Err(e) => return unreadable_form(&e),
     };
     match oauth::revoke(&state.app, &form.token).await {
         Ok(()) => json(StatusCode::OK, serde_json::json!({})),
@@ -342,4 +365,33 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
                 .route(web::post().to(decide))
                 .default_service(na()),
         );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure;
+    use actix_web::body::MessageBody;
+    use domain::ports::RepoError;
+    use operations::OpError;
+    use operations::oauth::OAuthFailure;
+
+    /// A database not answering is a retryable 503 in OAuth's shape, not a 500 (before, every failure
+    /// of an operation behind an OAuth endpoint was `server_error`); a failure nobody foresaw is still
+    /// a 500 that says nothing of its cause.
+    #[test]
+    fn an_unreachable_database_is_a_503_with_retry_after_in_oauth_s_shape() {
+        let down = failure(OAuthFailure::Op(OpError::Repo(RepoError::Unavailable("connection refused".into()))));
+        assert_eq!(down.status(), 503);
+        assert_eq!(down.headers().get("retry-after").and_then(|v| v.to_str().ok()), Some("5"));
+        let body = down.into_body().try_into_bytes().unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"], "temporarily_unavailable", "{body}");
+
+        let broken = failure(OAuthFailure::Op(OpError::Repo(RepoError::Unexpected("disk full at /var".into()))));
+        assert_eq!(broken.status(), 500);
+        let body = broken.into_body().try_into_bytes().unwrap();
+        let body: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(body["error"], "server_error");
+        assert!(!body.to_string().contains("disk"), "{body}");
+    }
 }

@@ -97,6 +97,11 @@ pub fn extractors(cfg: &mut web::ServiceConfig) {
                     "unsupported_media_type",
                     "send the form as application/x-www-form-urlencoded",
                 ),
+                // serde's own words ("duplicate field `grant_type`"), without actix's "Parse error: ".
+                U::Parse(e) => {
+                    let message = e.to_string();
+                    ApiError::from(domain::ValidationError::new(serde_field(&message, "form"), message))
+                }
                 other => {
                     let message = other.to_string();
                     ApiError::from(domain::ValidationError::new(serde_field(&message, "form"), message))

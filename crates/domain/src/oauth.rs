@@ -21,6 +21,12 @@ pub const MAX_REDIRECT_URIS: usize = 10;
 pub const MAX_CLIENT_NAME: usize = 100;
 /// Longest redirect URI, client id URL or `state` accepted.
 pub const MAX_URI: usize = 2048;
+/// Clients one network (an IPv4 address, an IPv6 /64) may register in an hour. Registration is open
+/// (MCP clients register themselves); a person sets up a client or two, a script thousands.
+pub const REGISTRATIONS_PER_NETWORK_PER_HOUR: i64 = 30;
+/// How long a registered client nobody has allowed yet is kept: past this it is forgotten (the person
+/// who abandoned the consent page registers again by starting over).
+pub const UNUSED_CLIENT_DAYS: i64 = 7;
 
 /// A client the service knows: registered dynamically (a `ldc_…` id) or described by a client ID
 /// metadata document (the id is the document's https URL).

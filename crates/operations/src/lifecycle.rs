@@ -147,12 +147,17 @@ pub async fn duties(app: &App) -> RepoResult<usize> {
         other => RepoError::Unexpected(other.to_string().into()),
     })?;
     // Once an hour, on one instance: forget who viewed before yesterday (a repeat view is only ever
-    // looked for on its own day) and sign-in failures whose day is over.
+    // looked for on its own day), sign-in failures whose day is over, and the OAuth clients registered
+    // over a week ago that nobody ever allowed.
     if app.store.claim_hourly_step(now).await? {
         let pruned = app.store.prune_view_marks(now.date_naive() - Duration::days(1)).await?;
         tracing::debug!(pruned, "old view marks forgotten");
         let pruned = app.store.prune_throttles(now - domain::throttle::PAIR_WINDOW).await?;
         tracing::debug!(pruned, "old sign-in counters forgotten");
+        let pruned = app.store.prune_unused_clients(now - Duration::days(domain::oauth::UNUSED_CLIENT_DAYS)).await?;
+        if pruned > 0 {
+            tracing::info!(pruned, "OAuth clients nobody allowed forgotten");
+        }
     }
     // Orders nobody paid within a day expire (their payment sessions were made to end then too).
     let expired = crate::orders::expire_pending(app, now).await?;

@@ -193,10 +193,25 @@ fn client_metadata(
     })
 }
 
-/// Registers a public client; returns the RFC 7591 §3.2.1 response body.
-pub async fn register(app: &App, reg: &Registration) -> Result<Value, OAuthFailure> {
+/// Registers a public client for a caller on `network` (its address as the rate limit counts it: an
+/// IPv4 address, an IPv6 /64); returns the RFC 7591 §3.2.1 response body. A network registers at most
+/// [`REGISTRATIONS_PER_NETWORK_PER_HOUR`](domain::oauth::REGISTRATIONS_PER_NETWORK_PER_HOUR) clients an
+/// hour (then 429 with Retry-After); metadata that is refused counts nothing.
+pub async fn register(app: &App, reg: &Registration, network: &str) -> Result<Value, OAuthFailure> {
     let id = format!("ldc_{}", &app.secrets.random_token()[..32]);
     let client = client_metadata(reg, &id, app.now()).map_err(OAuthFailure::OAuth)?;
+    crate::quotas::take(
+        app,
+        &[crate::quotas::Cap {
+            code: "registration_quota",
+            purpose: "oauth-register-network",
+            subject: network.to_owned(),
+            limit: domain::oauth::REGISTRATIONS_PER_NETWORK_PER_HOUR,
+            window: chrono::Duration::hours(1),
+            what: "client registrations from this network this hour",
+        }],
+    )
+    .await?;
     app.store.create_client(&client).await?;
     Ok(json!({
         "client_id": client.client_id,

@@ -7,23 +7,15 @@ mod common;
 
 use operations::OpError;
 use operations::moderation::{self, Actor};
-use operations::oauth::{self, Audience, AuthorizeParams, Registration, TokenForm};
+use operations::oauth::{self, Audience, AuthorizeParams, TokenForm};
 
 const REDIRECT: &str = "http://127.0.0.1:33333/callback";
 const VERIFIER: &str = "dBjftJeZ4CVP-mJ92K9DcBXXLZxYfY6dWG7GDCrOf7I";
 
 /// An access token for `user` through the whole authorization-code flow with PKCE.
 async fn access_token(app: &operations::App, user: domain::ids::UserId) -> String {
-    let reg = Registration {
-        redirect_uris: Some(vec![REDIRECT.into()]),
-        client_name: Some("Assistant".into()),
-        client_uri: None,
-        token_endpoint_auth_method: None,
-        grant_types: None,
-        response_types: None,
-        scope: None,
-    };
-    let client = oauth::register(app, &reg).await.map_err(|e| format!("{e:?}")).unwrap();
+    let reg = common::registration(REDIRECT);
+    let client = oauth::register(app, &reg, "ip:192.0.2.1").await.map_err(|e| format!("{e:?}")).unwrap();
     let params = AuthorizeParams {
         response_type: Some("code".into()),
         client_id: client["client_id"].as_str().map(str::to_owned),

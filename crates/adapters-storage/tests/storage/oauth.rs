@@ -104,3 +104,47 @@ on_every_store!(signing_out_everywhere_ends_only_that_persons_sessions, |store| 
     assert!(store.session("s1", now).await.unwrap().is_none() && store.session("s2", now).await.unwrap().is_none());
     assert!(store.session("s3", now).await.unwrap().is_some(), "Bob stays signed in");
 });
+
+// Registration is open, so clients nobody ever allowed are forgotten once old enough: a client a code
+// was issued to stays however old (even after its codes are long gone), a young unused one stays, an
+// old unused one goes. Before, every registration was kept for ever.
+on_every_store!(registered_clients_nobody_allowed_are_forgotten_once_old, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("prune@acme.example"), now).await.unwrap();
+    let client = |id: &str, age: Duration| OAuthClient {
+        client_id: id.into(),
+        name: id.into(),
+        redirect_uris: vec!["http://127.0.0.1/cb".into()],
+        client_uri: None,
+        created_at: now - age,
+    };
+    for c in [
+        client("ldc_old_unused", Duration::days(8)),
+        client("ldc_old_used", Duration::days(30)),
+        client("ldc_young_unused", Duration::days(6)),
+    ] {
+        store.create_client(&c).await.unwrap();
+    }
+    let code = AuthCode {
+        code_hash: "u".repeat(64),
+        client_id: "ldc_old_used".into(),
+        user: ann.id,
+        redirect_uri: "http://127.0.0.1/cb".into(),
+        code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into(),
+        scopes: vec![Scope::AccountRead],
+        resource: "https://l.example/mcp".into(),
+        expires_at: now - Duration::days(29),
+    };
+    store.save_code(&code).await.unwrap();
+    // Another code, much later, takes the first one away with the codes a day past their expiry.
+    let later =
+        AuthCode { code_hash: "v".repeat(64), client_id: "ldc_metadata_document".into(), expires_at: now, ..code };
+    store.save_code(&later).await.unwrap();
+    assert_eq!(store.redeem_code(&"u".repeat(64), now).await.unwrap(), Redeemed::Unknown, "the old code is gone");
+
+    assert_eq!(store.prune_unused_clients(now - Duration::days(7)).await.unwrap(), 1);
+    assert_eq!(store.client("ldc_old_unused").await.unwrap(), None);
+    assert!(store.client("ldc_old_used").await.unwrap().is_some(), "allowed once: kept");
+    assert!(store.client("ldc_young_unused").await.unwrap().is_some(), "young: kept");
+    assert_eq!(store.prune_unused_clients(now - Duration::days(7)).await.unwrap(), 0);
+});

@@ -167,6 +167,13 @@ async fn from_401_to_a_working_token_and_a_rotated_refresh() {
     };
     let (s, e) = exchange(code.clone(), "x-wrong-verifier-of-enough-length-0123456789-abc").await;
     assert_eq!((s, e["error"].as_str()), (400, Some("invalid_grant")));
+    // A parameter given twice (RFC 6749 §3.2 forbids it) is refused naming it, not blamed on the media type.
+    let (s, e) = token(&app, &[("grant_type", "authorization_code"), ("grant_type", "refresh_token")]).await;
+    assert_eq!((s, e["error"].as_str()), (400, Some("invalid_request")), "{e}");
+    assert!(e["error_description"].as_str().unwrap().starts_with("grant_type: duplicate field"), "{e}");
+    let r = app.client.post(format!("{base}/oauth/token")).json(&json!({"grant_type": "refresh_token"})).send();
+    let e: Value = r.await.unwrap().json().await.unwrap();
+    assert!(e["error_description"].as_str().unwrap().contains("x-www-form-urlencoded"), "{e}");
     let (s, e) = exchange(code, VERIFIER).await;
     assert_eq!((s, e["error"].as_str()), (400, Some("invalid_grant")), "a code is single-use: {e}");
     let (_, consent, _) = b.get(&back).await;

@@ -15,7 +15,13 @@ pub trait OAuthStore: Send + Sync {
     /// A registered client by id.
     async fn client(&self, client_id: &str) -> RepoResult<Option<OAuthClient>>;
 
+    /// Stores an authorization code, and marks its client as used (allowed by someone) if it was not.
     async fn save_code(&self, code: &AuthCode) -> RepoResult<()>;
+
+    /// Forgets the registered clients nobody ever allowed (no code was issued to them) that were
+    /// registered before `registered_before`; returns how many. Registration is open, so this bounds
+    /// what a script's registrations keep.
+    async fn prune_unused_clients(&self, registered_before: DateTime<Utc>) -> RepoResult<u64>;
 
     /// Spends the code whose hash is `code_hash` at `now`: `Fresh` the first time, `Replayed` after.
     /// Expiry is the caller's check.

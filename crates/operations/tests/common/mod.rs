@@ -95,3 +95,16 @@ pub async fn call(
     let op = operations::registry().into_iter().find(|o| o.id == id).unwrap();
     op.call(ctx.clone(), input).await
 }
+
+/// A public client's registration metadata: a name and one redirect URI, nothing else.
+pub fn registration(redirect: &str) -> operations::oauth::Registration {
+    operations::oauth::Registration {
+        redirect_uris: Some(vec![redirect.into()]),
+        client_name: Some("Assistant".into()),
+        client_uri: None,
+        token_endpoint_auth_method: None,
+        grant_types: None,
+        response_types: None,
+        scope: None,
+    }
+}

@@ -118,3 +118,38 @@ async fn sign_out_everywhere_ends_every_session_of_the_account() {
     assert_eq!((st, loc.as_deref()), (303, Some("/signin")), "the other device is signed out too");
     assert_eq!(laptop.get("/account/apps").await.0, 303);
 }
+
+/// Registration is open, so one network registers a bounded number of clients an hour: a script's
+/// thousands were each a row kept for ever. Refused metadata counts nothing; the refusal is OAuth's
+/// JSON naming the quota, with Retry-After; another network is not held back. Before, all were 201.
+#[tokio::test]
+async fn one_network_registers_a_bounded_number_of_clients_an_hour() {
+    use domain::oauth::REGISTRATIONS_PER_NETWORK_PER_HOUR as CAP;
+    let app = crate::helpers::spawn_app_configured(test_support::sqlite(), false, |a| {
+        a.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    app.wait_ready().await;
+    let send = |from: String, body: Value| {
+        app.client.post(format!("{}/oauth/register", app.base)).header("x-forwarded-for", from).json(&body).send()
+    };
+    let good = json!({"redirect_uris": ["https://tool.example/cb"], "client_name": "Tool"});
+    for i in 0..5 {
+        let r =
+            send(format!("2001:db8:0:9::f{i}"), json!({"redirect_uris": ["http://evil.example/cb"]})).await.unwrap();
+        assert_eq!(r.status(), 400, "refused metadata");
+    }
+    for i in 0..CAP {
+        let r = send(format!("2001:db8:0:9::{:x}", i + 1), good.clone()).await.unwrap();
+        assert_eq!(r.status(), 201, "registration {}", i + 1);
+    }
+    let over = send("2001:db8:0:9::ffff".into(), good.clone()).await.unwrap();
+    assert_eq!(over.status(), 429);
+    let wait: u64 = over.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=3600).contains(&wait), "Retry-After: {wait}");
+    let body: Value = over.json().await.unwrap();
+    assert_eq!(body["error"], "registration_quota", "{body}");
+    assert!(body["error_description"].as_str().unwrap().contains(&CAP.to_string()), "{body}");
+    let elsewhere = send("198.51.100.7".into(), good).await.unwrap();
+    assert_eq!(elsewhere.status(), 201, "another network");
+}
