@@ -296,20 +296,29 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         return credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
     // The same answer whether the address has an account or not: the page confirms nothing.
-    match accounts::sign_up(&state.app, &state.public_url, &f.email, &f.password).await {
+    let network = api_http::middleware::client_address(&req)
+        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    match accounts::sign_up(&state.app, &state.public_url, &f.email, &f.password, &network).await {
         Ok(()) => see_other(&state.url("/signup/sent")),
         Err(operations::OpError::Invalid(errs)) => {
             let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
             credentials_page(&state, "/signup", "Create your account", &f.email, Some(&msg), StatusCode::BAD_REQUEST)
         }
-        Err(operations::OpError::TooMany { retry_after_secs, .. }) => {
-            let msg = "We sent this address enough email for today. Check your inbox, or try again tomorrow.";
+        Err(operations::OpError::TooMany { code, retry_after_secs, .. }) => {
+            let msg = if code == "signup_quota" {
+                format!(
+                    "Too many accounts were started from your network in the last hour. Try again in {} minutes.",
+                    retry_after_secs.div_ceil(60)
+                )
+            } else {
+                "We sent this address enough email for today. Check your inbox, or try again tomorrow.".to_owned()
+            };
             let mut r = credentials_page(
                 &state,
                 "/signup",
                 "Create your account",
                 &f.email,
-                Some(msg),
+                Some(&msg),
                 StatusCode::TOO_MANY_REQUESTS,
             );
             r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(retry_after_secs));

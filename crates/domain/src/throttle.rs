@@ -216,6 +216,10 @@ pub mod mail {
     pub const PER_ACCOUNT_PER_DAY: i64 = 20;
     /// Invite emails for one listing, first invites and repeats together, ever (the spec's 10).
     pub const INVITE_SENDS_PER_LISTING: i64 = 10;
+    /// Sign-ups one network (an IPv4 address, an IPv6 /64) starts in an hour: each emails an address
+    /// the caller typed, so this bounds the strangers one network can have emailed. Twenty leaves room
+    /// for a room of people on one Wi-Fi signing up together.
+    pub const SIGNUPS_PER_NETWORK_PER_HOUR: i64 = 20;
     /// Invites one address receives in a day, from every listing and account together.
     pub const INVITES_TO_ADDRESS_PER_DAY: i64 = 3;
     /// Claim emails to one domain's administrator addresses in a day, from every account together.

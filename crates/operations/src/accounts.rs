@@ -33,11 +33,14 @@ pub async fn create_user(app: &App, email: &str, password: &str, display_name: &
 /// How long an emailed verification link works.
 pub const VERIFY_LINK_HOURS: i64 = 24;
 
-/// Sign-up from the site. The answer is the same whether the address has an account or not (so the
+/// Sign-up from the site, by a caller on `network` (its address as the rate limit counts it: an IPv4
+/// address, an IPv6 /64). The answer is the same whether the address has an account or not (so the
 /// page confirms nothing): a new account is made, unverified, and sent a link to verify its address;
 /// an existing one's owner is told someone tried. Either way at most a few such emails reach an address
-/// a day. Bad input is a 400 before any lookup.
-pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str) -> OpResult<()> {
+/// a day, and one network starts at most
+/// [`SIGNUPS_PER_NETWORK_PER_HOUR`](domain::throttle::mail::SIGNUPS_PER_NETWORK_PER_HOUR) sign-ups an
+/// hour (429 `signup_quota`). Bad input is a 400 before any lookup and counts nothing.
+pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str, network: &str) -> OpResult<()> {
     let mut errs = ValidationErrors::default();
     let parsed = errs.take(Email::parse(email));
     let password = errs.take(Password::parse(password));
@@ -45,14 +48,24 @@ pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str) -
     let (Some(email), Some(password)) = (parsed, password) else { return Err(OpError::Invalid(errs)) };
     crate::quotas::take(
         app,
-        &[crate::quotas::Cap {
-            code: "mail_quota",
-            purpose: "signup-to",
-            subject: email.as_str().to_lowercase(),
-            limit: domain::throttle::mail::INVITES_TO_ADDRESS_PER_DAY,
-            window: domain::throttle::mail::day(),
-            what: "sign-up emails to this address today",
-        }],
+        &[
+            crate::quotas::Cap {
+                code: "signup_quota",
+                purpose: "signup-network",
+                subject: network.to_owned(),
+                limit: domain::throttle::mail::SIGNUPS_PER_NETWORK_PER_HOUR,
+                window: chrono::Duration::hours(1),
+                what: "sign-ups from this network in the last hour",
+            },
+            crate::quotas::Cap {
+                code: "mail_quota",
+                purpose: "signup-to",
+                subject: email.as_str().to_lowercase(),
+                limit: domain::throttle::mail::INVITES_TO_ADDRESS_PER_DAY,
+                window: domain::throttle::mail::day(),
+                what: "sign-up emails to this address today",
+            },
+        ],
     )
     .await?;
     // Hashed whether or not the address is taken, so both answers cost the same time.

@@ -89,3 +89,42 @@ async fn a_planted_form_cookie_with_a_matching_field_is_refused() {
         assert_eq!(r.status(), 403, "{path}");
     }
 }
+
+/// Each sign-up emails an address the caller chose, and only each address was capped (3 a day): one
+/// network could make the service email a new stranger every request, as fast as the rate limit let
+/// it (40 in a row from one address, all sent, when this was found). Now one network (an IPv6 /64)
+/// starts `SIGNUPS_PER_NETWORK_PER_HOUR` sign-ups an hour, then gets a 429 page with Retry-After
+/// that sends nothing; another network is not held back.
+#[tokio::test]
+async fn one_network_cannot_make_the_service_email_strangers_without_end() {
+    use domain::throttle::mail::SIGNUPS_PER_NETWORK_PER_HOUR as CAP;
+    let app = spawn_app_configured(test_support::sqlite(), false, |a| {
+        a.trusted_proxies = vec!["127.0.0.1/32".parse().unwrap()];
+    })
+    .await;
+    app.wait_ready().await;
+    let store = bootstrap::App::connect(&app.db.url).await.unwrap();
+    let sent = || async { domain::ports::Outbox::outbox(store.store.as_ref(), None, 1000).await.unwrap().len() };
+    let before = sent().await;
+    let mut b = Browser::new(&app);
+    let mut sign_up_from = async |i: i64, from: &str| {
+        let (_, form, _) = b.get("/signup").await;
+        let csrf = hidden(&form, "csrf");
+        let email = format!("stranger{i}@victims.example");
+        let fields = [("email", email.as_str()), ("password", "correct horse 9"), ("csrf", csrf.as_str())];
+        let r = b.raw_post("/signup", &fields, &[("x-forwarded-for", from)]).await;
+        let wait = r.headers().get("retry-after").map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+        (r.status().as_u16(), wait, r.text().await.unwrap())
+    };
+    for i in 0..CAP {
+        let (status, _, page) = sign_up_from(i, &format!("2001:db8:0:5::{:x}", i + 1)).await;
+        assert_eq!(status, 303, "sign-up {}: {page:.300}", i + 1);
+    }
+    let (status, wait, page) = sign_up_from(CAP, "2001:db8:0:5::ffff").await;
+    assert_eq!(status, 429, "{page:.300}");
+    assert!(wait.is_some_and(|w| (1..=3600).contains(&w)), "Retry-After: {wait:?}");
+    assert!(page.contains("from your network"), "{page:.2000}");
+    assert_eq!(sent().await - before, usize::try_from(CAP).unwrap(), "the refused sign-up sent nothing");
+    let (status, _, _) = sign_up_from(CAP + 1, "198.51.100.9").await;
+    assert_eq!(status, 303, "another network");
+}
