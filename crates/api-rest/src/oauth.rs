@@ -98,15 +98,14 @@ async fn register(state: web::Data<State>, req: HttpRequest, body: web::Bytes) -
 }
 
 /// Why a token or revocation request's form was not read, as OAuth's `invalid_request` (RFC 6749 §5.2):
-/// the form's own problem, named by its field (a parameter given twice, which §3.2 forbids, or one
-/// missing), or else the media type.
+/// the media type, or the form's own problem named by its field (a parameter given twice, which §3.2
+/// forbids, or one missing), or what else the form reader said (a body over its limit).
 fn unreadable_form(e: &actix_web::Error) -> HttpResponse {
-    let named = e.as_error::<crate::error::ApiError>().and_then(|api| api.details.first());
-    let description = match named {
-        Some(d) if e.as_response_error().status_code() == StatusCode::BAD_REQUEST => {
-            format!("{}: {}", d.field, d.problem)
-        }
-        _ => "send the parameters as application/x-www-form-urlencoded".to_owned(),
+    const MEDIA_TYPE: &str = "send the parameters as application/x-www-form-urlencoded";
+    let description = match e.as_error::<crate::error::ApiError>() {
+        Some(api) if api.status == StatusCode::UNSUPPORTED_MEDIA_TYPE => MEDIA_TYPE.to_owned(),
+        Some(api) => api.details.first().map_or_else(|| api.message.clone(), |d| format!("{}: {}", d.field, d.problem)),
+        None => MEDIA_TYPE.to_owned(),
     };
     oauth_error(&OAuthError::new(OAuthErrorCode::InvalidRequest, description))
 }
