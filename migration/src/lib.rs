@@ -54,6 +54,7 @@ mod m20261127_000041_order_launch_weeks;
 mod m20261127_000042_trending_peak;
 mod m20261127_000043_live_term_counts;
 mod m20261128_000044_oauth_client_use;
+mod m20261128_000045_sessions_by_account;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -179,6 +180,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000042_trending_peak::Migration),
             Box::new(m20261127_000043_live_term_counts::Migration),
             Box::new(m20261128_000044_oauth_client_use::Migration),
+            Box::new(m20261128_000045_sessions_by_account::Migration),
         ]
     }
 }

@@ -163,8 +163,15 @@ impl SessionStore for MemoryStore {
         if st.sessions.contains_key(token_hash) {
             return Err(RepoError::Conflict("session token taken".into()));
         }
-        st.sessions.insert(token_hash.to_owned(), SessionRow { user, csrf: csrf.to_owned(), expires });
+        st.sessions.insert(token_hash.to_owned(), SessionRow { user, csrf: csrf.to_owned(), created: now, expires });
         st.sessions.retain(|_, s| s.user != user || s.expires >= now);
+        // The newest an account keeps; the rest end, oldest first (ties: the greater token hash stays).
+        let mut own: Vec<(DateTime<Utc>, String)> =
+            st.sessions.iter().filter(|(_, s)| s.user == user).map(|(h, s)| (s.created, h.clone())).collect();
+        own.sort_unstable_by(|a, b| b.cmp(a));
+        for (_, hash) in own.into_iter().skip(usize::try_from(domain::auth::MAX_SESSIONS_PER_ACCOUNT).unwrap_or(0)) {
+            st.sessions.remove(&hash);
+        }
         Ok(())
     }
 

@@ -141,6 +141,7 @@ struct IdempotencyRow {
 struct SessionRow {
     user: UserId,
     csrf: String,
+    created: DateTime<Utc>,
     expires: DateTime<Utc>,
 }
 

@@ -12,6 +12,11 @@ use crate::user::{Email, Scope};
 use chrono::{DateTime, Utc};
 use std::fmt;
 
+/// Browser sessions one account keeps at once: a sign-in past this ends its oldest session. Each
+/// successful sign-in is a session kept for its 30 days, so without a bound one account signing in in
+/// a loop grew the store without end; fifty is more browsers than a person uses.
+pub const MAX_SESSIONS_PER_ACCOUNT: i64 = 50;
+
 const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /// A complete API key, as the user holds it. Never stored; `Debug` does not print it.

@@ -105,6 +105,30 @@ on_every_store!(signing_out_everywhere_ends_only_that_persons_sessions, |store| 
     assert!(store.session("s3", now).await.unwrap().is_some(), "Bob stays signed in");
 });
 
+// A person keeps at most `MAX_SESSIONS_PER_ACCOUNT` browser sessions: a new sign-in past it ends the
+// oldest. Before, every successful sign-in was a row kept for its 30 days, so one account signing in
+// in a loop (600 a minute under the rate limit) grew the table without bound. Another person's
+// sessions are not touched.
+on_every_store!(a_person_keeps_a_bounded_number_of_sessions_the_oldest_ending_first, |store| {
+    use domain::auth::MAX_SESSIONS_PER_ACCOUNT as MAX;
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("many-sessions@acme.example"), now).await.unwrap();
+    let bob = store.create_user(user("one-session@acme.example"), now).await.unwrap();
+    let month = now + Duration::days(30);
+    store.create_session(bob.id, "bob", "csrf", now, month).await.unwrap();
+    let extra = 5;
+    for i in 0..MAX + extra {
+        let at = now + Duration::seconds(i);
+        store.create_session(ann.id, &format!("ann-{i:03}"), "csrf", at, month).await.unwrap();
+    }
+    let later = now + Duration::hours(1);
+    for i in 0..MAX + extra {
+        let live = store.session(&format!("ann-{i:03}"), later).await.unwrap().is_some();
+        assert_eq!(live, i >= extra, "session {i} of {}", MAX + extra);
+    }
+    assert!(store.session("bob", later).await.unwrap().is_some(), "Bob stays signed in");
+});
+
 // Registration is open, so clients nobody ever allowed are forgotten once old enough: a client a code
 // was issued to stays however old (even after its codes are long gone), a young unused one stays, an
 // old unused one goes. Before, every registration was kept for ever.
