@@ -105,7 +105,7 @@ pub async fn billing(
         );
     }
     let opt = |s: &str| Some(s.trim().to_owned()).filter(|s| !s.is_empty());
-    let name = opt(&form.name).map(|n| n.chars().take(200).collect());
+    let name = opt(&form.name);
     let b = Billing { country: opt(&form.country), vat_number: opt(&form.vat_number), name };
     match operations::orders::set_billing(&state.app, &o, b).await {
         Ok(_) => see_other(&state.url(&format!("/checkout/{number}"))),

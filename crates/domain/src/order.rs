@@ -220,6 +220,9 @@ pub fn price(items: Vec<(Product, Option<ListingId>, LineOptions)>, vat: VatDeci
     Quote { net: sum(|l| l.net), vat_total: sum(|l| l.vat), gross: sum(|l| l.gross), lines, vat }
 }
 
+/// The longest billing name kept, in characters (it goes on the receipt as given).
+pub const MAX_BILLING_NAME: usize = 200;
+
 /// Billing details given on the checkout page (or with the order).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Billing {

@@ -271,6 +271,18 @@ async fn checkout_once_per_key_and_a_sandbox_payment_launches_the_listing() {
     let (st, html, _) =
         ann.post(&format!("{path}/billing"), &[("csrf", &csrf), ("country", "ZZ"), ("name", "Ann")]).await;
     assert!(st == 400 && html.contains("billing_country"), "{html}");
+    // The billing name's bound is said, not applied by cutting it short (before: 201 characters were
+    // kept as 200, silently).
+    let long = "N".repeat(domain::order::MAX_BILLING_NAME + 1);
+    let (st, html, _) =
+        ann.post(&format!("{path}/billing"), &[("csrf", &csrf), ("country", "DE"), ("name", &long)]).await;
+    assert!(st == 400 && html.contains("billing_name"), "{st}: {html}");
+    let (_, order) = call(&s.app, "GET", &format!("/orders/{number}"), &s.ann, None).await;
+    assert!(order["billing"]["name"].is_null(), "nothing was kept: {order}");
+    let longest = "N".repeat(domain::order::MAX_BILLING_NAME);
+    let (st, _, _) =
+        ann.post(&format!("{path}/billing"), &[("csrf", &csrf), ("country", "DE"), ("name", &longest)]).await;
+    assert_eq!(st, 303, "a name at the bound is taken");
     let (st, _, loc) =
         ann.post(&format!("{path}/billing"), &[("csrf", &csrf), ("country", "DE"), ("name", "Ann GmbH")]).await;
     assert_eq!((st, loc.as_deref()), (303, Some(path.as_str())));
