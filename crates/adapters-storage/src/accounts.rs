@@ -248,22 +248,18 @@ impl domain::ports::SessionStore for SeaOrmStore {
         .await
         .map_err(repo_err)?;
         // Expired sessions of this user go with each new sign-in, and so do the oldest past the most
-        // an account keeps (by the index of migration 45).
+        // an account keeps (by the index of migration 45): one statement.
         let cut: DateTime<chrono::FixedOffset> = now.into();
-        sessions::Entity::delete_many()
-            .filter(sessions::Column::UserId.eq(user.get()))
-            .filter(sessions::Column::ExpiresAt.lt(cut))
-            .exec(&self.db)
-            .await
-            .map_err(repo_err)?;
         let mut q = crate::sql::RawQuery::new(self.backend());
         q.sql("DELETE FROM sessions WHERE user_id = ")
             .bind(user.get())
-            .sql(" AND token_hash NOT IN (SELECT token_hash FROM sessions WHERE user_id = ")
+            .sql(" AND (expires_at < ")
+            .bind(cut)
+            .sql(" OR token_hash NOT IN (SELECT token_hash FROM sessions WHERE user_id = ")
             .bind(user.get())
             .sql(" ORDER BY created_at DESC, token_hash DESC LIMIT ")
             .count_of_rows(domain::auth::MAX_SESSIONS_PER_ACCOUNT)
-            .sql(")");
+            .sql("))");
         sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
         Ok(())
     }

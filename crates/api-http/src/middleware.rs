@@ -357,6 +357,13 @@ pub fn address_bucket(ip: std::net::IpAddr) -> String {
     }
 }
 
+/// The caller's network as the per-network quotas key it (sign-in, sign-up, client registration, the
+/// rate limit): [`address_bucket`] of [`client_address`], or `ip:unknown` for a connection with no
+/// peer address, which all such connections then share.
+pub fn client_network(req: &actix_web::HttpRequest) -> String {
+    client_address(req).map_or_else(|| "ip:unknown".to_owned(), address_bucket)
+}
+
 /// The client's address: the peer, or, when the peer is a proxy the operator trusts
 /// (`LAUNCHDIR_TRUSTED_PROXIES`), the address it reports (see [`forwarded_for`]). What the rate limit
 /// keys anonymous callers by, and the site's vote cap.
@@ -399,7 +406,7 @@ fn forwarded_for(
 /// if the address still has quota — so inventing well-formed keys neither escapes the limit nor buys
 /// database lookups past it.
 async fn bucket_of(req: &ServiceRequest, limits: &Limits) -> (String, Option<String>) {
-    let address = client_address(req.request()).map_or_else(|| "ip:unknown".to_owned(), address_bucket);
+    let address = client_network(req.request());
     let crate::Caller::Bearer(raw) = crate::caller_of(req.request()) else { return (address, None) };
     let Some(check) = &limits.credentials else { return (address, None) };
     match check.cached(&raw).await {

@@ -89,8 +89,7 @@ async fn register(state: web::Data<State>, req: HttpRequest, body: web::Bytes) -
             ));
         }
     };
-    let network = api_http::middleware::client_address(&req)
-        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    let network = api_http::middleware::client_network(&req);
     match oauth::register(&state.app, &reg, &network).await {
         Ok(v) => json(StatusCode::CREATED, v),
         Err(f) => failure(f),

@@ -296,8 +296,7 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         return credentials_page(&state, "/signup", "Create your account", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
     // The same answer whether the address has an account or not: the page confirms nothing.
-    let network = api_http::middleware::client_address(&req)
-        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    let network = api_http::middleware::client_network(&req);
     match accounts::sign_up(&state.app, &state.public_url, &f.email, &f.password, &network).await {
         Ok(()) => see_other(&state.url("/signup/sent")),
         Err(operations::OpError::Invalid(errs)) => {
@@ -337,8 +336,7 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
         let msg = "This form expired. Please try again.";
         return credentials_page(&state, "/signin", "Sign in", &f.email, Some(msg), StatusCode::FORBIDDEN);
     }
-    let address = api_http::middleware::client_address(&req)
-        .map_or_else(|| "unknown".to_owned(), api_http::middleware::address_bucket);
+    let address = api_http::middleware::client_network(&req);
     match accounts::sign_in(&state.app, &f.email, &f.password, &address).await {
         Ok(accounts::SignIn::Welcome(user)) => start(&state, &req, user.id).await,
         Ok(accounts::SignIn::Refused) => {
