@@ -62,7 +62,8 @@ pub(crate) enum Inline<T> {
 
 /// The ranking function these connections have and the pool's do not: bm25, with each term's
 /// listing count read from `listing_terms` (migration 32) instead of counted in the index at every
-/// search (see the `fts5-rank` crate). The pool ranks with bm25 itself.
+/// search, and each row's length from the `listings_fts_docsize` record the statement joins, its
+/// first argument (see the `fts5-rank` crate). The pool ranks with bm25 itself.
 pub(crate) const LISTING_RANK: &str = "listing_rank";
 
 /// The term the full-text index matches for a one-word query, as it spells it (stemmed): these
@@ -100,7 +101,7 @@ impl InlineReader {
         // The same page budget as the pool's connections (db.rs).
         conn.execute_batch("PRAGMA query_only = 1; PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -8192;")?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        fts5_rank::register(&conn, LISTING_RANK, "SELECT docs FROM listing_terms WHERE term = ?1")?;
+        fts5_rank::register_sized(&conn, LISTING_RANK, "SELECT docs FROM listing_terms WHERE term = ?1")?;
         fts5_rank::register_query_term(&conn, QUERY_TERM)?;
         Ok(conn)
     }
