@@ -105,6 +105,22 @@ on_every_store!(signing_out_everywhere_ends_only_that_persons_sessions, |store| 
     assert!(store.session("s3", now).await.unwrap().is_some(), "Bob stays signed in");
 });
 
+// A sign-in takes that person's expired sessions away with it (in the statement that also ends those
+// past the most an account keeps); nobody else's, expired or not.
+on_every_store!(a_sign_in_clears_that_person_s_expired_sessions, |store| {
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let ann = store.create_user(user("expired-sessions@acme.example"), now).await.unwrap();
+    let bob = store.create_user(user("bob-expired@acme.example"), now).await.unwrap();
+    let (hour, week) = (now + Duration::hours(1), now + Duration::days(7));
+    store.create_session(ann.id, "ann-short", "csrf", now, hour).await.unwrap();
+    store.create_session(ann.id, "ann-long", "csrf", now, week).await.unwrap();
+    store.create_session(bob.id, "bob-short", "csrf", now, hour).await.unwrap();
+    let later = now + Duration::hours(2);
+    store.create_session(ann.id, "ann-new", "csrf", later, later + Duration::days(30)).await.unwrap();
+    assert_eq!(store.delete_sessions_of(ann.id).await.unwrap(), 2, "the week's and the new one: the expired one went");
+    assert_eq!(store.delete_sessions_of(bob.id).await.unwrap(), 1, "Bob's expired session waits for his own sign-in");
+});
+
 // A person keeps at most `MAX_SESSIONS_PER_ACCOUNT` browser sessions: a new sign-in past it ends the
 // oldest. Before, every successful sign-in was a row kept for its 30 days, so one account signing in
 // in a loop (600 a minute under the rate limit) grew the table without bound. Another person's
