@@ -434,8 +434,8 @@ const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)"
 const COUNTED_BM25: &str = "listing_rank(listings_fts, d.sz, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
 
 /// Each ranked row's record of its column lengths, for [`COUNTED_BM25`]. FTS5 would look each up
-/// with a statement of its own (`xColumnSize`): a third of a common word's search CPU at 1 000
-/// ranked rows, where the join is one index step.
+/// with a statement of its own (`xColumnSize`): 30 % of the server's CPU under a word on 2 013
+/// listings (1 000 ranked rows, perf), where the join is one index step.
 const SIZES_JOIN: &str = " CROSS JOIN listings_fts_docsize d ON d.id = listings_fts.rowid";
 
 /// The statement for the pool, which ranks with bm25 itself (see [`SeaOrmStore::short_read_or`]).
@@ -889,10 +889,10 @@ impl ListingRepository for SeaOrmStore {
                 // A word that the kept counts put on more listings than the cap: "10 000+", uncounted
                 // (counting them took 1.5 ms of a 3.7 ms search for a word on 43 000 listings of 100k).
                 _ if at_least > COUNT_CAP => at_least,
-                // Every candidate taken (more may match): a word that is
-                // one term of the index takes its live listings from the kept counts (migration 43)
-                // while they are current; any other is counted up to the cap with the status matched
-                // in the index, which merges doclists quickly when there are many matches.
+                // Every candidate taken (more may match): a word that is one term of the index takes
+                // its live listings from the kept counts (migration 43) while they are current; any
+                // other is counted up to the cap with the status matched in the index, which merges
+                // doclists quickly when there are many matches.
                 _ => match self.kept_live_matches(&fts, prefix, words.len(), s.status).await? {
                     Some(live) => live,
                     None => {
