@@ -716,9 +716,8 @@ pub async fn order_of(app: &crate::App, user: domain::ids::UserId, number: &str)
 
 /// Re-prices a pending order's VAT for the billing details the checkout page collected.
 pub async fn set_billing(app: &crate::App, o: &Order, billing: Billing) -> OpResult<Order> {
-    if billing.name.as_ref().is_some_and(|n| n.chars().count() > domain::order::MAX_BILLING_NAME) {
-        let problem = format!("is longer than {} characters", domain::order::MAX_BILLING_NAME);
-        return Err(ValidationError::new("billing_name", problem).into());
+    if let Some(name) = &billing.name {
+        domain::text::check_max("billing_name", name, domain::order::MAX_BILLING_NAME)?;
     }
     let settings = crate::own::site_settings(app).await?;
     let (decision, checked) =
