@@ -21,6 +21,7 @@ mod moderation;
 mod oauth;
 mod orders;
 mod own;
+mod profiles;
 mod reference;
 mod sql;
 mod store;

@@ -1085,80 +1085,16 @@ impl ListingRepository for SeaOrmStore {
         // One statement: the listing row and its kept details (migration 36: triggers keep them in the
         // transaction that changes them), each part a JSON array. Each query is a hand-off to the database
         // and back (on SQLite, to the connection's thread and back: about 35 µs, measured); computing the
-        // details here took six aggregates, half of PostgreSQL's time for a profile.
-        #[derive(Debug, FromQueryResult)]
-        struct Row {
-            #[sea_orm(nested)]
-            listing: listings::Model,
-            extra_category_ids: Option<String>,
-            founders_json: Option<String>,
-            updates_json: Option<String>,
-            milestones_json: Option<String>,
-            story_sections: Option<String>,
-            awards_json: Option<String>,
-        }
-        impl FromSqliteRow for Row {
-            fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
-                Ok(Self {
-                    listing: listings::Model::from_sqlite(row, at)?,
-                    extra_category_ids: column(row, at, "extra_category_ids")?,
-                    founders_json: column(row, at, "founders_json")?,
-                    updates_json: column(row, at, "updates_json")?,
-                    milestones_json: column(row, at, "milestones_json")?,
-                    story_sections: column(row, at, "story_sections")?,
-                    awards_json: column(row, at, "awards_json")?,
-                })
+        // details here took six aggregates, half of PostgreSQL's time for a profile. On PostgreSQL,
+        // concurrent profile reads share that hand-off (see [`crate::profiles`]).
+        let row = match &self.profiles {
+            Some(batch) => batch.read(slug).await?,
+            None => {
+                let q = profile_query(self.backend(), slug.as_str());
+                self.short_read::<ProfileRow>(q.build()).await?.into_iter().next()
             }
-        }
-        type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);
-        let mut q = RawQuery::new(self.backend());
-        q.sql("SELECT ")
-            .sql(&LISTING_COLUMNS)
-            .sql(
-                ", d.extra_category_ids, d.founders_json, d.updates_json, d.milestones_json, d.story_sections, \
-                 d.awards_json FROM listings l LEFT JOIN listing_details d ON d.listing_id = l.id WHERE l.slug = ",
-            )
-            .bind(slug.as_str());
-        let Some(r) = self.short_read::<Row>(q.build()).await?.into_iter().next() else {
-            return Ok(None);
         };
-        let id = r.listing.id;
-        let founders = from_json_rows::<FounderJson>(r.founders_json, "founders")?
-            .into_iter()
-            .map(|(id, slug, name, headline, bio, country, avatar_url, socials, user_id, title)| {
-                let founder = domain::founder::Founder {
-                    id: domain::ids::FounderId::from_db(id),
-                    slug: Slug::from_db(slug),
-                    name,
-                    headline,
-                    bio,
-                    country,
-                    avatar_url,
-                    socials: socials_from_json(&socials),
-                    user_id: user_id.map(domain::ids::UserId::from_db),
-                };
-                (founder, title)
-            })
-            .collect();
-        let updates = from_json_rows::<(String, String, String)>(r.updates_json, "updates")?
-            .into_iter()
-            .map(|(title, body, at)| {
-                let posted_at =
-                    json_time(&at).ok_or_else(|| RepoError::Unexpected(format!("update time {at:?}").into()))?;
-                Ok(ListingUpdate { title, body, posted_at })
-            })
-            .collect::<RepoResult<_>>()?;
-        let milestones = from_json_rows::<(i64, String, String, String, String)>(r.milestones_json, "milestones")?
-            .into_iter()
-            .filter_map(|(id, date, title, description, url)| to_milestone(id, &date, title, description, url))
-            .collect();
-        let awards = from_json_rows::<(chrono::NaiveDate, i64, i64)>(r.awards_json, "awards")?
-            .into_iter()
-            .filter_map(|(week, rank, votes)| to_award(week, rank, id, votes))
-            .collect();
-        let story = r.story_sections.as_deref().and_then(to_story);
-        let listing = to_listing(r.listing, parse_extras(r.extra_category_ids));
-        Ok(Some((listing, ListingDetails { founders, updates, milestones, story, awards })))
+        row.map(profile_from_row).transpose()
     }
 
     async fn alternatives(&self, id: ListingId, limit: u32) -> RepoResult<Vec<(ListingSummary, bool)>> {
@@ -1422,4 +1358,99 @@ impl ListingRepository for SeaOrmStore {
         self.db.execute_raw(done.build()).await.map_err(repo_err)?;
         Ok(true)
     }
+}
+
+/// A listing's row and its kept details (migration 36), each part a JSON array: what a profile reads.
+#[derive(Debug, Clone, FromQueryResult)]
+pub(crate) struct ProfileRow {
+    #[sea_orm(nested)]
+    listing: listings::Model,
+    extra_category_ids: Option<String>,
+    founders_json: Option<String>,
+    updates_json: Option<String>,
+    milestones_json: Option<String>,
+    story_sections: Option<String>,
+    awards_json: Option<String>,
+}
+
+impl FromSqliteRow for ProfileRow {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        Ok(Self {
+            listing: listings::Model::from_sqlite(row, at)?,
+            extra_category_ids: column(row, at, "extra_category_ids")?,
+            founders_json: column(row, at, "founders_json")?,
+            updates_json: column(row, at, "updates_json")?,
+            milestones_json: column(row, at, "milestones_json")?,
+            story_sections: column(row, at, "story_sections")?,
+            awards_json: column(row, at, "awards_json")?,
+        })
+    }
+}
+
+/// A profile's kept details as their JSON rows hold a founder.
+type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);
+
+impl ProfileRow {
+    pub(crate) fn slug(&self) -> &str {
+        &self.listing.slug
+    }
+}
+
+/// The statement of a profile read: the listing row and its kept details. On SQLite for one slug; on
+/// PostgreSQL for a list of them joined by commas (slugs never hold one: [`Slug::parse`]), which is
+/// how concurrent reads share one statement ([`crate::profiles`]) — one statement shape whatever the
+/// list's length, whose prepared plan walks the slug index once per slug.
+pub(crate) fn profile_query(backend: DbBackend, slugs: &str) -> RawQuery {
+    let mut q = RawQuery::new(backend);
+    q.sql("SELECT ").sql(&LISTING_COLUMNS).sql(
+        ", d.extra_category_ids, d.founders_json, d.updates_json, d.milestones_json, d.story_sections, \
+         d.awards_json FROM listings l LEFT JOIN listing_details d ON d.listing_id = l.id WHERE l.slug = ",
+    );
+    if backend == DbBackend::Postgres {
+        q.sql("ANY(string_to_array(").bind(slugs.to_owned()).sql(", ','))");
+    } else {
+        q.bind(slugs.to_owned());
+    }
+    q
+}
+
+/// A listing and its details from a profile row.
+pub(crate) fn profile_from_row(r: ProfileRow) -> RepoResult<(Listing, ListingDetails)> {
+    let id = r.listing.id;
+    let founders = from_json_rows::<FounderJson>(r.founders_json, "founders")?
+        .into_iter()
+        .map(|(id, slug, name, headline, bio, country, avatar_url, socials, user_id, title)| {
+            let founder = domain::founder::Founder {
+                id: domain::ids::FounderId::from_db(id),
+                slug: Slug::from_db(slug),
+                name,
+                headline,
+                bio,
+                country,
+                avatar_url,
+                socials: socials_from_json(&socials),
+                user_id: user_id.map(domain::ids::UserId::from_db),
+            };
+            (founder, title)
+        })
+        .collect();
+    let updates = from_json_rows::<(String, String, String)>(r.updates_json, "updates")?
+        .into_iter()
+        .map(|(title, body, at)| {
+            let posted_at =
+                json_time(&at).ok_or_else(|| RepoError::Unexpected(format!("update time {at:?}").into()))?;
+            Ok(ListingUpdate { title, body, posted_at })
+        })
+        .collect::<RepoResult<_>>()?;
+    let milestones = from_json_rows::<(i64, String, String, String, String)>(r.milestones_json, "milestones")?
+        .into_iter()
+        .filter_map(|(id, date, title, description, url)| to_milestone(id, &date, title, description, url))
+        .collect();
+    let awards = from_json_rows::<(chrono::NaiveDate, i64, i64)>(r.awards_json, "awards")?
+        .into_iter()
+        .filter_map(|(week, rank, votes)| to_award(week, rank, id, votes))
+        .collect();
+    let story = r.story_sections.as_deref().and_then(to_story);
+    let listing = to_listing(r.listing, parse_extras(r.extra_category_ids));
+    Ok((listing, ListingDetails { founders, updates, milestones, story, awards }))
 }

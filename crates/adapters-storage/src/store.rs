@@ -18,6 +18,8 @@ pub struct SeaOrmStore {
     /// Short reads of a SQLite file on the calling thread (see [`crate::inline`]); `None` on PostgreSQL
     /// and in-memory SQLite.
     pub(crate) inline: Option<Arc<crate::inline::InlineReader>>,
+    /// Concurrent profile reads shared on PostgreSQL (see [`crate::profiles`]); `None` on SQLite.
+    pub(crate) profiles: Option<Arc<crate::profiles::ProfileReads>>,
 }
 
 /// The category tree and when it was read.
@@ -34,7 +36,9 @@ impl SeaOrmStore {
             })
             .flatten()
             .map(Arc::new);
-        Self { db, categories: Arc::default(), counts: None, inline }
+        let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
+            .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
+        Self { db, categories: Arc::default(), counts: None, inline, profiles }
     }
 
     /// Keeps the totals of paged reads (`COUNT(*)` over a search, a board, a week) for `ttl`, so a

@@ -178,3 +178,33 @@ async fn concurrent_changes_to_one_listing_both_reach_its_kept_details_on_postgr
     let (_, d) = store.listing_with_details(&slug("duo")).await.unwrap().unwrap();
     assert_eq!((d.milestones.len(), d.updates.len()), (1, 1), "both changes kept: {d:?}");
 }
+
+// Many profile reads at once (on PostgreSQL they share statements, `crate::profiles`): each answer is
+// its own listing's, as a read alone gives it — the same slug asked several times at once, and slugs
+// that name no listing, among them.
+on_every_store!(concurrent_profile_reads_each_get_their_own_listing, |store| {
+    let cats = seed_categories(store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let new: Vec<ImportListing> =
+        (0..24).map(|i| import(listing(&format!("Crowd {i}"), ListingStatus::Live, Some(dev)), i % 4)).collect();
+    store.import_listings(&new, now()).await.unwrap();
+    let mut asked: Vec<Slug> = (0..24).map(|i| slug(&format!("crowd-{i}"))).collect();
+    asked.extend((0..24).step_by(3).map(|i| slug(&format!("crowd-{i}"))));
+    asked.extend((0..6).map(|i| slug(&format!("nobody-{i}"))));
+    let mut alone = Vec::new();
+    for s in &asked {
+        alone.push(store.listing_with_details(s).await.unwrap());
+    }
+    assert_eq!(alone.iter().filter(|a| a.is_some()).count(), 32, "24 listings, 8 of them asked twice");
+    for round in 0..3 {
+        let together = futures::future::join_all(asked.iter().map(|s| {
+            let store = store.clone();
+            let s = s.clone();
+            tokio::spawn(async move { store.listing_with_details(&s).await.unwrap() })
+        }))
+        .await;
+        for ((s, one), many) in asked.iter().zip(&alone).zip(together) {
+            assert_eq!(&many.unwrap(), one, "{s}, round {round}");
+        }
+    }
+});

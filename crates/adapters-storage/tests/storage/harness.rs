@@ -11,6 +11,13 @@ pub struct TestDb {
     _db: TestDatabase,
 }
 
+impl TestDb {
+    /// The database's URL, for a second connection to it.
+    pub fn url(&self) -> &str {
+        &self._db.url
+    }
+}
+
 async fn open(t: TestDatabase) -> TestDb {
     let conn = db::connect(&t.url).await.expect("connect to the test database");
     db::migrate(&conn).await.expect("migrate the test database");

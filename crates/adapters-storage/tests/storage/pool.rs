@@ -198,3 +198,49 @@ async fn connections_the_server_closed_are_replaced_not_reused() {
     assert!(results[1..].iter().all(|ok| *ok), "reads after the first must be served: {results:?}");
     assert!(adapters_storage::db::ping(store.connection()).await.is_ok(), "the readiness ping");
 }
+
+/// Profile reads asked at once share statements on PostgreSQL (`crate::profiles`): 64 reads of 64
+/// listings send a few statements, not 64 (each statement ends with one Sync). Read one at a time,
+/// each still sends its own: nobody waits for company.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_reads_asked_together_share_statements() {
+    use domain::ports::{DirectoryImport, ListingRepository};
+    let Some(t) = crate::harness::postgres().await else { return };
+    let cats = {
+        let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
+        crate::seed_categories(&shared).await
+    };
+    let dev = crate::cat_id(&cats, "dev-tools");
+    let new: Vec<_> = (0..64)
+        .map(|i| {
+            crate::import(crate::listing(&format!("Many {i}"), domain::listing::ListingStatus::Live, Some(dev)), 0)
+        })
+        .collect();
+    t.store.import_listings(&new, crate::now()).await.expect("import");
+    let proxy = SyncCounter::start(test_support::url_parts(t.url(), 5432).2).await;
+    let store = adapters_storage::SeaOrmStore::new(
+        adapters_storage::db::connect(&through(t.url(), proxy.port)).await.expect("connect through the proxy"),
+    );
+    let slugs: Vec<_> = (0..64).map(|i| crate::slug(&format!("many-{i}"))).collect();
+    let together = || {
+        futures::future::join_all(slugs.iter().map(|s| {
+            let (store, s) = (store.clone(), s.clone());
+            tokio::spawn(async move { store.listing_with_details(&s).await.expect("a read").map(|(l, _)| l.slug) })
+        }))
+    };
+    // Once to open the readers' connections and prepare the statement on them.
+    together().await;
+    let before = proxy.syncs.load(Ordering::SeqCst);
+    let read = together().await;
+    let sent = proxy.syncs.load(Ordering::SeqCst) - before;
+    for (s, got) in slugs.iter().zip(read) {
+        assert_eq!(got.expect("joined").as_ref(), Some(s), "each read gets its own listing");
+    }
+    assert!(sent <= 16, "64 reads asked at once sent {sent} statements");
+
+    let before = proxy.syncs.load(Ordering::SeqCst);
+    for s in &slugs[..10] {
+        assert!(store.listing_with_details(s).await.expect("a read").is_some());
+    }
+    assert_eq!(proxy.syncs.load(Ordering::SeqCst) - before, 10, "one at a time, a statement each");
+}
