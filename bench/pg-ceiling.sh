@@ -45,7 +45,7 @@ out = sys.argv[1]
 log = open(f"{out}/ceiling-server.log", encoding="utf-8", errors="replace").read().replace("\0", "")
 log = re.sub(r"\x1b\[[0-9;]*m", "", log)
 found = [m.group(1) for m in re.finditer(r'db\.statement="(.*?)" rows_affected', log, re.S)]
-profile = next((s for s in found if "d.founders_json" in s and "l.slug = ANY(string_to_array($1" in s), None)
+profile = next((s for s in found if "d.founders_json" in s and "l.slug = $1" in s), None)
 if profile is None:
     sys.exit("the profile statement was not in the server's statement log")
 sql = " ".join(profile.replace("\\n", " ").replace('\\"', '"').split())
@@ -55,7 +55,7 @@ open(f"{out}/ceiling-profile.pgb", "w").write(pick + sql.replace("$1", ":s") + "
 # (adapters-storage's profiles.rs): its rate times 16 is profiles a second.
 picks = "".join(f"\\set n{i} random(1, 20000)\n" for i in range(16))
 many = ",".join(f":n{i}" for i in range(16))
-batch = sql.replace("string_to_array($1, ',')", f"ARRAY(SELECT slug FROM bench_slugs WHERE n IN ({many}))")
+batch = sql.replace("l.slug = $1", f"l.slug = ANY(ARRAY(SELECT slug FROM bench_slugs WHERE n IN ({many})))")
 open(f"{out}/ceiling-profile16.pgb", "w").write(picks + batch + ";\n")
 cols = sql.split(", d.extra_category_ids", 1)[0]
 row = cols + " FROM listings l WHERE l.slug = :s;\n"

@@ -1,5 +1,6 @@
 //! Profile reads on PostgreSQL, shared between concurrent requests: the listings asked for while
-//! earlier reads run are read together, in one statement (`slug = ANY(…)`), by a few reader tasks.
+//! earlier reads run are read together, in one statement (`slug = ANY(…)`; a slug alone, `slug = $1`),
+//! by a few reader tasks.
 //!
 //! Each request still reads its listing from the database at the time it asks (nothing is kept
 //! between batches: this is not a cache). What the batch shares is what a statement costs apart
@@ -60,7 +61,7 @@ impl ProfileReads {
         }
         // No reader to take it (the runtime that started them has ended; the next read starts new
         // ones on its own): read it alone.
-        Ok(read_rows(&self.db, slug.as_str()).await?.into_iter().next())
+        Ok(read_rows(&self.db, &[slug.as_str()]).await?.into_iter().next())
     }
 
     /// Where asks go, starting the readers on this runtime when there are none (or none left).
@@ -96,7 +97,7 @@ async fn reader(db: DatabaseConnection, asks: Arc<tokio::sync::Mutex<mpsc::Recei
         let mut slugs: Vec<&str> = batch.iter().map(|a| a.slug.as_str()).collect();
         slugs.sort_unstable();
         slugs.dedup();
-        let read = read_rows(&db, &slugs.join(",")).await;
+        let read = read_rows(&db, &slugs).await;
         answer(&mut batch, read);
     }
 }
@@ -127,8 +128,8 @@ fn answer(batch: &mut Vec<Ask>, read: RepoResult<Vec<ProfileRow>>) {
     }
 }
 
-/// The profile rows of `slugs` (joined by commas), through the pool.
-async fn read_rows(db: &DatabaseConnection, slugs: &str) -> RepoResult<Vec<ProfileRow>> {
+/// The profile rows of `slugs`, through the pool.
+async fn read_rows(db: &DatabaseConnection, slugs: &[&str]) -> RepoResult<Vec<ProfileRow>> {
     ProfileRow::find_by_statement(profile_query(DbBackend::Postgres, slugs).build()).all(db).await.map_err(repo_err)
 }
 
