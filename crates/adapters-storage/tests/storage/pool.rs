@@ -199,24 +199,24 @@ async fn connections_the_server_closed_are_replaced_not_reused() {
     assert!(adapters_storage::db::ping(store.connection()).await.is_ok(), "the readiness ping");
 }
 
+/// Live listings of these names in the categories' first, imported into `t`.
+async fn live_listings(t: &crate::harness::TestDb, names: impl Iterator<Item = String>) {
+    use domain::ports::DirectoryImport;
+    let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
+    let dev = crate::cat_id(&crate::seed_categories(&shared).await, "dev-tools");
+    let new: Vec<_> =
+        names.map(|n| crate::import(crate::listing(&n, domain::listing::ListingStatus::Live, Some(dev)), 0)).collect();
+    t.store.import_listings(&new, crate::now()).await.expect("import");
+}
+
 /// Profile reads asked at once share statements on PostgreSQL (`crate::profiles`): 64 reads of 64
 /// listings send a few statements, not 64 (each statement ends with one Sync). Read one at a time,
 /// each still sends its own: nobody waits for company.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn profile_reads_asked_together_share_statements() {
-    use domain::ports::{DirectoryImport, ListingRepository};
+    use domain::ports::ListingRepository;
     let Some(t) = crate::harness::postgres().await else { return };
-    let cats = {
-        let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
-        crate::seed_categories(&shared).await
-    };
-    let dev = crate::cat_id(&cats, "dev-tools");
-    let new: Vec<_> = (0..64)
-        .map(|i| {
-            crate::import(crate::listing(&format!("Many {i}"), domain::listing::ListingStatus::Live, Some(dev)), 0)
-        })
-        .collect();
-    t.store.import_listings(&new, crate::now()).await.expect("import");
+    live_listings(&t, (0..64).map(|i| format!("Many {i}"))).await;
     let proxy = SyncCounter::start(test_support::url_parts(t.url(), 5432).2).await;
     let store = adapters_storage::SeaOrmStore::new(
         adapters_storage::db::connect(&through(t.url(), proxy.port)).await.expect("connect through the proxy"),
@@ -254,21 +254,10 @@ async fn profile_reads_asked_together_share_statements() {
 /// value): 45 % fewer profile reads a second at 2 concurrent requests.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_profile_read_alone_is_not_planned_again_each_time() {
-    use domain::ports::{DirectoryImport, ListingRepository};
+    use domain::ports::ListingRepository;
     let Some(t) = crate::harness::postgres().await else { return };
-    let cats = {
-        let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
-        crate::seed_categories(&shared).await
-    };
-    let dev = crate::cat_id(&cats, "dev-tools");
     // Enough listings, and their statistics, for the planner's estimates to be a real table's.
-    let new: Vec<_> = (0..3000)
-        .map(|i| {
-            let name = if i == 0 { "Alone".to_owned() } else { format!("Other {i}") };
-            crate::import(crate::listing(&name, domain::listing::ListingStatus::Live, Some(dev)), 0)
-        })
-        .collect();
-    t.store.import_listings(&new, crate::now()).await.expect("import");
+    live_listings(&t, std::iter::once("Alone".to_owned()).chain((1..3000).map(|i| format!("Other {i}")))).await;
     t.store.connection().execute_unprepared("ANALYZE").await.expect("analyze");
     // One connection, so the statement's counts below are the reads' own.
     let conn = adapters_storage::db::connect_with(t.url(), Some(1)).await.expect("connect");
