@@ -39,14 +39,15 @@ pub const VERIFY_LINK_HOURS: i64 = 24;
 /// an existing one's owner is told someone tried. Either way at most a few such emails reach an address
 /// a day, and one network starts at most
 /// [`SIGNUPS_PER_NETWORK_PER_HOUR`](domain::throttle::mail::SIGNUPS_PER_NETWORK_PER_HOUR) sign-ups an
-/// hour (429 `signup_quota`). Bad input is a 400 before any lookup and counts nothing.
+/// hour (429 `signup_quota`). Bad input is a 400 before any lookup and counts nothing; neither does a
+/// sign-up answered "busy" (409: every password slot stayed taken).
 pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str, network: &str) -> OpResult<()> {
     let mut errs = ValidationErrors::default();
     let parsed = errs.take(Email::parse(email));
     let password = errs.take(Password::parse(password));
     errs.clone().into_result()?;
     let (Some(email), Some(password)) = (parsed, password) else { return Err(OpError::Invalid(errs)) };
-    crate::quotas::take(
+    let taken = crate::quotas::take(
         app,
         &[
             crate::quotas::Cap {
@@ -70,6 +71,9 @@ pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str, n
     .await?;
     // Hashed whether or not the address is taken, so both answers cost the same time.
     let Some(hash) = hash_password(app, password).await? else {
+        // Nothing was done, so the attempt takes nothing from the network's or the address's quota: the
+        // answer asks the caller to try again, and that try must not be the one the quota refuses.
+        taken.give_back(app).await?;
         return Err(OpError::Conflict {
             code: "busy",
             message: "too many sign-ups at once; try again in a moment".into(),
