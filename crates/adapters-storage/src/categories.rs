@@ -97,6 +97,11 @@ impl CategoryRepository for SeaOrmStore {
                 crate::inline::from_sqlite_row!(row, at, Self { id, live_listings })
             }
         }
+        impl crate::pipe::FromPgRow for Count {
+            fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+                crate::pipe::from_pg_row!(row, at, Self { id, live_listings })
+            }
+        }
         // Kept on the rows by triggers (migration 19), read fresh: two integers a row, no aggregation.
         let mut q = crate::sql::RawQuery::new(self.backend());
         q.sql("SELECT id, live_listings FROM categories");

@@ -156,8 +156,14 @@ fn gave_up(e: &DbErr) -> bool {
 /// Notes `e` if it says a connection was lost (see [`LOST_AT_MS`]).
 pub(crate) fn note_if_connection_lost(e: &DbErr) {
     if connection_lost(e) {
-        LOST_AT_MS.store(clock(), Ordering::Relaxed);
+        note_connection_lost();
     }
+}
+
+/// Notes that a connection to the database was lost now (one of the read pipe's, see
+/// [`crate::pipe`]): the pool's older connections are pinged before use for a while.
+pub(crate) fn note_connection_lost() {
+    LOST_AT_MS.store(clock(), Ordering::Relaxed);
 }
 
 /// Whether a connection of this `age` was opened before a connection was lost within [`LOST_WINDOW`].

@@ -21,6 +21,7 @@ mod moderation;
 mod oauth;
 mod orders;
 mod own;
+mod pipe;
 mod profiles;
 mod reference;
 mod sql;

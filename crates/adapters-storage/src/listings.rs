@@ -3,6 +3,7 @@
 use crate::entity::{listing_categories, listings};
 use crate::inline::{FromSqliteRow, column, date_column, from_sqlite_row};
 use crate::json::{faqs_from_json, faqs_to_json, list_from_json, list_to_json, socials_from_json, socials_to_json};
+use crate::pipe::{FromPgRow, from_pg_row, pg_column};
 use crate::sql::{RawQuery, columns, fts_query};
 use crate::store::{SeaOrmStore, is_unique_violation, repo_err};
 use async_trait::async_trait;
@@ -211,6 +212,12 @@ impl FromSqliteRow for SummaryRow {
     }
 }
 
+impl FromPgRow for SummaryRow {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        from_pg_row!(row, at, Self { id, slug, name, url, tagline, votes_count, status, launch_week })
+    }
+}
+
 impl FromSqliteRow for listings::Model {
     fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
         from_sqlite_row!(
@@ -380,6 +387,18 @@ impl<R: FromQueryResult> FromQueryResult for Counted<R> {
     }
 }
 
+impl FromPgRow for WeeklyRow {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        Ok(Self { listing: SummaryRow::from_pg(row, at)?, week_votes: pg_column(row, at, "week_votes")? })
+    }
+}
+
+impl<R: FromPgRow> FromPgRow for Counted<R> {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        Ok(Self { row: R::from_pg(row, at)?, total: pg_column(row, at, "page_total")? })
+    }
+}
+
 impl<R: FromSqliteRow> FromSqliteRow for Counted<R> {
     fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
         Ok(Self { row: R::from_sqlite(row, at)?, total: column(row, at, "page_total")? })
@@ -392,6 +411,9 @@ struct RankedRow {
     id: i64,
     r: f64,
 }
+
+/// Ranked on SQLite only.
+impl FromPgRow for RankedRow {}
 
 impl FromSqliteRow for RankedRow {
     fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
@@ -532,6 +554,7 @@ impl SeaOrmStore {
                 from_sqlite_row!(row, at, Self { current, others, term, docs })
             }
         }
+        impl FromPgRow for Term {}
         let empty = || RepoError::Unexpected("a search without words".into());
         let last = words.last().ok_or_else(empty)?;
         // Every term that starts with `last` sorts between it and it followed by the last code point.
@@ -621,6 +644,7 @@ impl SeaOrmStore {
                 from_sqlite_row!(row, at, Self { n })
             }
         }
+        impl FromPgRow for MaybeCount {}
         let none = |_| Statement::from_string(DbBackend::Sqlite, "SELECT NULL AS n");
         let rows = self.short_read_or::<MaybeCount>(q.build(), none).await?;
         Ok(rows.first().and_then(|r| r.n))
@@ -1386,6 +1410,9 @@ impl FromSqliteRow for ProfileRow {
         })
     }
 }
+
+/// On PostgreSQL profiles are read by `crate::profiles`, many to a statement, not through the pipe.
+impl FromPgRow for ProfileRow {}
 
 /// A profile's kept details as their JSON rows hold a founder.
 type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);

@@ -20,6 +20,9 @@ pub struct SeaOrmStore {
     pub(crate) inline: Option<Arc<crate::inline::InlineReader>>,
     /// Concurrent profile reads shared on PostgreSQL (see [`crate::profiles`]); `None` on SQLite.
     pub(crate) profiles: Option<Arc<crate::profiles::ProfileReads>>,
+    /// Short reads of PostgreSQL pipelined on a few shared connections (see [`crate::pipe`]); `None`
+    /// on SQLite and until [`SeaOrmStore::with_read_pipe`].
+    pipe: Option<Arc<crate::pipe::PgPipe>>,
 }
 
 /// The category tree and when it was read.
@@ -38,7 +41,7 @@ impl SeaOrmStore {
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
-        Self { db, categories: Arc::default(), counts: None, inline, profiles }
+        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None }
     }
 
     /// Keeps the totals of paged reads (`COUNT(*)` over a search, a board, a week) for `ttl`, so a
@@ -49,6 +52,23 @@ impl SeaOrmStore {
         self.counts =
             (!ttl.is_zero()).then(|| moka::future::Cache::builder().max_capacity(10_000).time_to_live(ttl).build());
         self
+    }
+
+    /// On PostgreSQL, runs the short public reads on a few connections of their own to `url` (the
+    /// pool's database), pipelined (see [`crate::pipe`]); the pool reads them where that cannot be.
+    /// A no-op on SQLite, and where the pipe would carry in the clear what the pool encrypts to
+    /// another machine.
+    #[must_use]
+    pub fn with_read_pipe(mut self, url: &str) -> Self {
+        if self.backend() == DbBackend::Postgres {
+            self.pipe = crate::pipe::PgPipe::for_url(url).map(Arc::new);
+        }
+        self
+    }
+
+    /// Whether short reads go through the pipe (see [`SeaOrmStore::with_read_pipe`]).
+    pub fn has_read_pipe(&self) -> bool {
+        self.pipe.is_some()
     }
 
     pub fn connection(&self) -> &DatabaseConnection {
@@ -92,6 +112,12 @@ impl crate::inline::FromSqliteRow for CountRow {
     }
 }
 
+impl crate::pipe::FromPgRow for CountRow {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        crate::pipe::from_pg_row!(row, at, Self { n })
+    }
+}
+
 impl SeaOrmStore {
     /// Runs a `SELECT COUNT(*) AS n …` statement (through the count cache when enabled).
     pub(crate) async fn count(&self, q: &RawQuery) -> RepoResult<u64> {
@@ -123,7 +149,7 @@ impl SeaOrmStore {
     /// [`crate::inline`]), else — or when the file is locked — through the pool.
     pub(crate) async fn short_read<T>(&self, stmt: Statement) -> RepoResult<Vec<T>>
     where
-        T: FromQueryResult + crate::inline::FromSqliteRow,
+        T: FromQueryResult + crate::inline::FromSqliteRow + crate::pipe::FromPgRow,
     {
         self.short_read_or(stmt, |s| s).await
     }
@@ -136,10 +162,15 @@ impl SeaOrmStore {
         for_pool: impl FnOnce(Statement) -> Statement,
     ) -> RepoResult<Vec<T>>
     where
-        T: FromQueryResult + crate::inline::FromSqliteRow,
+        T: FromQueryResult + crate::inline::FromSqliteRow + crate::pipe::FromPgRow,
     {
         if let Some(reader) = &self.inline
             && let crate::inline::Inline::Rows(rows) = reader.all(&stmt)?
+        {
+            return Ok(rows);
+        }
+        if let Some(pipe) = &self.pipe
+            && let Some(rows) = pipe.all::<T>(&stmt.sql, stmt.values.as_ref().map_or(&[], |v| &v.0)).await
         {
             return Ok(rows);
         }

@@ -112,7 +112,7 @@ impl App {
         let conn = db::connect_with(&database_url, max_connections)
             .await
             .with_context(|| format!("cannot open the database at {}", redact(&database_url)))?;
-        let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl));
+        let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl).with_read_pipe(&database_url));
         let fetcher =
             Self::fetcher(&user_agent(&public_url), &args.crawler_allowed_hosts)?.refusing_own(&[public_url.as_str()]);
         let allowed_hosts: Vec<String> =

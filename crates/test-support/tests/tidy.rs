@@ -179,6 +179,8 @@ fn one_crate_per_technology() {
     assert_eq!(dependents_of("argon2"), ["adapters-auth"]);
     // SQLite's own API (the inline readers, the ranking function): the store and fts5-rank.
     assert_eq!(dependents_of("rusqlite"), ["adapters-storage", "fts5-rank"]);
+    // PostgreSQL's own client (the read pipe, pipelined where sqlx is not): the store alone.
+    assert_eq!(dependents_of("tokio-postgres"), ["adapters-storage"]);
 }
 
 #[test]

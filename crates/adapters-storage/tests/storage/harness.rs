@@ -21,7 +21,8 @@ impl TestDb {
 async fn open(t: TestDatabase) -> TestDb {
     let conn = db::connect(&t.url).await.expect("connect to the test database");
     db::migrate(&conn).await.expect("migrate the test database");
-    TestDb { store: SeaOrmStore::new(conn), _db: t }
+    // On PostgreSQL the short reads go through the read pipe, as in the service.
+    TestDb { store: SeaOrmStore::new(conn).with_read_pipe(&t.url), _db: t }
 }
 
 pub async fn sqlite() -> Option<TestDb> {

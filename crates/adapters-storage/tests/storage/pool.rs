@@ -282,3 +282,103 @@ async fn a_profile_read_alone_is_not_planned_again_each_time() {
     let (generic, custom) = counts[0];
     assert!(custom <= 5 && generic >= 15, "20 reads alone: {generic} generic plans, {custom} planned for the value");
 }
+
+/// The backends of the read pipe's connections to `t`'s database (`adapters_storage::pipe`), by the
+/// application name it gives them.
+async fn pipe_backends(t: &crate::harness::TestDb) -> Vec<i32> {
+    let admin = one_connection(&test_support::postgres_admin_url()).await;
+    let options = t.store.connection().get_postgres_connection_pool().connect_options();
+    let db = options.get_database().unwrap_or_default();
+    let rows = admin
+        .query_all_raw(Statement::from_string(
+            DbBackend::Postgres,
+            format!(
+                "SELECT pid FROM pg_stat_activity WHERE datname = '{db}' \
+                 AND application_name = 'launchdir read pipe' ORDER BY pid"
+            ),
+        ))
+        .await
+        .expect("the pipe's backends");
+    admin.close().await.expect("close");
+    rows.iter().map(|r| r.try_get("", "pid").expect("pid")).collect()
+}
+
+/// Every public read this store answers, as one value to compare.
+async fn short_reads(store: &adapters_storage::SeaOrmStore) -> String {
+    use domain::listing::{ListingSearch, SearchSort};
+    use domain::paging::PageRequest;
+    use domain::ports::{CategoryRepository, ListingRepository};
+    let week = domain::week::LaunchWeek::of(crate::now());
+    let mut trending = ListingSearch { sort: SearchSort::Trending, ..Default::default() };
+    let first = trending.clone();
+    trending.sort = SearchSort::Votes;
+    let page2 = PageRequest::parse(Some(2), Some(3)).expect("a page");
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        store.live_listing_counts().await.expect("counts").into_iter().collect::<std::collections::BTreeMap<_, _>>(),
+        store.search_listings(&first, PageRequest::default()).await.expect("trending"),
+        store.search_listings(&trending, page2).await.expect("by votes, page 2"),
+        store.ranked(domain::listing::RankMetric::Votes, PageRequest::default()).await.expect("all-time board"),
+        store.weekly_votes(week, PageRequest::default()).await.expect("weekly board"),
+        store.weekly_votes(week.plus_weeks(-3), PageRequest::default()).await.expect("a week with no votes"),
+        store.week_launches(week, domain::listing::StatusFilter::Live, 50).await.expect("the week's launches"),
+    )
+}
+
+/// On PostgreSQL the short public reads go through the read pipe (`adapters_storage::pipe`): a few
+/// connections of their own, shared by every read. They answer exactly what the pool answers, read
+/// many at once, and take no more connections than the pipe has lanes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn short_reads_on_the_read_pipe_answer_as_the_pool_does() {
+    let Some(t) = crate::harness::postgres().await else { return };
+    assert!(t.store.has_read_pipe(), "a loopback database gets the pipe");
+    let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
+    let dev = crate::cat_id(&crate::seed_categories(&shared).await, "dev-tools");
+    let new: Vec<_> = (0..12)
+        .map(|i| {
+            crate::import(crate::listing(&format!("Piped {i}"), domain::listing::ListingStatus::Live, Some(dev)), i)
+        })
+        .collect();
+    use domain::ports::DirectoryImport;
+    t.store.import_listings(&new, crate::now()).await.expect("import");
+
+    let pool_only = adapters_storage::SeaOrmStore::new(adapters_storage::db::connect(t.url()).await.expect("connect"));
+    assert!(!pool_only.has_read_pipe());
+    let expected = short_reads(&pool_only).await;
+    assert!(expected.contains("Piped 11"), "{expected}");
+    assert_eq!(short_reads(&t.store).await, expected, "one read at a time");
+    let together = futures::future::join_all((0..24).map(|_| short_reads(&t.store))).await;
+    assert!(together.iter().all(|r| *r == expected), "24 of each read at once");
+
+    let lanes = pipe_backends(&t).await;
+    assert!(!lanes.is_empty() && lanes.len() <= 4, "the pipe's connections: {lanes:?}");
+}
+
+/// PostgreSQL closes the read pipe's connections (a restart, or here its backends terminated): reads
+/// go on being answered, and the pipe opens new connections instead of failing on the closed ones.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_pipe_connections_the_server_closed_are_opened_again() {
+    use domain::ports::CategoryRepository;
+    let Some(t) = crate::harness::postgres().await else { return };
+    let reads = || futures::future::join_all((0..8).map(|_| t.store.live_listing_counts()));
+    assert!(reads().await.iter().all(Result::is_ok), "reads before");
+    let before = pipe_backends(&t).await;
+    assert!(!before.is_empty(), "the reads opened the pipe");
+
+    let admin = one_connection(&test_support::postgres_admin_url()).await;
+    let list = before.iter().map(i32::to_string).collect::<Vec<_>>().join(",");
+    admin
+        .execute_unprepared(&format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid IN ({list})"))
+        .await
+        .expect("terminate the pipe's connections");
+    admin.close().await.expect("close");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    for round in 0..5 {
+        let answered = reads().await;
+        assert!(answered.iter().all(Result::is_ok), "round {round} after the close: {answered:?}");
+    }
+    let after = pipe_backends(&t).await;
+    assert!(!after.is_empty(), "the pipe opened again");
+    assert!(after.iter().all(|pid| !before.contains(pid)), "no closed connection kept: {before:?} then {after:?}");
+}

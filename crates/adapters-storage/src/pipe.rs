@@ -1,0 +1,304 @@
+//! Short public reads of PostgreSQL, pipelined on a few shared connections.
+//!
+//! Through the pool, every read takes a connection for itself, sends one statement and waits for its
+//! rows before the connection can serve anyone else: a backend process woken, run and put to sleep
+//! again per statement, and as many backends wanting a core as there are reads at once. For a read of
+//! a few rows that hand-off is most of the cost. On this project's 2-core benchmark machine
+//! PostgreSQL alone ran the category counts' statement 50 000–62 000 times a second one at a time, and
+//! 146 000 times a second sixteen to a pipeline (pgbench, docs/BENCHMARKS.md).
+//!
+//! Here a read is written to one of [`LANES`] connections shared by every request (tokio-postgres's
+//! client): statements asked at once go out back to back and each gets its own rows as they come, so
+//! a backend works through them without a round trip between. Nothing is shared but the connection:
+//! each statement is its own, run after its request asked, and sees the last committed state, as a
+//! read on the pool does. Writes, transactions and the reads whose cost has no bound stay on the pool.
+//!
+//! A lane is opened on first use and again after it is lost. Whenever a lane cannot be had or a read
+//! on it fails, the read goes to the pool, which answers as it always did (a lost database is a 503
+//! there). These connections carry no TLS, so they are used only where the pool's would not protect
+//! anything either: `sslmode=disable`, or a Unix socket or loopback address (see [`PgPipe::for_url`]).
+
+use sea_orm::Value;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+use tokio_postgres::types::{ToSql, Type};
+use tokio_postgres::{Client, Config, NoTls, Row, Statement};
+
+/// Connections reads are spread over. Two kept the machine's two cores busy in the benchmark; more
+/// is more backends wanting a core.
+pub(crate) const LANES: usize = 4;
+
+/// Prepared statements a lane keeps. The short reads are a few dozen shapes, but a board's week is
+/// written into its statement, so the set grows with the weeks asked for: at this many it starts
+/// again (dropping a statement closes it on the server).
+const MOST_STATEMENTS: usize = 256;
+
+/// How long opening a lane may take before the read goes to the pool.
+const CONNECT_WAIT: Duration = Duration::from_secs(2);
+
+/// A row type a pipelined read decodes: its fields from consecutive columns, the first at `*at`.
+/// Types whose statements never run here keep the provided method, which refuses, and the pool reads.
+pub(crate) trait FromPgRow: Sized {
+    fn from_pg(_row: &Row, _at: &mut usize) -> Result<Self, String> {
+        Err(format!("{} is not read through the pipe", std::any::type_name::<Self>()))
+    }
+}
+
+/// The value of the column at `*at`, which must be named `name`; moves `at` to the next column.
+pub(crate) fn pg_column<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a Row,
+    at: &mut usize,
+    name: &str,
+) -> Result<T, String> {
+    let i = *at;
+    *at += 1;
+    match row.columns().get(i) {
+        Some(c) if c.name() == name => row.try_get(i).map_err(|e| format!("column {i} ({name}): {e}")),
+        Some(c) => Err(format!("column {i} is {}, not {name}", c.name())),
+        None => Err(format!("no column {i} ({name})")),
+    }
+}
+
+/// The fields of a row type from consecutive columns named as the fields (see [`pg_column`]).
+macro_rules! from_pg_row {
+    ($row:ident, $at:ident, $ty:ident { $($field:ident),* $(,)? }) => {
+        Ok($ty { $($field: $crate::pipe::pg_column($row, $at, stringify!($field))?),* })
+    };
+}
+pub(crate) use from_pg_row;
+
+/// One shared connection and the statements prepared on it.
+struct Lane {
+    client: Client,
+    prepared: Mutex<HashMap<String, Statement>>,
+}
+
+/// A few connections to one PostgreSQL database that every short read shares (see the module).
+pub(crate) struct PgPipe {
+    config: Config,
+    lanes: Vec<RwLock<Option<Arc<Lane>>>>,
+    /// Held while a lane is being opened, so one request opens it and the others go to the pool.
+    opening: Vec<tokio::sync::Mutex<()>>,
+    next: AtomicUsize,
+}
+
+impl std::fmt::Debug for PgPipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgPipe").field("lanes", &self.lanes.len()).finish_non_exhaustive()
+    }
+}
+
+impl PgPipe {
+    /// A pipe to the database at `url`, or `None` where it would not be used: a URL tokio-postgres
+    /// does not read, or one whose connections the pool would encrypt to another machine (TLS here
+    /// would need the pool's trust settings, and these connections carry none).
+    pub(crate) fn for_url(url: &str) -> Option<Self> {
+        let mut config: Config = url.parse().ok()?;
+        if config.get_application_name().is_none() {
+            // So an operator tells these connections from the pool's in `pg_stat_activity`.
+            config.application_name("launchdir read pipe");
+        }
+        let local = config.get_hosts().iter().all(|h| match h {
+            tokio_postgres::config::Host::Tcp(name) => {
+                name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            }
+            #[cfg(unix)]
+            tokio_postgres::config::Host::Unix(_) => true,
+        }) && config.get_hostaddrs().iter().all(std::net::IpAddr::is_loopback);
+        let plain = config.get_ssl_mode() == tokio_postgres::config::SslMode::Disable;
+        if !(plain || local && config.get_ssl_mode() == tokio_postgres::config::SslMode::Prefer) {
+            return None;
+        }
+        Some(Self {
+            config,
+            lanes: (0..LANES).map(|_| RwLock::new(None)).collect(),
+            opening: (0..LANES).map(|_| tokio::sync::Mutex::new(())).collect(),
+            next: AtomicUsize::new(0),
+        })
+    }
+
+    /// Every row of `sql` with `values`, read on a lane; `None` when the pool should read it instead
+    /// (no lane to be had, a value this does not carry, or the read failed). Debug builds fail on a
+    /// row that does not decode or a statement PostgreSQL refuses, so every test that reads one
+    /// through here shows it; a lost connection is expected and goes to the pool in every build.
+    pub(crate) async fn all<T: FromPgRow>(&self, sql: &str, values: &[Value]) -> Option<Vec<T>> {
+        let params = values.iter().map(param).collect::<Option<Vec<_>>>()?;
+        let lane = self.lane().await?;
+        let started = std::time::Instant::now();
+        let rows = match lane.query(sql, &params).await {
+            Ok(rows) => rows,
+            Err(e) => {
+                lane.forget(sql);
+                debug_assert!(lost(&e), "a pipelined read failed: {e} ({sql})");
+                if lost(&e) && e.code().is_none_or(|c| c.code() != "0A000") {
+                    // The server may have restarted: the pool's connections may be gone too.
+                    crate::db::note_connection_lost();
+                }
+                tracing::debug!(error = %e, "a pipelined read failed; the pool reads it");
+                return None;
+            }
+        };
+        if started.elapsed() >= SLOW {
+            // As the pool's statement log does for its own.
+            tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, sql, "slow pipelined read");
+        }
+        let mut out = Vec::with_capacity(rows.len());
+        for row in &rows {
+            match T::from_pg(row, &mut 0) {
+                Ok(r) => out.push(r),
+                Err(e) => {
+                    debug_assert!(false, "a pipelined read's row does not decode: {e} ({sql})");
+                    tracing::warn!(error = %e, "a pipelined read's row does not decode; the pool reads it");
+                    return None;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The next lane in turn, opened if it is not (or no longer) open; `None` while another request
+    /// is opening it or when it cannot be opened.
+    async fn lane(&self) -> Option<Arc<Lane>> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.lanes.len();
+        let current = self.lanes[i].read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        match current {
+            Some(lane) if !lane.client.is_closed() => return Some(lane),
+            // Lost while idle: the server may have restarted, and the pool's connections with it.
+            Some(_) => crate::db::note_connection_lost(),
+            None => {}
+        }
+        let _opening = self.opening[i].try_lock().ok()?;
+        let (client, connection) = match tokio::time::timeout(CONNECT_WAIT, self.config.connect(NoTls)).await {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                tracing::debug!(error = %e, "a read lane to PostgreSQL could not be opened; the pool reads");
+                return None;
+            }
+            Err(_) => return None,
+        };
+        // The connection's I/O runs as a task of the runtime that opened it; it ends when the
+        // connection is lost or the lane dropped.
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a read lane to PostgreSQL closed");
+            }
+        });
+        let lane = Arc::new(Lane { client, prepared: Mutex::new(HashMap::new()) });
+        *self.lanes[i].write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(lane.clone());
+        Some(lane)
+    }
+}
+
+impl Lane {
+    /// The rows of `sql` with `params`, prepared on this lane first if it is not yet.
+    async fn query(&self, sql: &str, params: &[Param]) -> Result<Vec<Row>, tokio_postgres::Error> {
+        let statement = self.statement(sql, params).await?;
+        let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|(v, _)| &**v as &(dyn ToSql + Sync)).collect();
+        self.client.query(&statement, &refs).await
+    }
+
+    /// `sql` prepared on this lane, with the parameter types of its values (as the pool sends them,
+    /// so PostgreSQL plans it alike).
+    async fn statement(&self, sql: &str, params: &[Param]) -> Result<Statement, tokio_postgres::Error> {
+        if let Some(s) = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(sql) {
+            return Ok(s.clone());
+        }
+        let types: Vec<Type> = params.iter().map(|(_, t)| t.clone()).collect();
+        let statement = self.client.prepare_typed(sql, &types).await?;
+        let mut prepared = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if prepared.len() >= MOST_STATEMENTS {
+            prepared.clear();
+        }
+        prepared.insert(sql.to_owned(), statement.clone());
+        Ok(statement)
+    }
+
+    /// Drops `sql`'s prepared statement after it failed, so the next read prepares it again (a table
+    /// it reads may have changed shape under it).
+    fn forget(&self, sql: &str) {
+        self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner).remove(sql);
+    }
+
+    #[cfg(test)]
+    fn prepared_count(&self) -> usize {
+        self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
+    }
+}
+
+/// A read slower than this is logged at info, as the pool logs its statements.
+const SLOW: Duration = Duration::from_secs(1);
+
+/// Whether `e` is the connection lost or the server going away (SQLSTATE classes 08 and 57P), or a
+/// prepared statement that no longer fits its tables (0A000, after a migration): what any build can
+/// meet, unlike a statement PostgreSQL refuses.
+fn lost(e: &tokio_postgres::Error) -> bool {
+    e.is_closed()
+        || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
+        || e.code().is_some_and(|c| {
+            let c = c.code();
+            c.starts_with("08") || c.starts_with("57P") || c == "0A000"
+        })
+}
+
+/// A statement's value and the type it is sent as.
+type Param = (Box<dyn ToSql + Sync + Send>, Type);
+
+/// `v` as a parameter, for the kinds of value short reads bind; `None` for any other.
+fn param(v: &Value) -> Option<Param> {
+    Some(match v {
+        Value::Bool(b) => (Box::new(*b), Type::BOOL),
+        Value::SmallInt(n) => (Box::new(*n), Type::INT2),
+        Value::Int(n) => (Box::new(*n), Type::INT4),
+        Value::BigInt(n) => (Box::new(*n), Type::INT8),
+        Value::Double(n) => (Box::new(*n), Type::FLOAT8),
+        Value::String(s) => (Box::new(s.clone()), Type::TEXT),
+        Value::ChronoDate(d) => (Box::new(*d), Type::DATE),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::CountRow;
+
+    #[test]
+    fn the_pipe_is_used_only_where_it_carries_nothing_the_pool_would_encrypt() {
+        let on = |url: &str| PgPipe::for_url(url).is_some();
+        assert!(on("postgres://postgres@127.0.0.1:5432/db"), "loopback, TLS preferred");
+        assert!(on("postgres://postgres@localhost/db"));
+        assert!(on("postgres://postgres@[::1]:5432/db"));
+        assert!(on("postgres://db.internal/db?sslmode=disable"), "another machine, TLS off by the operator");
+        assert!(on("postgresql://u@%2Fvar%2Frun%2Fpostgresql/db"), "a Unix socket");
+        assert!(!on("postgres://db.internal/db"), "another machine with TLS preferred: the pool's only");
+        assert!(!on("postgres://10.0.0.5/db?sslmode=prefer"));
+        assert!(!on("postgres://127.0.0.1/db?sslmode=require"), "TLS required");
+        assert!(!on("postgres://127.0.0.1/db?sslmode=verify-full"), "a mode this does not read");
+        assert!(!on("postgres://127.0.0.1/db?statement-cache-capacity=10"), "a parameter this does not read");
+        assert!(!on("sqlite://x.db"));
+    }
+
+    /// The statements a lane keeps stay bounded however many shapes are read (a board's week is part
+    /// of its statement), and a read after the bound answers as before.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_lane_keeps_a_bounded_number_of_statements() {
+        let Some(t) = test_support::postgres().await else { return };
+        let pipe = PgPipe::for_url(&t.url).expect("a loopback database");
+        for i in 0..(MOST_STATEMENTS + 40) {
+            let sql = format!("SELECT CAST({i} AS BIGINT) AS n");
+            let rows = pipe.all::<CountRow>(&sql, &[]).await.expect("read on the pipe");
+            assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [i as i64]);
+        }
+        let kept: Vec<usize> = pipe
+            .lanes
+            .iter()
+            .filter_map(|l| l.read().ok().and_then(|l| l.as_ref().map(|l| l.prepared_count())))
+            .collect();
+        assert!(!kept.is_empty() && kept.iter().all(|n| *n <= MOST_STATEMENTS), "{kept:?}");
+        let values = [Value::BigInt(Some(7))];
+        let rows = pipe.all::<CountRow>("SELECT $1 AS n", &values).await.expect("a bound value");
+        assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [7]);
+    }
+}
