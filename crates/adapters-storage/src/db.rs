@@ -112,9 +112,15 @@ pub(crate) fn connection_lost(e: &DbErr) -> bool {
     };
     match &**e {
         SqlxError::Io(_) | SqlxError::Tls(_) | SqlxError::Protocol(_) => true,
-        SqlxError::Database(d) => d.code().is_some_and(|c| c.starts_with("57P") || c.starts_with("08")),
+        SqlxError::Database(d) => d.code().is_some_and(|c| session_ended(&c)),
         _ => false,
     }
+}
+
+/// Whether SQLSTATE `code` says the server ended the session or the connection failed (classes 57P,
+/// "operator intervention": a shutdown or restart; 08, a connection exception).
+pub(crate) fn session_ended(code: &str) -> bool {
+    code.starts_with("57P") || code.starts_with("08")
 }
 
 /// Whether `e` says the database could not be reached: a connection lost ([`connection_lost`]) or

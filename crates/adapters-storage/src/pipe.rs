@@ -170,8 +170,9 @@ impl PgPipe {
             Ok(rows) => rows,
             Err(e) => {
                 lane.forget(sql);
-                debug_assert!(lost(&e), "a pipelined read failed: {e} ({sql})");
-                if lost(&e) && e.code().is_none_or(|c| c.code() != "0A000") {
+                let gone = lost(&e);
+                debug_assert!(gone || stale(&e), "a pipelined read failed: {e} ({sql})");
+                if gone {
                     // The server may have restarted: the pool's connections may be gone too.
                     crate::db::note_connection_lost();
                 }
@@ -277,16 +278,17 @@ impl Lane {
 /// A read slower than this is logged at info, as the pool logs its statements.
 const SLOW: Duration = Duration::from_secs(1);
 
-/// Whether `e` is the connection lost or the server going away (SQLSTATE classes 08 and 57P), or a
-/// prepared statement that no longer fits its tables (0A000, after a migration): what any build can
-/// meet, unlike a statement PostgreSQL refuses.
+/// Whether `e` is the connection lost or the server going away (as the pool tells it,
+/// [`crate::db::session_ended`]).
 fn lost(e: &tokio_postgres::Error) -> bool {
     e.is_closed()
         || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>())
-        || e.code().is_some_and(|c| {
-            let c = c.code();
-            c.starts_with("08") || c.starts_with("57P") || c == "0A000"
-        })
+        || e.code().is_some_and(|c| crate::db::session_ended(c.code()))
+}
+
+/// Whether `e` is a prepared statement that no longer fits its tables (0A000, after a migration).
+fn stale(e: &tokio_postgres::Error) -> bool {
+    e.code().is_some_and(|c| c.code() == "0A000")
 }
 
 /// A statement's value and the type it is sent as.

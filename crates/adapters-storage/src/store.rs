@@ -146,7 +146,8 @@ impl SeaOrmStore {
     }
 
     /// Every row of a short public read: on the calling thread when the store is a SQLite file (see
-    /// [`crate::inline`]), else — or when the file is locked — through the pool.
+    /// [`crate::inline`]), on the read pipe on PostgreSQL (see [`crate::pipe`]), else — or when the
+    /// file is locked, or no lane of the pipe can be had — through the pool.
     pub(crate) async fn short_read<T>(&self, stmt: Statement) -> RepoResult<Vec<T>>
     where
         T: FromQueryResult + crate::inline::FromSqliteRow + crate::pipe::FromPgRow,
