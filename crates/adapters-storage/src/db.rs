@@ -23,6 +23,9 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbErr> {
     connect_with(url, None).await
 }
 
+/// A statement that ran this long is logged at info, on the pool and on the read pipe alike.
+pub(crate) const SLOW_STATEMENT: Duration = Duration::from_secs(1);
+
 /// [`connect`] with a pool of at most `max_connections` (`None`: 16 on PostgreSQL, 8 on SQLite).
 ///
 /// On a small machine shared with PostgreSQL a smaller pool trades throughput for a shorter tail:
@@ -36,7 +39,7 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
     // second at info: neither shows at the default level, so bulk loads and tests stay quiet.
     opts.sqlx_logging(true)
         .sqlx_logging_level(log::LevelFilter::Debug)
-        .sqlx_slow_statements_logging_settings(log::LevelFilter::Info, Duration::from_secs(1));
+        .sqlx_slow_statements_logging_settings(log::LevelFilter::Info, SLOW_STATEMENT);
     opts.connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
     if url.starts_with("sqlite:") {
         // A file has no server or proxy to drop a connection: no ping before each checkout (by default

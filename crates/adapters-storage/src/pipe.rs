@@ -180,9 +180,9 @@ impl PgPipe {
                 return None;
             }
         };
-        if started.elapsed() >= SLOW {
-            // As the pool's statement log does for its own.
-            tracing::info!(elapsed_ms = started.elapsed().as_millis() as u64, sql, "slow pipelined read");
+        let elapsed = started.elapsed();
+        if elapsed >= crate::db::SLOW_STATEMENT {
+            tracing::info!(elapsed_ms = elapsed.as_millis() as u64, sql, "slow pipelined read");
         }
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
@@ -274,9 +274,6 @@ impl Lane {
         self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner).len()
     }
 }
-
-/// A read slower than this is logged at info, as the pool logs its statements.
-const SLOW: Duration = Duration::from_secs(1);
 
 /// Whether `e` is the connection lost or the server going away (as the pool tells it,
 /// [`crate::db::session_ended`]).
