@@ -681,6 +681,7 @@ impl SeaOrmStore {
         status: StatusFilter,
         page: PageRequest,
     ) -> RepoResult<Paged<ListingSummary>> {
+        let _slot = self.search_slot().await?;
         let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
         let search = |q: &mut RawQuery, candidates: i64| {
             q.sql("listing_text_search(to_tsquery('english', ")
@@ -948,6 +949,12 @@ impl ListingRepository for SeaOrmStore {
         // through the count cache).
         let unfiltered = s.is_unfiltered();
         let week = s.only_launch_week();
+        // A week in the order of an index (live by votes: `(status, launch_week, votes_count)`; upcoming
+        // by id: `(status, launch_week, id)`) reads the page's rows alone, like an unfiltered list; in
+        // another order it sorts every listing of the week. Any other list is a search: it waits for
+        // a slot on PostgreSQL.
+        let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
+        let _slot = if (unfiltered || week.is_some()) && bounded { None } else { self.search_slot().await? };
         let counted = if unfiltered || week.is_some() { 0 } else { self.count(&count).await? };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
@@ -1015,10 +1022,7 @@ impl ListingRepository for SeaOrmStore {
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
-        // A week in the order of an index (live by votes: `(status, launch_week, votes_count)`; upcoming
-        // by id: `(status, launch_week, id)`) reads the page's rows alone, like an unfiltered list; in
-        // another order it sorts every listing of the week, so it stays on the pool.
-        let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
+        // A bounded read goes where the short reads go; a week in another order stays on the pool.
         let rows = if bounded {
             self.short_read::<Counted<SummaryRow>>(q.build()).await?
         } else {

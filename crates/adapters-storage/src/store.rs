@@ -23,6 +23,26 @@ pub struct SeaOrmStore {
     /// Short reads of PostgreSQL pipelined on a few shared connections (see [`crate::pipe`]); `None`
     /// on SQLite and until [`SeaOrmStore::with_read_pipe`].
     pipe: Option<Arc<crate::pipe::PgPipe>>,
+    /// Searches let into PostgreSQL at once, first come first served (see
+    /// [`SeaOrmStore::with_search_slots`]); `None` on SQLite.
+    searches: Option<SearchSlots>,
+}
+
+/// The slots of [`SeaOrmStore::with_search_slots`] and how long a search waits for one.
+#[derive(Debug, Clone)]
+struct SearchSlots {
+    slots: Arc<tokio::sync::Semaphore>,
+    wait: Duration,
+}
+
+/// How long a search waits for a slot before it is answered "busy": the pool's own wait for a
+/// connection ([`crate::db::connect_with`]).
+pub const SEARCH_SLOT_WAIT: Duration = Duration::from_secs(10);
+
+/// Searches let into PostgreSQL at once unless configured: one per core of this machine, and one
+/// more so that a core is not left idle while a finished search's rows travel back.
+pub fn default_search_slots() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get) + 1
 }
 
 /// The category tree and when it was read.
@@ -41,7 +61,44 @@ impl SeaOrmStore {
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
-        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None }
+        let searches = (db.get_database_backend() == sea_orm::DbBackend::Postgres).then(|| SearchSlots {
+            slots: Arc::new(tokio::sync::Semaphore::new(default_search_slots())),
+            wait: SEARCH_SLOT_WAIT,
+        });
+        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches }
+    }
+
+    /// On PostgreSQL, lets at most `slots` searches (text searches, and lists whose filters or order
+    /// the indexes do not bound) run in the database at once; the others wait their turn, first come
+    /// first served, for at most `wait`, then are answered "busy" (a 503). Each such search costs
+    /// PostgreSQL milliseconds of CPU: more at once than it has cores only shares those cores
+    /// out, so every search ends later, and the short reads beside them (a profile, a board) queue
+    /// behind them for the pool's connections and the CPU. Measured on 2 cores (100k listings, 32
+    /// connections searching): a profile read's p50 64 ms and p99 116 ms with every search let in,
+    /// 5.0 and 17 ms with 3 slots (docs/BENCHMARKS.md). By default [`default_search_slots`] and
+    /// [`SEARCH_SLOT_WAIT`]. A no-op on SQLite, whose searches run on the calling thread (its text
+    /// searches) or its own pool.
+    #[must_use]
+    pub fn with_search_slots(mut self, slots: usize, wait: Duration) -> Self {
+        if self.backend() == DbBackend::Postgres {
+            self.searches = Some(SearchSlots { slots: Arc::new(tokio::sync::Semaphore::new(slots.max(1))), wait });
+        }
+        self
+    }
+
+    /// A slot for a search in PostgreSQL, held until the permit drops (see
+    /// [`SeaOrmStore::with_search_slots`]); `None` on SQLite. Unavailable (a 503) when none came free
+    /// in time.
+    pub(crate) async fn search_slot(&self) -> RepoResult<Option<tokio::sync::SemaphorePermit<'_>>> {
+        let Some(s) = &self.searches else { return Ok(None) };
+        match tokio::time::timeout(s.wait, s.slots.acquire()).await {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            // The semaphore is never closed.
+            Ok(Err(_)) => Ok(None),
+            Err(_) => Err(RepoError::Unavailable(
+                format!("every search slot stayed taken for {} s", s.wait.as_secs_f64()).into(),
+            )),
+        }
     }
 
     /// Keeps the totals of paged reads (`COUNT(*)` over a search, a board, a week) for `ttl`, so a

@@ -14,6 +14,12 @@ pub struct DatabaseArgs {
     /// its `max_connections` (100 by default).
     #[arg(long, env = "LAUNCHDIR_DATABASE_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub database_max_connections: Option<u32>,
+
+    /// PostgreSQL: the most searches (text searches, lists by a filter) this process runs in the
+    /// database at once, 1 to 1 000 (unset: this machine's cores plus one); the others wait their
+    /// turn, up to 10 s. Raise it when PostgreSQL has more cores than this machine.
+    #[arg(long, env = "LAUNCHDIR_DATABASE_SEARCH_SLOTS", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub database_search_slots: Option<u32>,
 }
 
 /// The sender of emails unless `LAUNCHDIR_MAIL_FROM` says otherwise.
@@ -216,6 +222,12 @@ mod tests {
             let flag = format!("--database-max-connections={refused}");
             let e = Cli::try_parse_from(["x", flag.as_str()]).unwrap_err().to_string();
             assert!(e.contains("--database-max-connections"), "{refused}: {e}");
+        }
+        assert_eq!(c.serve.db.database_search_slots, None, "the machine's cores plus one unless set");
+        for (given, ok) in [("0", false), ("1", true), ("1000", true), ("1001", false), ("few", false)] {
+            let flag = format!("--database-search-slots={given}");
+            let parsed = Cli::try_parse_from(["x", flag.as_str()]).map(|c| crate::Setup::serving(&c.serve, "http://x"));
+            assert_eq!(parsed.ok().and_then(|s| s.search_slots), ok.then(|| given.parse().unwrap()), "{flag}");
         }
         let c = Cli::try_parse_from(["x", "--public-url", "https://launch.example/"]).unwrap();
         assert_eq!(c.serve.public_url("127.0.0.1:8080"), "https://launch.example");

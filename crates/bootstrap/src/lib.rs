@@ -29,6 +29,9 @@ pub struct Setup {
     pub database_url: String,
     /// The most connections the pool opens (`None`: the store's default, see [`db::connect_with`]).
     pub max_connections: Option<u32>,
+    /// The most searches let into PostgreSQL at once (`None`: the store's default, see
+    /// [`SeaOrmStore::with_search_slots`]).
+    pub search_slots: Option<u32>,
     /// How long the totals of paged reads are kept (the read-cache TTL; zero keeps them exact).
     pub count_ttl: std::time::Duration,
     pub outbound: OutboundArgs,
@@ -62,7 +65,11 @@ impl Setup {
 
     /// [`Setup::new`] for the database the flags name, with the pool size they set.
     pub fn for_database(db: &crate::DatabaseArgs) -> Self {
-        Self { max_connections: db.database_max_connections, ..Self::new(&db.database_url) }
+        Self {
+            max_connections: db.database_max_connections,
+            search_slots: db.database_search_slots,
+            ..Self::new(&db.database_url)
+        }
     }
 
     /// The database at `database_url`, every total counted exactly, outbound settings at their
@@ -71,6 +78,7 @@ impl Setup {
         Self {
             database_url: database_url.to_owned(),
             max_connections: None,
+            search_slots: None,
             count_ttl: std::time::Duration::ZERO,
             outbound: OutboundArgs::default(),
             public_url: "http://localhost".into(),
@@ -107,12 +115,24 @@ impl App {
     /// Without a usable system DNS configuration, DNS claims say so instead of the service refusing to
     /// start. Does not migrate.
     pub async fn open(setup: Setup) -> anyhow::Result<Self> {
-        let Setup { database_url, max_connections, count_ttl, outbound: args, public_url, secrets: secret_args, clock } =
-            setup;
+        let Setup {
+            database_url,
+            max_connections,
+            search_slots,
+            count_ttl,
+            outbound: args,
+            public_url,
+            secrets: secret_args,
+            clock,
+        } = setup;
         let conn = db::connect_with(&database_url, max_connections)
             .await
             .with_context(|| format!("cannot open the database at {}", redact(&database_url)))?;
-        let sea = Arc::new(SeaOrmStore::new(conn).with_count_cache(count_ttl).with_read_pipe(&database_url));
+        let mut store = SeaOrmStore::new(conn).with_count_cache(count_ttl).with_read_pipe(&database_url);
+        if let Some(n) = search_slots {
+            store = store.with_search_slots(n as usize, adapters_storage::SEARCH_SLOT_WAIT);
+        }
+        let sea = Arc::new(store);
         let fetcher =
             Self::fetcher(&user_agent(&public_url), &args.crawler_allowed_hosts)?.refusing_own(&[public_url.as_str()]);
         let allowed_hosts: Vec<String> =

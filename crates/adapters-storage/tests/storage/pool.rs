@@ -382,3 +382,77 @@ async fn read_pipe_connections_the_server_closed_are_opened_again() {
     assert!(!after.is_empty(), "the pipe opened again");
     assert!(after.iter().all(|pid| !before.contains(pid)), "no closed connection kept: {before:?} then {after:?}");
 }
+
+/// Sessions of `t`'s database waiting for a lock inside the text search.
+async fn searches_waiting(db: &DatabaseConnection) -> i64 {
+    let row = db
+        .query_one_raw(Statement::from_string(
+            DbBackend::Postgres,
+            "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
+             AND wait_event_type = 'Lock' AND query LIKE '%listing_text_search(%'",
+        ))
+        .await
+        .expect("pg_stat_activity")
+        .expect("a row");
+    row.try_get::<i64>("", "n").expect("n")
+}
+
+/// At most `slots` searches run in PostgreSQL at once; the others wait their turn in the service,
+/// then are answered, and a search that waits longer than it may is answered "busy". The searches are
+/// held in PostgreSQL by a lock on the search table, so the test sees how many got in. Without the
+/// slots all six were in PostgreSQL at once, taking six of the pool's connections and sharing the
+/// database's cores.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
+    use domain::paging::PageRequest;
+    use domain::ports::ListingRepository;
+    let Some(t) = crate::harness::postgres().await else { return };
+    live_listings(&t, (0..5).map(|i| format!("Slotted {i}"))).await;
+    let store = t.store.clone().with_search_slots(2, Duration::from_secs(30));
+    let watcher = one_connection(t.url()).await;
+    let search = || {
+        let store = store.clone();
+        tokio::spawn(
+            async move { store.search_listings(&crate::search(Some("slotted")), PageRequest::default()).await },
+        )
+    };
+
+    let locker = one_connection(t.url()).await;
+    let txn = locker.begin().await.expect("begin");
+    txn.execute_unprepared("LOCK TABLE listing_search IN ACCESS EXCLUSIVE MODE").await.expect("lock");
+    let searches: Vec<_> = (0..6).map(|_| search()).collect();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while searches_waiting(&watcher).await < 2 {
+        assert!(std::time::Instant::now() < deadline, "two searches reach the lock");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(searches_waiting(&watcher).await, 2, "only the slots' searches are in PostgreSQL");
+    txn.commit().await.expect("release");
+    for s in searches {
+        let page = s.await.expect("joined").expect("answered once a slot came free");
+        assert_eq!(page.total, 5, "{page:?}");
+    }
+
+    // One slot, held by a search the lock stops: the next waits its 300 ms and is answered busy.
+    let store = t.store.clone().with_search_slots(1, Duration::from_millis(300));
+    let txn = locker.begin().await.expect("begin");
+    txn.execute_unprepared("LOCK TABLE listing_search IN ACCESS EXCLUSIVE MODE").await.expect("lock");
+    let held = {
+        let store = store.clone();
+        tokio::spawn(
+            async move { store.search_listings(&crate::search(Some("slotted")), PageRequest::default()).await },
+        )
+    };
+    while searches_waiting(&watcher).await < 1 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let started = std::time::Instant::now();
+    let busy = store.search_listings(&crate::search(Some("slotted")), PageRequest::default()).await;
+    assert!(matches!(busy, Err(domain::ports::RepoError::Unavailable(_))), "{busy:?}");
+    assert!(started.elapsed() >= Duration::from_millis(300), "waited its turn first");
+    // Reads that are not searches do not wait for a slot.
+    assert!(store.live_listing_id(&crate::slug("slotted-0")).await.expect("a short read").is_some());
+    txn.commit().await.expect("release");
+    assert_eq!(held.await.expect("joined").expect("answered").total, 5);
+}

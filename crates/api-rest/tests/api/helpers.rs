@@ -71,7 +71,11 @@ pub async fn spawn_app_configured(
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let mut args = bootstrap::ServeArgs {
         bind: listener.local_addr().unwrap().to_string(),
-        db: bootstrap::DatabaseArgs { database_url: db.url.clone(), database_max_connections: None },
+        db: bootstrap::DatabaseArgs {
+            database_url: db.url.clone(),
+            database_max_connections: None,
+            database_search_slots: None,
+        },
         public_url: None,
         demo_data,
         no_mcp: false,
