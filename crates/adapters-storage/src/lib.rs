@@ -28,4 +28,4 @@ mod sql;
 mod store;
 mod throttles;
 
-pub use store::{PoolStats, SEARCH_SLOT_WAIT, SeaOrmStore, default_search_slots};
+pub use store::{PoolStats, SEARCH_SLOT_WAIT, SeaOrmStore, SearchSlotStats, default_search_slots};

@@ -28,11 +28,43 @@ pub struct SeaOrmStore {
     searches: Option<SearchSlots>,
 }
 
-/// The slots of [`SeaOrmStore::with_search_slots`] and how long a search waits for one.
+/// The slots of [`SeaOrmStore::with_search_slots`], how long a search waits for one, and what the
+/// operator's metrics read of them.
 #[derive(Debug, Clone)]
 struct SearchSlots {
     slots: Arc<tokio::sync::Semaphore>,
+    size: usize,
     wait: Duration,
+    /// Searches asking for a slot now.
+    waiting: Arc<std::sync::atomic::AtomicUsize>,
+    /// Searches answered busy since start.
+    busy: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl SearchSlots {
+    fn new(size: usize, wait: Duration) -> Self {
+        let size = size.max(1);
+        Self {
+            slots: Arc::new(tokio::sync::Semaphore::new(size)),
+            size,
+            wait,
+            waiting: Arc::default(),
+            busy: Arc::default(),
+        }
+    }
+}
+
+/// How the search slots are used now, for the operator's metrics; all zero on SQLite.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchSlotStats {
+    /// The most searches let into the database at once.
+    pub slots: u32,
+    /// Searches in the database now.
+    pub in_use: u32,
+    /// Searches waiting for a slot now.
+    pub waiting: u32,
+    /// Searches answered busy since start (none came free in time).
+    pub busy_total: u64,
 }
 
 /// How long a search waits for a slot before it is answered "busy": the pool's own wait for a
@@ -61,10 +93,8 @@ impl SeaOrmStore {
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
-        let searches = (db.get_database_backend() == sea_orm::DbBackend::Postgres).then(|| SearchSlots {
-            slots: Arc::new(tokio::sync::Semaphore::new(default_search_slots())),
-            wait: SEARCH_SLOT_WAIT,
-        });
+        let searches = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
+            .then(|| SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT));
         Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches }
     }
 
@@ -81,7 +111,7 @@ impl SeaOrmStore {
     #[must_use]
     pub fn with_search_slots(mut self, slots: usize, wait: Duration) -> Self {
         if self.backend() == DbBackend::Postgres {
-            self.searches = Some(SearchSlots { slots: Arc::new(tokio::sync::Semaphore::new(slots.max(1))), wait });
+            self.searches = Some(SearchSlots::new(slots, wait));
         }
         self
     }
@@ -90,14 +120,42 @@ impl SeaOrmStore {
     /// [`SeaOrmStore::with_search_slots`]); `None` on SQLite. Unavailable (a 503) when none came free
     /// in time.
     pub(crate) async fn search_slot(&self) -> RepoResult<Option<tokio::sync::SemaphorePermit<'_>>> {
+        use std::sync::atomic::Ordering;
+        /// Counts a search as waiting until it has its slot, its time is up, or its request is dropped.
+        struct Waiting<'a>(&'a std::sync::atomic::AtomicUsize);
+        impl Drop for Waiting<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::Relaxed);
+            }
+        }
         let Some(s) = &self.searches else { return Ok(None) };
-        match tokio::time::timeout(s.wait, s.slots.acquire()).await {
+        s.waiting.fetch_add(1, Ordering::Relaxed);
+        let waiting = Waiting(&s.waiting);
+        let got = tokio::time::timeout(s.wait, s.slots.acquire()).await;
+        drop(waiting);
+        match got {
             Ok(Ok(permit)) => Ok(Some(permit)),
             // The semaphore is never closed.
             Ok(Err(_)) => Ok(None),
-            Err(_) => Err(RepoError::Unavailable(
-                format!("every search slot stayed taken for {} s", s.wait.as_secs_f64()).into(),
-            )),
+            Err(_) => {
+                s.busy.fetch_add(1, Ordering::Relaxed);
+                Err(RepoError::Unavailable(
+                    format!("every search slot stayed taken for {} s", s.wait.as_secs_f64()).into(),
+                ))
+            }
+        }
+    }
+
+    /// How the search slots are used now (see [`SeaOrmStore::with_search_slots`]).
+    pub fn search_slot_stats(&self) -> SearchSlotStats {
+        use std::sync::atomic::Ordering;
+        let Some(s) = &self.searches else { return SearchSlotStats::default() };
+        let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        SearchSlotStats {
+            slots: as_u32(s.size),
+            in_use: as_u32(s.size.saturating_sub(s.slots.available_permits())),
+            waiting: as_u32(s.waiting.load(Ordering::Relaxed)),
+            busy_total: s.busy.load(Ordering::Relaxed),
         }
     }
 

@@ -48,6 +48,12 @@ pub struct Snapshot {
     pub db_open: u32,
     pub db_idle: u32,
     pub db_max: u32,
+    /// PostgreSQL's search slots: how many, in use and waited for now, and searches answered busy
+    /// since start (all zero on SQLite).
+    pub search_slots: u32,
+    pub search_slots_in_use: u32,
+    pub searches_waiting: u32,
+    pub searches_busy: u64,
     /// Log lines dropped since start because standard error was read more slowly than they came.
     pub log_lines_dropped: u64,
 }
@@ -60,6 +66,9 @@ pub struct Metrics {
     cache_hits: Counter,
     cache_misses: Counter,
     log_lines_dropped: Counter,
+    searches_busy: Counter,
+    /// What the busy searches' count last showed.
+    busy_seen: AtomicU64,
     /// What the cache counters last showed, so a scrape adds only what happened since.
     cache_seen: (AtomicU64, AtomicU64),
     /// What the dropped-lines count last showed.
@@ -73,6 +82,9 @@ pub struct Metrics {
     db_open: Gauge,
     db_idle: Gauge,
     db_max: Gauge,
+    search_slots: Gauge,
+    search_slots_in_use: Gauge,
+    searches_waiting: Gauge,
     /// (method, route pattern) → operationId, for the operations of the registry.
     operations: HashMap<(String, String), &'static str>,
 }
@@ -173,6 +185,31 @@ impl Metrics {
                 "The most database connections the pool opens",
                 Gauge::default(),
             ),
+            search_slots: registered(
+                &mut r,
+                "db_search_slots",
+                "The most searches this instance lets into PostgreSQL at once (0 on SQLite)",
+                Gauge::default(),
+            ),
+            search_slots_in_use: registered(
+                &mut r,
+                "db_search_slots_in_use",
+                "Searches of this instance in PostgreSQL now",
+                Gauge::default(),
+            ),
+            searches_waiting: registered(
+                &mut r,
+                "db_searches_waiting",
+                "Searches waiting for a slot now",
+                Gauge::default(),
+            ),
+            searches_busy: registered(
+                &mut r,
+                "db_searches_busy",
+                "Searches answered busy (503) because no slot came free in time",
+                Counter::default(),
+            ),
+            busy_seen: AtomicU64::new(0),
             operations,
             registry: r,
         }
@@ -207,6 +244,7 @@ impl Metrics {
         advance(&self.cache_hits, &self.cache_seen.0, s.cache_hits);
         advance(&self.cache_misses, &self.cache_seen.1, s.cache_misses);
         advance(&self.log_lines_dropped, &self.log_seen, s.log_lines_dropped);
+        advance(&self.searches_busy, &self.busy_seen, s.searches_busy);
         let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.jobs_queued.set(as_i64(s.jobs.queued));
         self.jobs_due.set(as_i64(s.jobs.due));
@@ -217,6 +255,9 @@ impl Metrics {
         self.db_open.set(i64::from(s.db_open));
         self.db_idle.set(i64::from(s.db_idle));
         self.db_max.set(i64::from(s.db_max));
+        self.search_slots.set(i64::from(s.search_slots));
+        self.search_slots_in_use.set(i64::from(s.search_slots_in_use));
+        self.searches_waiting.set(i64::from(s.searches_waiting));
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
             tracing::error!(error = %e, "metrics could not be encoded");

@@ -43,6 +43,7 @@ async fn scrape(state: &State, metrics: &Metrics) -> HttpResponse {
         Default::default()
     });
     let pool = state.app.sea_orm().pool_stats();
+    let slots = state.app.sea_orm().search_slot_stats();
     let snapshot = Snapshot {
         cache_hits,
         cache_misses,
@@ -53,6 +54,10 @@ async fn scrape(state: &State, metrics: &Metrics) -> HttpResponse {
         db_open: pool.open,
         db_idle: pool.idle,
         db_max: pool.max,
+        search_slots: slots.slots,
+        search_slots_in_use: slots.in_use,
+        searches_waiting: slots.waiting,
+        searches_busy: slots.busy_total,
         log_lines_dropped: bootstrap::telemetry::dropped_lines(),
     };
     HttpResponse::Ok().content_type(CONTENT_TYPE).body(metrics.render(&snapshot))

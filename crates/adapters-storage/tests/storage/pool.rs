@@ -428,6 +428,9 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(searches_waiting(&watcher).await, 2, "only the slots' searches are in PostgreSQL");
+    let seen = store.search_slot_stats();
+    let expected = adapters_storage::SearchSlotStats { slots: 2, in_use: 2, waiting: 4, busy_total: 0 };
+    assert_eq!(seen, expected, "what the operator's metrics read");
     txn.commit().await.expect("release");
     for s in searches {
         let page = s.await.expect("joined").expect("answered once a slot came free");
@@ -451,6 +454,9 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
     let busy = store.search_listings(&crate::search(Some("slotted")), PageRequest::default()).await;
     assert!(matches!(busy, Err(domain::ports::RepoError::Unavailable(_))), "{busy:?}");
     assert!(started.elapsed() >= Duration::from_millis(300), "waited its turn first");
+    let seen = store.search_slot_stats();
+    let expected = adapters_storage::SearchSlotStats { slots: 1, in_use: 1, waiting: 0, busy_total: 1 };
+    assert_eq!(seen, expected, "the busy answer counted, and no longer waiting");
     // Reads that are not searches do not wait for a slot.
     assert!(store.live_listing_id(&crate::slug("slotted-0")).await.expect("a short read").is_some());
     txn.commit().await.expect("release");
