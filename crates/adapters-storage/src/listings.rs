@@ -951,10 +951,12 @@ impl ListingRepository for SeaOrmStore {
         let week = s.only_launch_week();
         // A week in the order of an index (live by votes: `(status, launch_week, votes_count)`; upcoming
         // by id: `(status, launch_week, id)`) reads the page's rows alone, like an unfiltered list; in
-        // another order it sorts every listing of the week. Any other list is a search: it waits for
-        // a slot on PostgreSQL.
+        // another order it sorts every listing of the week. Today's launches (the home page's) read
+        // a day's rows through `(status, launched_at)`. Any other list is a search: it waits for a
+        // slot on PostgreSQL.
         let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
-        let _slot = if (unfiltered || week.is_some()) && bounded { None } else { self.search_slot().await? };
+        let short = ((unfiltered || week.is_some()) && bounded) || s.only_launched_since().is_some();
+        let _slot = if short { None } else { self.search_slot().await? };
         let counted = if unfiltered || week.is_some() { 0 } else { self.count(&count).await? };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {

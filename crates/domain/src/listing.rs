@@ -806,13 +806,22 @@ impl ListingSearch {
         self.launch_week.filter(|_| self.unfiltered_but_the_week())
     }
 
+    /// The instant when it is the only filter (today's launches: launched since midnight). Such a list
+    /// reads as many rows as have launched since, a day's worth however large the directory.
+    pub fn only_launched_since(&self) -> Option<DateTime<Utc>> {
+        self.launched_since.filter(|_| self.launch_week.is_none() && self.no_words_or_filter_but_dates())
+    }
+
     fn unfiltered_but_the_week(&self) -> bool {
+        self.launched_since.is_none() && self.no_words_or_filter_but_dates()
+    }
+
+    fn no_words_or_filter_but_dates(&self) -> bool {
         self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
             && self.category.is_none()
             && self.stage.is_none()
             && self.country.is_none()
             && self.pricing_model.is_none()
-            && self.launched_since.is_none()
             && self.domain.is_none()
     }
 }
@@ -1145,5 +1154,19 @@ mod tests {
         assert_eq!(SearchSort::parse("hot").unwrap_err().field, "sort");
         assert_eq!(StatusFilter::parse("upcoming").unwrap(), StatusFilter::Upcoming);
         assert!(StatusFilter::parse("draft").is_err());
+    }
+
+    #[test]
+    fn today_is_the_launch_instant_alone() {
+        let midnight = chrono::Utc::now().date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
+        let today = ListingSearch { launched_since: Some(midnight), sort: SearchSort::Votes, ..Default::default() };
+        assert_eq!(today.only_launched_since(), Some(midnight));
+        assert!(!today.is_unfiltered() && today.only_launch_week().is_none());
+        let worded = ListingSearch { q: Some(SearchText::parse("rockets").unwrap()), ..today.clone() };
+        assert_eq!(worded.only_launched_since(), None, "words make it a search");
+        let weekly = ListingSearch { launch_week: Some(LaunchWeek::of(midnight)), ..today.clone() };
+        assert_eq!(weekly.only_launched_since(), None);
+        assert_eq!(weekly.only_launch_week(), None, "two date filters are neither alone");
+        assert_eq!(ListingSearch::default().only_launched_since(), None);
     }
 }

@@ -457,8 +457,16 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
     let seen = store.search_slot_stats();
     let expected = adapters_storage::SearchSlotStats { slots: 1, in_use: 1, waiting: 0, busy_total: 1 };
     assert_eq!(seen, expected, "the busy answer counted, and no longer waiting");
-    // Reads that are not searches do not wait for a slot.
+    // Reads that are not searches do not wait for a slot: a short read, and today's launches (the
+    // home page's list, a day's rows).
     assert!(store.live_listing_id(&crate::slug("slotted-0")).await.expect("a short read").is_some());
+    let midnight = chrono::Utc::now().date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
+    let today = domain::listing::ListingSearch {
+        launched_since: Some(midnight),
+        sort: domain::listing::SearchSort::Votes,
+        ..Default::default()
+    };
+    store.search_listings(&today, PageRequest::default()).await.expect("today's launches, no slot needed");
     txn.commit().await.expect("release");
     assert_eq!(held.await.expect("joined").expect("answered").total, 5);
 }
