@@ -447,7 +447,9 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
             async move { store.search_listings(&crate::search(Some("slotted")), PageRequest::default()).await },
         )
     };
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while searches_waiting(&watcher).await < 1 {
+        assert!(std::time::Instant::now() < deadline, "the held search reaches the lock");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let started = std::time::Instant::now();
