@@ -189,17 +189,19 @@ fn lost_since(age: Duration) -> bool {
 /// run inside one transaction holding a transaction-scoped advisory lock, so one instance migrates
 /// while the others wait and then find nothing to do. (A session-level lock would be wrong here: taken
 /// and released through a pool, lock and unlock can land on different connections and the lock is
-/// never released.)
+/// never released.) On SQLite too the pending migrations run in one transaction: sea-orm-migration runs
+/// SQLite's without one, so a start stopped between a migration's statements (Ctrl-C during the first
+/// start) left a column added but the migration unrecorded, and every later start failed on it
+/// ("duplicate column name"). SQLite's schema changes are transactional; none of ours needs to run
+/// outside a transaction (no `PRAGMA foreign_keys`, no `VACUUM`).
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbErr> {
+    let txn = db.begin().await?;
     if db.get_database_backend() == DbBackend::Postgres {
-        let txn = db.begin().await?;
         unbounded_lock_wait(&txn).await?;
         txn.execute_unprepared("SELECT pg_advisory_xact_lock(7262021)").await?;
-        Migrator::up(&txn, None).await?;
-        txn.commit().await?;
-    } else {
-        Migrator::up(db, None).await?;
     }
+    Migrator::up(&txn, None).await?;
+    txn.commit().await?;
     // A bulk load that was interrupted left its indexes unbuilt: build them before serving.
     let built = build_deferred_indexes(db).await?;
     if built > 0 {

@@ -472,3 +472,33 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
     txn.commit().await.expect("release");
     assert_eq!(held.await.expect("joined").expect("answered").total, 5);
 }
+
+/// A first start stopped part-way through the migrations (here: a migration that fails after its
+/// first statements) leaves the SQLite file as it was, so the next start applies every migration.
+/// Before, sea-orm-migration ran SQLite's migrations without a transaction: migration 10's columns
+/// stayed while it went unrecorded, and every later start failed with "duplicate column name".
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_migrations_stopped_part_way_leave_nothing_behind() {
+    let t = test_support::sqlite();
+    let db = adapters_storage::db::connect(&t.url).await.expect("connect");
+    // A table with the name of the index migration 10 creates after adding its three columns: the
+    // index cannot be created (tables and indexes share one namespace in SQLite).
+    db.execute_unprepared("CREATE TABLE ix_listings_status_week (x INTEGER)").await.expect("obstacle");
+    let failed = adapters_storage::db::migrate(&db).await;
+    assert!(failed.is_err(), "migration 10 cannot create its index");
+    let tables = db
+        .query_all_raw(Statement::from_string(
+            DbBackend::Sqlite,
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('listings', 'seaql_migrations')",
+        ))
+        .await
+        .expect("sqlite_master");
+    assert!(tables.is_empty(), "nothing of the stopped run stays: {} tables", tables.len());
+
+    db.execute_unprepared("DROP TABLE ix_listings_status_week").await.expect("obstacle gone");
+    adapters_storage::db::migrate(&db).await.expect("the next start applies every migration");
+    let listed = db
+        .query_one_raw(Statement::from_string(DbBackend::Sqlite, "SELECT COUNT(badge_checked_at) AS n FROM listings"))
+        .await;
+    assert!(listed.is_ok(), "migration 10's column is there once: {listed:?}");
+}
