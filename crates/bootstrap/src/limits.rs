@@ -134,10 +134,16 @@ mod cap {
 mod tests {
     use super::*;
 
-    /// The soft limit ends at the hard one, from a soft limit below it. (Each test is a process of
-    /// its own under nextest, so lowering this one's limit touches no other test.)
+    /// Held by the tests that change this process's open-file limit or need many files: under
+    /// `cargo test` (the README's command) the tests of a binary share one process and run at once,
+    /// and a burst of connections made while the other test had lowered the limit to 256 failed with
+    /// "Too many open files" (seen in CI).
+    static OPEN_FILES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// The soft limit ends at the hard one, from a soft limit below it.
     #[test]
     fn the_soft_limit_is_raised_to_the_hard_one_and_never_lowered() {
+        let _files = OPEN_FILES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let (_, hard) = rlimit::Resource::NOFILE.get().unwrap();
         let low = 256.min(hard);
         rlimit::Resource::NOFILE.set(low, hard).unwrap();
@@ -161,6 +167,7 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_burst_of_connections_waits_in_the_queue_instead_of_being_dropped() {
+        let _files = OPEN_FILES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
             .ok()
             .and_then(|s| s.trim().parse::<usize>().ok())
