@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 /// builds, the search terms' refresh) waits without this bound.
 pub const LOCK_WAIT: Duration = Duration::from_secs(10);
 
+/// How long a statement waits for one of the pool's connections before it is answered "unavailable".
+pub const CONNECTION_WAIT: Duration = Duration::from_secs(10);
+
 /// Opens a pool for `url` (`sqlite://file.db?mode=rwc` or `postgres://…`) of the default size. SQLite
 /// runs in WAL mode with a busy timeout so readers never block the writer and concurrent writers wait,
 /// not fail.
@@ -40,7 +43,7 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
     opts.sqlx_logging(true)
         .sqlx_logging_level(log::LevelFilter::Debug)
         .sqlx_slow_statements_logging_settings(log::LevelFilter::Info, SLOW_STATEMENT);
-    opts.connect_timeout(Duration::from_secs(5)).acquire_timeout(Duration::from_secs(10));
+    opts.connect_timeout(Duration::from_secs(5)).acquire_timeout(CONNECTION_WAIT);
     if url.starts_with("sqlite:") {
         // A file has no server or proxy to drop a connection: no ping before each checkout (by default
         // every acquire pays one extra round trip to the connection's worker thread).

@@ -68,8 +68,8 @@ pub struct SearchSlotStats {
 }
 
 /// How long a search waits for a slot before it is answered "busy": the pool's own wait for a
-/// connection ([`crate::db::connect_with`]).
-pub const SEARCH_SLOT_WAIT: Duration = Duration::from_secs(10);
+/// connection.
+pub const SEARCH_SLOT_WAIT: Duration = crate::db::CONNECTION_WAIT;
 
 /// Searches let into PostgreSQL at once unless configured: one per core of this machine, and one
 /// more so that a core is not left idle while a finished search's rows travel back.
