@@ -17,7 +17,7 @@ use domain::listing::{
 use domain::paging::{PageRequest, Paged};
 use domain::ports::{
     AwardRepository, BlogRepository, CategoryRepository, DirectoryImport, FounderRepository, ImportListing,
-    InterviewRepository, ListingRepository, ProductRepository, PublicChanges, RepoError, RepoResult,
+    ImportTransaction, InterviewRepository, ListingRepository, ProductRepository, PublicChanges, RepoError, RepoResult,
     SettingsRepository,
 };
 use domain::product::{Product, ProductCode};
@@ -391,12 +391,67 @@ impl CategoryRepository for MemoryStore {
 
 #[async_trait]
 impl DirectoryImport for MemoryStore {
+    async fn begin_import(&self) -> RepoResult<Box<dyn ImportTransaction + '_>> {
+        let st = self.lock()?;
+        Ok(Box::new(MemoryImport { store: self, seen: st.writes, copy: std::sync::Mutex::new(st.clone()) }))
+    }
+
     async fn is_empty(&self) -> RepoResult<bool> {
         ok(self.lock()?.listings.is_empty())
     }
+}
 
+/// An import's transaction on the memory store: it writes into a copy of the state, which its commit
+/// puts in place of the store's at once — unless anything wrote to the store meanwhile, when the
+/// commit is refused (`Conflict`) rather than lose that write. Dropped without a commit, the copy goes.
+struct MemoryImport<'a> {
+    store: &'a MemoryStore,
+    /// The store's write count when the copy was taken.
+    seen: u64,
+    copy: std::sync::Mutex<State>,
+}
+
+impl MemoryImport<'_> {
+    fn copy(&self) -> std::sync::MutexGuard<'_, State> {
+        self.copy.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[async_trait]
+impl ImportTransaction for MemoryImport<'_> {
     async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
-        let mut st = self.lock()?;
+        self.copy().import_founders(list)
+    }
+
+    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        self.copy().import_listings(list, now)
+    }
+
+    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {
+        self.copy().import_blog_posts(posts)
+    }
+
+    async fn import_awards(&self, list: &[Award]) -> RepoResult<usize> {
+        self.copy().import_awards(list)
+    }
+
+    async fn commit(self: Box<Self>) -> RepoResult<()> {
+        let mut live = self.store.lock()?;
+        if live.writes != self.seen {
+            return Err(RepoError::Conflict("the directory changed while the import was open; run it again".into()));
+        }
+        let writes = live.writes.wrapping_add(1);
+        *live = self.copy.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Counted as one write, so another import opened before this commit is refused at its own.
+        live.writes = writes;
+        Ok(())
+    }
+}
+
+/// The writes of an import, on the state they are given (the store's copy in a [`MemoryImport`]).
+impl State {
+    fn import_founders(&mut self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
+        let st = self;
         if let Some(f) = list.iter().find(|f| st.founders.iter().any(|x| x.slug == f.slug)) {
             return Err(RepoError::Conflict(format!("a founder with slug {} exists", f.slug)));
         }
@@ -419,8 +474,8 @@ impl DirectoryImport for MemoryStore {
         Ok(ids)
     }
 
-    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
-        let mut st = self.lock()?;
+    fn import_listings(&mut self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        let st = self;
         // Slugs are taken as given (an import is one transaction: a taken slug refuses all of it).
         if let Some(l) = list.iter().find(|l| st.listings.values().any(|r| r.listing.slug == l.listing.slug)) {
             return Err(RepoError::Conflict(format!("a listing with slug {} exists", l.listing.slug)));
@@ -460,8 +515,8 @@ impl DirectoryImport for MemoryStore {
         Ok(ids)
     }
 
-    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {
-        let mut st = self.lock()?;
+    fn import_blog_posts(&mut self, posts: &[NewBlogPost]) -> RepoResult<usize> {
+        let st = self;
         if let Some(p) = posts.iter().find(|p| st.blog.iter().any(|x| x.slug == p.slug)) {
             return Err(RepoError::Conflict(format!("a blog post with slug {} exists", p.slug)));
         }
@@ -482,8 +537,8 @@ impl DirectoryImport for MemoryStore {
         Ok(posts.len())
     }
 
-    async fn import_awards(&self, list: &[Award]) -> RepoResult<usize> {
-        let mut st = self.lock()?;
+    fn import_awards(&mut self, list: &[Award]) -> RepoResult<usize> {
+        let st = self;
         if let Some(a) = list.iter().find(|a| st.awards.iter().any(|x| x.week == a.week && x.rank == a.rank)) {
             return Err(RepoError::Conflict(format!("week {} has a rank {} award", a.week, a.rank.get())));
         }

@@ -61,13 +61,31 @@ impl MemoryStore {
 
     /// The state, for one atomic step. A panic in another holder does not poison the store: every
     /// step leaves the state whole before it can panic.
-    fn lock(&self) -> RepoResult<MutexGuard<'_, State>> {
+    fn lock(&self) -> RepoResult<StateGuard<'_>> {
         if self.broken.load(Ordering::SeqCst) {
             return Err(RepoError::Unexpected(
                 "the in-memory store was broken on purpose (MemoryStore::break_down)".into(),
             ));
         }
-        Ok(self.state.lock().unwrap_or_else(PoisonError::into_inner))
+        Ok(StateGuard(self.state.lock().unwrap_or_else(PoisonError::into_inner)))
+    }
+}
+
+/// The locked state. Every mutable access counts as a write ([`State::writes`]), so an import working
+/// on a copy (`directory::MemoryImport`) can tell whether anything changed the state meanwhile.
+struct StateGuard<'a>(MutexGuard<'a, State>);
+
+impl std::ops::Deref for StateGuard<'_> {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for StateGuard<'_> {
+    fn deref_mut(&mut self) -> &mut State {
+        self.0.writes = self.0.writes.wrapping_add(1);
+        &mut self.0
     }
 }
 
@@ -166,8 +184,10 @@ struct ClaimRow {
 }
 
 /// Everything stored, table by table, as the SQL schema has it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 struct State {
+    /// How many times the state was taken for writing ([`StateGuard`]).
+    writes: u64,
     /// The last id handed out per table (ids start at 1, as SQL sequences do).
     ids: HashMap<&'static str, i64>,
     listings: BTreeMap<ListingId, ListingRow>,

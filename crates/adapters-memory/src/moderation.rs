@@ -10,7 +10,7 @@ use domain::moderation::{AuditEntry, BlockedDomain, Hold, HoldCause, NewAuditEnt
 use domain::ports::{Blocked, ListingVersionOf, ModerationRepository, RepoResult, SuspensionEffect};
 
 /// Moderation's part of the state.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Moderation {
     holds: std::collections::HashMap<ListingId, Hold>,
     held_votes: Vec<VoteRow>,

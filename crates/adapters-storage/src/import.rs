@@ -1,5 +1,5 @@
 //! Bulk import of directory content (demo data, benchmark scale). Rows are written with explicit ids
-//! in multi-row INSERTs inside one transaction per call, which is what makes 100 000 listings load in
+//! in multi-row INSERTs inside the import's transaction, which is what makes 100 000 listings load in
 //! seconds rather than minutes; PostgreSQL sequences are moved past the imported ids afterwards.
 
 use crate::entity::{
@@ -16,7 +16,7 @@ use domain::blog::NewBlogPost;
 use domain::founder::NewFounder;
 use domain::ids::{FounderId, ListingId};
 use domain::listing::{CommunityRating, ListingStatus, trending};
-use domain::ports::{DirectoryImport, ImportListing, RepoResult};
+use domain::ports::{DirectoryImport, ImportListing, ImportTransaction, RepoResult};
 use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
@@ -164,63 +164,52 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
     Ok(())
 }
 
-impl SeaOrmStore {
-    /// Inserts `rows` in one transaction; returns how many.
-    async fn insert_all<A, E>(&self, rows: Vec<A>) -> RepoResult<usize>
-    where
-        A: ActiveModelTrait<Entity = E> + Send,
-        E: EntityTrait,
-    {
-        let n = rows.len();
-        let txn = self.begin_write().await?;
-        insert_chunked(&txn, rows).await.map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
-        Ok(n)
+/// Demo voter accounts `voter-N@voters.example` (never able to sign in: no password), created up to
+/// `n`; returns their ids in order.
+async fn demo_voters(txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) -> Result<Vec<i64>, DbErr> {
+    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
+    let existing: Vec<i64> = users::Entity::find()
+        .filter(users::Column::IsDemo.eq(true))
+        .order_by_asc(users::Column::Id)
+        .all(txn)
+        .await?
+        .into_iter()
+        .map(|u| u.id)
+        .collect();
+    if existing.len() >= n {
+        return Ok(existing);
     }
-
-    /// Demo voter accounts `voter-N@voters.example` (never able to sign in: no password), created up to
-    /// `n`; returns their ids in order.
-    async fn demo_voters(&self, txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) -> Result<Vec<i64>, DbErr> {
-        use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
-        let existing: Vec<i64> = users::Entity::find()
-            .filter(users::Column::IsDemo.eq(true))
-            .order_by_asc(users::Column::Id)
-            .all(txn)
-            .await?
-            .into_iter()
-            .map(|u| u.id)
-            .collect();
-        if existing.len() >= n {
-            return Ok(existing);
-        }
-        let mut id = next_id(txn, "users").await?;
-        let mut ids = existing;
-        let mut rows = Vec::new();
-        for i in ids.len()..n {
-            rows.push(users::ActiveModel {
-                id: Set(id),
-                email: Set(format!("voter-{i:05}@voters.example")),
-                password_hash: Set(None),
-                display_name: Set(format!("Voter {i}")),
-                is_admin: Set(false),
-                is_demo: Set(true),
-                created_at: Set(now.into()),
-                // Demo voters have no password and no mailbox; their votes are the demo's own.
-                email_verified_at: Set(None),
-                suspended_at: Set(None),
-                suspended_reason: Set(None),
-            });
-            ids.push(id);
-            id += 1;
-        }
-        insert_chunked(txn, rows).await?;
-        fix_sequence(txn, "users").await?;
-        Ok(ids)
+    let mut id = next_id(txn, "users").await?;
+    let mut ids = existing;
+    let mut rows = Vec::new();
+    for i in ids.len()..n {
+        rows.push(users::ActiveModel {
+            id: Set(id),
+            email: Set(format!("voter-{i:05}@voters.example")),
+            password_hash: Set(None),
+            display_name: Set(format!("Voter {i}")),
+            is_admin: Set(false),
+            is_demo: Set(true),
+            created_at: Set(now.into()),
+            // Demo voters have no password and no mailbox; their votes are the demo's own.
+            email_verified_at: Set(None),
+            suspended_at: Set(None),
+            suspended_reason: Set(None),
+        });
+        ids.push(id);
+        id += 1;
     }
+    insert_chunked(txn, rows).await?;
+    fix_sequence(txn, "users").await?;
+    Ok(ids)
 }
 
 #[async_trait]
 impl DirectoryImport for SeaOrmStore {
+    async fn begin_import(&self) -> RepoResult<Box<dyn ImportTransaction + '_>> {
+        Ok(Box::new(SeaOrmImport { txn: self.begin_write().await? }))
+    }
+
     async fn is_empty(&self) -> RepoResult<bool> {
         Ok(listings::Entity::find().count(&self.db).await.map_err(repo_err)? == 0)
     }
@@ -237,10 +226,19 @@ impl DirectoryImport for SeaOrmStore {
         domain::ports::ListingRepository::refresh_search_terms(self).await?;
         Ok(())
     }
+}
 
+/// An import's one transaction ([`DirectoryImport::begin_import`]); dropped without a commit, sqlx
+/// rolls it back.
+struct SeaOrmImport {
+    txn: DatabaseTransaction,
+}
+
+#[async_trait]
+impl ImportTransaction for SeaOrmImport {
     async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
-        let txn = self.begin_write().await?;
-        let first = next_id(&txn, "founders").await.map_err(repo_err)?;
+        let txn = &self.txn;
+        let first = next_id(txn, "founders").await.map_err(repo_err)?;
         let now = Utc::now();
         let rows = list
             .iter()
@@ -258,18 +256,17 @@ impl DirectoryImport for SeaOrmStore {
                 created_at: Set(now.into()),
             })
             .collect();
-        insert_chunked(&txn, rows).await.map_err(repo_err)?;
-        fix_sequence(&txn, "founders").await.map_err(repo_err)?;
-        txn.commit().await.map_err(repo_err)?;
+        insert_chunked(txn, rows).await.map_err(repo_err)?;
+        fix_sequence(txn, "founders").await.map_err(repo_err)?;
         Ok((0..list.len()).map(|i| FounderId::from_db(first + i as i64)).collect())
     }
 
     async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
-        let txn = self.begin_write().await?;
-        let by_set = triggers_off_for_import(&txn).await.map_err(repo_err)?;
+        let txn = &self.txn;
+        let by_set = triggers_off_for_import(txn).await.map_err(repo_err)?;
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
-        let voters = self.demo_voters(&txn, max_votes, now).await.map_err(repo_err)?;
-        let first = next_id(&txn, "listings").await.map_err(repo_err)?;
+        let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;
+        let first = next_id(txn, "listings").await.map_err(repo_err)?;
         let mut rows = Vec::with_capacity(list.len());
         let (mut cats, mut founders_rows, mut vote_rows, mut tally_rows, mut review_rows) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -383,22 +380,26 @@ impl DirectoryImport for SeaOrmStore {
                 });
             }
         }
-        insert_chunked(&txn, rows).await.map_err(repo_err)?;
-        fix_sequence(&txn, "listings").await.map_err(repo_err)?;
-        insert_chunked(&txn, cats).await.map_err(repo_err)?;
-        insert_chunked(&txn, founders_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, vote_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, tally_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, review_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, update_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, milestone_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, story_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, bill_rows).await.map_err(repo_err)?;
-        insert_chunked(&txn, dr_rows).await.map_err(repo_err)?;
-        if by_set && !list.is_empty() {
-            keep_by_set(&txn, first, first + list.len() as i64 - 1).await.map_err(repo_err)?;
+        insert_chunked(txn, rows).await.map_err(repo_err)?;
+        fix_sequence(txn, "listings").await.map_err(repo_err)?;
+        insert_chunked(txn, cats).await.map_err(repo_err)?;
+        insert_chunked(txn, founders_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, vote_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, tally_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, review_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, update_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, milestone_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, story_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, bill_rows).await.map_err(repo_err)?;
+        insert_chunked(txn, dr_rows).await.map_err(repo_err)?;
+        if by_set {
+            if !list.is_empty() {
+                keep_by_set(txn, first, first + list.len() as i64 - 1).await.map_err(repo_err)?;
+            }
+            // The rest of the import's transaction (its awards, its next batch's founders) runs its
+            // triggers again: only these listings' rows were kept by set.
+            txn.execute_unprepared("SET LOCAL session_replication_role = DEFAULT").await.map_err(repo_err)?;
         }
-        txn.commit().await.map_err(repo_err)?;
         Ok((0..list.len()).map(|i| ListingId::from_db(first + i as i64)).collect())
     }
 
@@ -417,7 +418,9 @@ impl DirectoryImport for SeaOrmStore {
                 ..Default::default()
             })
             .collect();
-        self.insert_all(rows).await
+        let n = rows.len();
+        insert_chunked(&self.txn, rows).await.map_err(repo_err)?;
+        Ok(n)
     }
 
     async fn import_awards(&self, list: &[Award]) -> RepoResult<usize> {
@@ -431,6 +434,12 @@ impl DirectoryImport for SeaOrmStore {
                 ..Default::default()
             })
             .collect();
-        self.insert_all(rows).await
+        let n = rows.len();
+        insert_chunked(&self.txn, rows).await.map_err(repo_err)?;
+        Ok(n)
+    }
+
+    async fn commit(self: Box<Self>) -> RepoResult<()> {
+        self.txn.commit().await.map_err(repo_err)
     }
 }

@@ -12,7 +12,8 @@ mod rng;
 use domain::award::{Award, launch_of_the_week};
 use domain::ids::ListingId;
 use domain::ports::{
-    CategoryRepository, DirectoryImport, InterviewRepository, ProductRepository, RepoError, SettingsRepository,
+    CategoryRepository, DirectoryImport, ImportTransaction, InterviewRepository, ProductRepository, RepoError,
+    SettingsRepository,
 };
 use domain::week::LaunchWeek;
 use generate::{DemoConfig, Generator};
@@ -72,22 +73,84 @@ fn batches(n: usize) -> impl Iterator<Item = std::ops::Range<usize>> {
 
 /// Loads demo content as [`load_demo`] does, as one bulk load: the store builds its secondary indexes
 /// once at the end instead of after every batch (`admin generate-demo`, at up to a million listings).
-/// The indexes are built also when the load fails.
+/// The indexes are built also when the load fails. Each batch is a transaction of its own (one for a
+/// million listings would hold the store's write lock, and its log, for the whole load): a load stopped
+/// part-way keeps the batches it wrote.
 pub async fn bulk_load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
 where
     S: CategoryRepository + DirectoryImport + ?Sized,
 {
     store.begin_bulk_load().await?;
-    let loaded = load_demo(store, cfg, with_blog).await;
+    let loaded = write_demo(store, &Writes::PerCall(store), cfg, with_blog).await;
     let built = store.end_bulk_load().await;
     let report = loaded?;
     built?;
     Ok(report)
 }
 
-/// Loads demo content. Categories must be seeded first. Awards are computed with the domain's rule
-/// from the generated votes of each past week.
+/// Loads demo content in one import transaction: all of it or, when the load fails or is stopped
+/// part-way (Ctrl-C during the first `serve --demo-data`), none of it, so the next start loads it
+/// whole. Categories must be seeded first. Awards are computed with the domain's rule from the
+/// generated votes of each past week.
 pub async fn load_demo<S>(store: &S, cfg: DemoConfig, with_blog: bool) -> Result<DemoReport, LoadError>
+where
+    S: CategoryRepository + DirectoryImport + ?Sized,
+{
+    let writes = Writes::<S>::Together(store.begin_import().await?);
+    let report = write_demo(store, &writes, cfg, with_blog).await?;
+    if let Writes::Together(txn) = writes {
+        txn.commit().await?;
+    }
+    Ok(report)
+}
+
+/// Where a load's writes go: one import transaction for all of them, or one per call.
+enum Writes<'a, S: ?Sized> {
+    Together(Box<dyn ImportTransaction + 'a>),
+    PerCall(&'a S),
+}
+
+impl<S: DirectoryImport + ?Sized> Writes<'_, S> {
+    async fn founders(&self, list: &[domain::founder::NewFounder]) -> Result<Vec<domain::ids::FounderId>, RepoError> {
+        match self {
+            Self::Together(txn) => txn.import_founders(list).await,
+            Self::PerCall(store) => store.import_founders(list).await,
+        }
+    }
+
+    async fn listings(
+        &self,
+        list: &[domain::ports::ImportListing],
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<Vec<ListingId>, RepoError> {
+        match self {
+            Self::Together(txn) => txn.import_listings(list, now).await,
+            Self::PerCall(store) => store.import_listings(list, now).await,
+        }
+    }
+
+    async fn awards(&self, list: &[Award]) -> Result<usize, RepoError> {
+        match self {
+            Self::Together(txn) => txn.import_awards(list).await,
+            Self::PerCall(store) => store.import_awards(list).await,
+        }
+    }
+
+    async fn blog_posts(&self, list: &[domain::blog::NewBlogPost]) -> Result<usize, RepoError> {
+        match self {
+            Self::Together(txn) => txn.import_blog_posts(list).await,
+            Self::PerCall(store) => store.import_blog_posts(list).await,
+        }
+    }
+}
+
+/// Generates demo content and writes it through `writes`.
+async fn write_demo<S>(
+    store: &S,
+    writes: &Writes<'_, S>,
+    cfg: DemoConfig,
+    with_blog: bool,
+) -> Result<DemoReport, LoadError>
 where
     S: CategoryRepository + DirectoryImport + ?Sized,
 {
@@ -102,7 +165,7 @@ where
     let mut founder_ids = Vec::with_capacity(cfg_founders);
     for batch in batches(cfg_founders) {
         let founders: Vec<_> = batch.map(|i| gen_.founder(i)).collect();
-        founder_ids.extend(store.import_founders(&founders).await?);
+        founder_ids.extend(writes.founders(&founders).await?);
     }
     let mut report = DemoReport { founders: founder_ids.len(), ..Default::default() };
     let mut tallies: BTreeMap<LaunchWeek, Vec<(ListingId, i64)>> = BTreeMap::new();
@@ -110,7 +173,7 @@ where
         let (items, launch_votes): (Vec<_>, Vec<_>) =
             batch.map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
         report.votes += items.iter().map(|i| i.votes.len()).sum::<usize>();
-        let ids = store.import_listings(&items, now).await?;
+        let ids = writes.listings(&items, now).await?;
         for (launch, id) in launch_votes.into_iter().zip(ids) {
             if let Some((week, votes)) = launch {
                 tallies.entry(week).or_default().push((id, votes));
@@ -124,9 +187,9 @@ where
         .filter(|(w, _)| *w < this_week)
         .flat_map(|(w, tally)| launch_of_the_week(w, tally))
         .collect();
-    report.awards = store.import_awards(&awards).await?;
+    report.awards = writes.awards(&awards).await?;
     if with_blog {
-        report.blog_posts = store.import_blog_posts(&blog::posts().map_err(LoadError::Blog)?).await?;
+        report.blog_posts = writes.blog_posts(&blog::posts().map_err(LoadError::Blog)?).await?;
     }
     Ok(report)
 }

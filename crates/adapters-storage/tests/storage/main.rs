@@ -856,6 +856,85 @@ on_every_store!(reference_and_demo_content_load, |store| {
     assert_eq!(store.listing_with_details(&slug("no-such-listing")).await.unwrap(), None);
 });
 
+// The demo loads as one import transaction. A load that fails at its last step (here a blog post
+// already holds a demo post's slug) keeps none of its founders, listings or awards, and the next load
+// writes the whole demo. Before, every step was a transaction of its own: a first `serve --demo-data`
+// stopped after the founders left a directory whose every later load failed on `founders.slug`.
+on_every_store!(a_demo_load_that_fails_part_way_keeps_nothing, |store| {
+    demo_data::seed_reference(store.as_ref()).await.unwrap();
+    let taken = demo_data::blog::posts().unwrap().remove(0);
+    assert_eq!(store.import_blog_posts(&[taken]).await.unwrap(), 1);
+    let cfg = || demo_data::generate::DemoConfig::standard(now());
+    let failed = demo_data::load_demo(store.as_ref(), cfg(), true).await;
+    assert!(matches!(failed, Err(demo_data::LoadError::Repo(_))), "the taken slug fails the load: {failed:?}");
+    assert!(store.is_empty().await.unwrap(), "no listing of the failed load kept");
+    assert_eq!(store.count_live_listings().await.unwrap(), 0);
+
+    let report = demo_data::load_demo(store.as_ref(), cfg(), false).await.expect("the next load, whole");
+    assert_eq!((report.listings, report.founders), (420, cfg().founder_count()));
+    assert!(report.awards >= 3 * 16, "{report:?}");
+    assert!(store.count_live_listings().await.unwrap() >= 300);
+});
+
+// An import transaction dropped without its commit keeps nothing; the same rows import afterwards.
+on_every_store!(an_import_dropped_without_commit_keeps_nothing, |store| {
+    let cats = seed_categories(store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let founder = NewFounder {
+        slug: slug("dropped-founder"),
+        name: "Dropped Founder".into(),
+        headline: "Makes things".into(),
+        bio: String::new(),
+        country: None,
+        avatar_url: String::new(),
+        socials: Socials::default(),
+    };
+    {
+        let txn = store.begin_import().await.unwrap();
+        let ids = txn.import_founders(std::slice::from_ref(&founder)).await.unwrap();
+        let mut item = import(listing("Dropped", ListingStatus::Live, Some(dev)), 3);
+        item.founders = vec![(ids[0], "Maker".into())];
+        txn.import_listings(&[item], now()).await.unwrap();
+        // Dropped here, as when the load's task is cancelled.
+    }
+    assert!(store.is_empty().await.unwrap(), "the dropped import's listing is gone");
+    assert_eq!(store.live_listing_counts().await.unwrap().get(&dev).copied().unwrap_or(0), 0);
+    let txn = store.begin_import().await.unwrap();
+    let ids = txn.import_founders(&[founder]).await.expect("the founder's slug is free again");
+    let mut item = import(listing("Dropped", ListingStatus::Live, Some(dev)), 3);
+    item.founders = vec![(ids[0], "Maker".into())];
+    txn.import_listings(&[item], now()).await.expect("the listing's slug is free again");
+    txn.commit().await.unwrap();
+    assert_eq!(store.count_live_listings().await.unwrap(), 1);
+    assert_eq!(store.live_listing_counts().await.unwrap().get(&dev).copied(), Some(1));
+});
+
+/// The memory store's import writes into a copy of its state, put in place at the commit: a write
+/// made to the store meanwhile refuses the commit instead of being lost with the copy's swap, and so
+/// does a second import's commit after the first's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_memory_import_refuses_to_commit_over_a_write_made_meanwhile() {
+    let store = harness::memory();
+    let cats = seed_categories(&store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let txn = store.begin_import().await.unwrap();
+    txn.import_listings(&[import(listing("Copied", ListingStatus::Live, Some(dev)), 0)], now()).await.unwrap();
+    store.set_setting("site_name", "Changed meanwhile").await.unwrap();
+    let refused = txn.commit().await;
+    assert!(matches!(refused, Err(RepoError::Conflict(_))), "{refused:?}");
+    let settings = store.all_settings().await.unwrap();
+    assert!(settings.contains(&("site_name".into(), "Changed meanwhile".into())), "{settings:?}");
+    assert!(store.is_empty().await.unwrap(), "the refused import kept nothing");
+
+    let (first, second) = (store.begin_import().await.unwrap(), store.begin_import().await.unwrap());
+    first.import_listings(&[import(listing("First", ListingStatus::Live, Some(dev)), 0)], now()).await.unwrap();
+    second.import_listings(&[import(listing("Second", ListingStatus::Live, Some(dev)), 0)], now()).await.unwrap();
+    first.commit().await.expect("nothing wrote meanwhile");
+    assert!(matches!(second.commit().await, Err(RepoError::Conflict(_))), "the first import's listing is kept");
+    assert_eq!(store.count_live_listings().await.unwrap(), 1);
+    assert!(store.get_listing_by_slug(&slug("first")).await.unwrap().is_some());
+}
+
 on_every_store!(listing_details_and_weekly_votes, |store| {
     use domain::sections::{ListingUpdate, Milestone, Story};
     let week = LaunchWeek::of(now()).plus_weeks(-1);

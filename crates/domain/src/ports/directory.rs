@@ -149,20 +149,49 @@ pub struct ImportListing {
     pub billboard: Vec<(Cents, DateTime<Utc>)>,
 }
 
+/// Bulk import of directory content. Each `import_*` call here is a transaction of its own; an import
+/// whose calls must land together or not at all opens an [`ImportTransaction`] with
+/// [`DirectoryImport::begin_import`] (demo content at start-up: stopped part-way, it left a directory
+/// that could not load the demo again).
 #[async_trait]
 pub trait DirectoryImport: Send + Sync {
     /// True when the directory holds no listing (demo content is loaded only into an empty one).
     async fn is_empty(&self) -> RepoResult<bool>;
 
-    async fn import_founders(&self, founders: &[NewFounder]) -> RepoResult<Vec<FounderId>>;
+    /// Opens an import whose writes are kept only when it commits.
+    async fn begin_import(&self) -> RepoResult<Box<dyn ImportTransaction + '_>>;
 
-    /// Imports listings in one transaction per call; ids in input order. Votes are attributed to
-    /// demo voter accounts created as needed.
-    async fn import_listings(&self, listings: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>>;
+    /// [`ImportTransaction::import_founders`] in a transaction of its own.
+    async fn import_founders(&self, founders: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
+        let txn = self.begin_import().await?;
+        let ids = txn.import_founders(founders).await?;
+        txn.commit().await?;
+        Ok(ids)
+    }
 
-    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize>;
+    /// [`ImportTransaction::import_listings`] in a transaction of its own.
+    async fn import_listings(&self, listings: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        let txn = self.begin_import().await?;
+        let ids = txn.import_listings(listings, now).await?;
+        txn.commit().await?;
+        Ok(ids)
+    }
 
-    async fn import_awards(&self, awards: &[Award]) -> RepoResult<usize>;
+    /// [`ImportTransaction::import_blog_posts`] in a transaction of its own.
+    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {
+        let txn = self.begin_import().await?;
+        let n = txn.import_blog_posts(posts).await?;
+        txn.commit().await?;
+        Ok(n)
+    }
+
+    /// [`ImportTransaction::import_awards`] in a transaction of its own.
+    async fn import_awards(&self, awards: &[Award]) -> RepoResult<usize> {
+        let txn = self.begin_import().await?;
+        let n = txn.import_awards(awards).await?;
+        txn.commit().await?;
+        Ok(n)
+    }
 
     /// Prepares a large import into an empty directory: a store may stop maintaining its secondary
     /// indexes until [`DirectoryImport::end_bulk_load`] builds them once (the default does nothing).
@@ -175,4 +204,24 @@ pub trait DirectoryImport: Send + Sync {
     async fn end_bulk_load(&self) -> RepoResult<()> {
         Ok(())
     }
+}
+
+/// An import in progress ([`DirectoryImport::begin_import`]): nothing it writes is kept unless
+/// [`ImportTransaction::commit`] succeeds. Dropped without a commit — the load failed, or its task was
+/// cancelled — it is rolled back; a process stopped meanwhile keeps none of it.
+#[async_trait]
+pub trait ImportTransaction: Send + Sync {
+    /// Imports founders; ids in input order. A slug already taken refuses the call.
+    async fn import_founders(&self, founders: &[NewFounder]) -> RepoResult<Vec<FounderId>>;
+
+    /// Imports listings with their details; ids in input order. Slugs are taken as given (a taken one
+    /// refuses the call). Votes are attributed to demo voter accounts created as needed.
+    async fn import_listings(&self, listings: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>>;
+
+    async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize>;
+
+    async fn import_awards(&self, awards: &[Award]) -> RepoResult<usize>;
+
+    /// Keeps everything this import wrote, at once.
+    async fn commit(self: Box<Self>) -> RepoResult<()>;
 }

@@ -25,7 +25,7 @@ pub use changes::{PublicChanges, REMEMBERED_CHANGES};
 pub use claims::{ClaimRepository, DnsError, DnsResolver};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use content::{AwardRepository, BlogRepository, FounderRepository};
-pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ListingRepository};
+pub use directory::{CategoryRepository, DirectoryImport, ImportListing, ImportTransaction, ListingRepository};
 pub use drafts::{
     DraftRepository, Drafter, DrafterError, FetchedPage, Homepage, Invite, MailSender, Outbox, OutboxEmail, Site,
     SiteError, SiteReader,
