@@ -56,6 +56,7 @@ mod m20261127_000043_live_term_counts;
 mod m20261128_000044_oauth_client_use;
 mod m20261128_000045_sessions_by_account;
 mod m20261128_000046_trending_ties_by_id;
+mod m20261128_000047_password_resets;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -183,6 +184,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000044_oauth_client_use::Migration),
             Box::new(m20261128_000045_sessions_by_account::Migration),
             Box::new(m20261128_000046_trending_ties_by_id::Migration),
+            Box::new(m20261128_000047_password_resets::Migration),
         ]
     }
 }

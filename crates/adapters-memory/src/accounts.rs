@@ -7,8 +7,8 @@ use domain::auth::ApiKey;
 use domain::ids::{ApiKeyId, UserId};
 use domain::oauth::{AuthCode, Grant, OAuthClient, Redeemed, RefreshGrant};
 use domain::ports::{
-    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, OAuthStore, RepoError, RepoResult, SessionStore,
-    Throttles, UserRepository,
+    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, OAuthStore, PasswordReset, RepoError, RepoResult,
+    SessionStore, Throttles, UserRepository,
 };
 use domain::throttle::Counter;
 use domain::user::{Email, Scope, User};
@@ -83,6 +83,54 @@ impl UserRepository for MemoryStore {
         };
         st.verifications.retain(|_, (u, _)| *u != user);
         Ok(marked)
+    }
+
+    async fn save_password_reset(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        let mut st = self.lock()?;
+        st.password_resets.retain(|_, (u, expires)| *u != user || *expires > now.timestamp());
+        st.password_resets.insert(token_hash.to_owned(), (user, expires_at.timestamp()));
+        Ok(())
+    }
+
+    async fn password_reset(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<UserId>> {
+        let st = self.lock()?;
+        ok(st.password_resets.get(token_hash).filter(|(_, expires)| *expires > now.timestamp()).map(|(u, _)| *u))
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<PasswordReset>> {
+        let mut st = self.lock()?;
+        let Some(&(user, expires)) = st.password_resets.get(token_hash) else { return Ok(None) };
+        if expires <= now.timestamp() {
+            return Ok(None);
+        }
+        let Some(row) = st.users.iter_mut().find(|u| u.user.id == user) else { return Ok(None) };
+        let took_over = row.user.email_verified_at.is_none();
+        row.password_hash = Some(password_hash.to_owned());
+        row.user.email_verified_at.get_or_insert(now);
+        st.password_resets.retain(|_, (u, _)| *u != user);
+        st.verifications.retain(|_, (u, _)| *u != user);
+        let before = st.sessions.len();
+        st.sessions.retain(|_, s| s.user != user);
+        let sessions = (before - st.sessions.len()) as u64;
+        if took_over {
+            for (k, _) in st.api_keys.iter_mut().filter(|(k, _)| k.user_id == user && k.revoked_at.is_none()) {
+                k.revoked_at = Some(now);
+            }
+            st.oauth_refresh.retain(|_, r| r.grant.user != user);
+            st.oauth_codes.retain(|_, (c, _)| c.user != user);
+        }
+        Ok(Some(PasswordReset { user, took_over, sessions }))
     }
 }
 

@@ -216,6 +216,8 @@ struct State {
 
     users: Vec<UserRow>,
     verifications: HashMap<String, (UserId, DateTime<Utc>)>,
+    /// Password-reset links: hash → (account, expiry in whole seconds, as the SQL stores keep it).
+    password_resets: HashMap<String, (UserId, i64)>,
     api_keys: Vec<(ApiKey, String)>,
     sessions: HashMap<String, SessionRow>,
     throttles: HashMap<String, Counter>,

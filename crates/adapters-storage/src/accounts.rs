@@ -7,10 +7,13 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::auth::ApiKey;
 use domain::ids::{ApiKeyId, UserId};
-use domain::ports::{ApiKeyRepository, NewUser, RepoError, RepoResult, UserRepository};
+use domain::ports::{ApiKeyRepository, NewUser, PasswordReset, RepoError, RepoResult, UserRepository};
 use domain::user::{Email, Scope, User};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
-use sea_orm::{ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder};
+use sea_orm::{
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, EntityTrait, FromQueryResult, PaginatorTrait, QueryFilter,
+    QueryOrder,
+};
 
 fn to_user(m: users::Model) -> Option<User> {
     Some(User {
@@ -122,6 +125,104 @@ impl UserRepository for SeaOrmStore {
         q.sql("DELETE FROM email_verifications WHERE user_id = ").bind(user.get());
         sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
         Ok(res.rows_affected == 1)
+    }
+
+    async fn save_password_reset(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()> {
+        let txn = self.begin_write().await?;
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("DELETE FROM password_resets WHERE user_id = ")
+            .bind(user.get())
+            .sql(" AND expires_at <= ")
+            .bind(now.timestamp());
+        sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES (")
+            .bind(token_hash)
+            .sql(", ")
+            .bind(user.get())
+            .sql(", ")
+            .bind(expires_at.timestamp())
+            .sql(")");
+        sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)
+    }
+
+    async fn password_reset(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<UserId>> {
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("SELECT user_id AS n FROM password_resets WHERE token_hash = ")
+            .bind(token_hash)
+            .sql(" AND expires_at > ")
+            .bind(now.timestamp());
+        let row = crate::store::CountRow::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        Ok(row.map(|r| UserId::from_db(r.n)))
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<PasswordReset>> {
+        use sea_orm::ConnectionTrait;
+        let txn = self.begin_write().await?;
+        // Used at most once: of resets racing with one link, one deletes its row.
+        let mut q = crate::sql::RawQuery::new(self.backend());
+        q.sql("DELETE FROM password_resets WHERE token_hash = ")
+            .bind(token_hash)
+            .sql(" AND expires_at > ")
+            .bind(now.timestamp())
+            .sql(" RETURNING user_id AS n");
+        let Some(row) = crate::store::CountRow::find_by_statement(q.build()).one(&txn).await.map_err(repo_err)? else {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(None);
+        };
+        let user = row.n;
+        let Some(before) = users::Entity::find_by_id(user).one(&txn).await.map_err(repo_err)? else {
+            txn.rollback().await.map_err(repo_err)?;
+            return Ok(None);
+        };
+        let took_over = before.email_verified_at.is_none();
+        users::Entity::update_many()
+            .col_expr(users::Column::PasswordHash, Expr::value(password_hash.to_owned()))
+            .col_expr(
+                users::Column::EmailVerifiedAt,
+                Expr::value(before.email_verified_at.unwrap_or_else(|| now.into())),
+            )
+            .filter(users::Column::Id.eq(user))
+            .exec(&txn)
+            .await
+            .map_err(repo_err)?;
+        let mut sessions = 0;
+        for table in ["password_resets", "email_verifications", "sessions"] {
+            let mut q = crate::sql::RawQuery::new(self.backend());
+            q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user);
+            let done = txn.execute_raw(q.build()).await.map_err(repo_err)?;
+            if table == "sessions" {
+                sessions = done.rows_affected();
+            }
+        }
+        if took_over {
+            api_keys::Entity::update_many()
+                .col_expr(api_keys::Column::RevokedAt, Expr::value(sea_orm::prelude::DateTimeWithTimeZone::from(now)))
+                .filter(api_keys::Column::UserId.eq(user))
+                .filter(api_keys::Column::RevokedAt.is_null())
+                .exec(&txn)
+                .await
+                .map_err(repo_err)?;
+            for table in ["oauth_refresh_tokens", "oauth_codes"] {
+                let mut q = crate::sql::RawQuery::new(self.backend());
+                q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user);
+                txn.execute_raw(q.build()).await.map_err(repo_err)?;
+            }
+        }
+        txn.commit().await.map_err(repo_err)?;
+        Ok(Some(PasswordReset { user: UserId::from_db(user), took_over, sessions }))
     }
 
     async fn get_user(&self, id: UserId) -> RepoResult<Option<User>> {

@@ -62,9 +62,11 @@ pub async fn head_as_get(
     next.call(req).await
 }
 
-/// Paths whose next segment is a secret (an emailed claim or invite token, an OAuth request being
-/// resumed): logged as `[redacted]`, so request logs never hold a link that works.
-const SECRET_SEGMENT_AFTER: [&str; 4] = ["/claims/confirm/", "/invites/", "/oauth/resume/", "/verify-email/"];
+/// Paths whose next segment is a secret (an emailed claim, invite, verification or password-reset
+/// token, an OAuth request being resumed): logged as `[redacted]`, so request logs never hold a link
+/// that works.
+const SECRET_SEGMENT_AFTER: [&str; 5] =
+    ["/claims/confirm/", "/invites/", "/oauth/resume/", "/verify-email/", "/reset-password/"];
 
 /// `path` as the request log writes it.
 pub fn redacted(path: &str) -> std::borrow::Cow<'_, str> {

@@ -55,7 +55,7 @@ fn failed(e: operations::OpError) -> HttpResponse {
 pub async fn robots(state: web::Data<State>) -> HttpResponse {
     let base = &state.public_url;
     let body = format!(
-        "User-agent: *\nAllow: /\nDisallow: /me/\nDisallow: /account/\nDisallow: /checkout/\nDisallow: /oauth/\nDisallow: /claims/\nDisallow: /invites/\n\nSitemap: {base}/sitemap.xml\n"
+        "User-agent: *\nAllow: /\nDisallow: /me/\nDisallow: /account/\nDisallow: /checkout/\nDisallow: /oauth/\nDisallow: /claims/\nDisallow: /invites/\nDisallow: /reset-password/\n\nSitemap: {base}/sitemap.xml\n"
     );
     HttpResponse::Ok().content_type("text/plain; charset=utf-8").body(body)
 }

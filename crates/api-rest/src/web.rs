@@ -227,10 +227,7 @@ fn credentials_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> HttpResponse {
-    // Signed with the deployment's CSRF key: a planted cookie with a field of the attacker's choosing
-    // does not verify.
-    let nonce = state.app.secrets.random_token();
-    let csrf = state.app.keys_loaded().map_or(nonce.clone(), |k| k.form_token(&nonce));
+    let csrf = form_csrf(state);
     let view = CredentialsView {
         base: &state.public_url,
         action,
@@ -240,7 +237,19 @@ fn credentials_page(
         email,
         error,
     };
-    let mut r = html(status, page(state, title, None, &rendered(&view)));
+    signed_out_form(state, status, title, &rendered(&view), csrf)
+}
+
+/// A fresh double-submit token for a form shown to someone signed out. Signed with the deployment's
+/// CSRF key: a planted cookie with a field of the attacker's choosing does not verify.
+fn form_csrf(state: &State) -> String {
+    let nonce = state.app.secrets.random_token();
+    state.app.keys_loaded().map_or(nonce.clone(), |k| k.form_token(&nonce))
+}
+
+/// A page holding a form of someone signed out, with its double-submit cookie.
+fn signed_out_form(state: &State, status: StatusCode, title: &str, body: &str, csrf: String) -> HttpResponse {
+    let mut r = html(status, page(state, title, None, body));
     let _ = r.add_cookie(&cookie(state, FORM_CSRF, csrf, SameSite::Strict, 1));
     r
 }
@@ -300,7 +309,7 @@ pub async fn signup(state: web::Data<State>, req: HttpRequest, form: web::Form<C
     match accounts::sign_up(&state.app, &state.public_url, &f.email, &f.password, &network).await {
         Ok(()) => see_other(&state.url("/signup/sent")),
         Err(operations::OpError::Invalid(errs)) => {
-            let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
+            let msg = problems(&errs);
             credentials_page(&state, "/signup", "Create your account", &f.email, Some(&msg), StatusCode::BAD_REQUEST)
         }
         Err(operations::OpError::TooMany { code, retry_after_secs, .. }) => {
@@ -375,6 +384,11 @@ pub async fn signin(state: web::Data<State>, req: HttpRequest, form: web::Form<C
     }
 }
 
+/// What a form's fields got wrong, as one line: "field: problem; field: problem".
+fn problems(errs: &domain::ValidationErrors) -> String {
+    errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ")
+}
+
 /// "45 seconds", "3 minutes", "1 hour".
 fn human_wait(secs: u64) -> String {
     match secs {
@@ -430,6 +444,178 @@ pub async fn verify_email(state: web::Data<State>, req: HttpRequest, token: web:
         Err(e) => {
             tracing::error!(error = %e, "could not verify an email");
             oops(&state, who)
+        }
+    }
+}
+
+// ---- a forgotten password ------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+pub struct ForgotForm {
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+#[derive(Template)]
+#[template(path = "account/forgot.html")]
+struct ForgotView<'a> {
+    base: &'a str,
+    csrf: &'a str,
+    email: &'a str,
+    minutes: i64,
+    error: Option<&'a str>,
+}
+
+fn forgot_page(state: &State, email: &str, error: Option<&str>, status: StatusCode) -> HttpResponse {
+    let csrf = form_csrf(state);
+    let view = ForgotView { base: &state.public_url, csrf: &csrf, email, minutes: accounts::RESET_LINK_MINUTES, error };
+    signed_out_form(state, status, "Forgot your password", &rendered(&view), csrf)
+}
+
+pub async fn forgot_form(state: web::Data<State>) -> HttpResponse {
+    forgot_page(&state, "", None, StatusCode::OK)
+}
+
+/// Asks for a reset link: the same answer whether the address has an account or not.
+pub async fn forgot(state: web::Data<State>, req: HttpRequest, form: web::Form<ForgotForm>) -> HttpResponse {
+    let f = form.into_inner();
+    if !form_csrf_ok(&state, &req, &f.csrf) {
+        return forgot_page(&state, &f.email, Some("This form expired. Please try again."), StatusCode::FORBIDDEN);
+    }
+    let network = api_http::middleware::client_network(&req);
+    match accounts::request_password_reset(&state.app, &state.public_url, &f.email, &network).await {
+        Ok(()) => see_other(&state.url("/forgot-password/sent")),
+        Err(operations::OpError::Invalid(errs)) => {
+            let msg = problems(&errs);
+            forgot_page(&state, &f.email, Some(&msg), StatusCode::BAD_REQUEST)
+        }
+        Err(operations::OpError::TooMany { code, retry_after_secs, .. }) => {
+            let msg = if code == "reset_quota" {
+                format!(
+                    "Too many password resets were asked from your network in the last hour. Try again in {} \
+                     minutes.",
+                    retry_after_secs.div_ceil(60)
+                )
+            } else {
+                "We sent this address enough email for today. Check your inbox, or try again tomorrow.".to_owned()
+            };
+            let mut r = forgot_page(&state, &f.email, Some(&msg), StatusCode::TOO_MANY_REQUESTS);
+            r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(retry_after_secs));
+            r
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "a password reset could not be asked");
+            oops(&state, None)
+        }
+    }
+}
+
+/// After asking for a reset link: the same page whether the address has an account or not.
+pub async fn forgot_sent(state: web::Data<State>) -> HttpResponse {
+    let m = Message::new("Check your email")
+        .line(format!(
+            "If the address you typed has an account here, we sent it a link that sets a new password. It works \
+             for {} minutes, once. If it has none, the email says so.",
+            accounts::RESET_LINK_MINUTES
+        ))
+        .with(Line::of(vec![Part::Button(state.url("/signin"), "Sign in".into())]));
+    html(StatusCode::OK, page(&state, "Check your email", None, &rendered(&m)))
+}
+
+#[derive(Template)]
+#[template(path = "account/reset.html")]
+struct ResetView<'a> {
+    base: &'a str,
+    token: &'a str,
+    csrf: &'a str,
+    error: Option<&'a str>,
+}
+
+/// The reset link opened: a form, when the link still works. Opening it uses nothing, so a mail
+/// scanner that follows it leaves it working.
+fn reset_page(state: &State, token: &str, error: Option<&str>, status: StatusCode) -> HttpResponse {
+    let csrf = form_csrf(state);
+    let view = ResetView { base: &state.public_url, token, csrf: &csrf, error };
+    signed_out_form(state, status, "Choose a new password", &rendered(&view), csrf)
+}
+
+fn reset_link_gone(state: &State) -> HttpResponse {
+    let m = Message::new("This link does not work")
+        .line(format!(
+            "It may have expired (links work for {} minutes) or been used. Ask for a new one.",
+            accounts::RESET_LINK_MINUTES
+        ))
+        .with(Line::of(vec![Part::Button(state.url("/forgot-password"), "Email me a new link".into())]));
+    html(StatusCode::NOT_FOUND, page(state, "Link not valid", None, &rendered(&m)))
+}
+
+/// Whether `token` could be a link we made: what the link's path holds, bounded before any lookup.
+fn plausible_token(token: &str) -> bool {
+    (16..=128).contains(&token.len()) && token.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+pub async fn reset_form(state: web::Data<State>, token: web::Path<String>) -> HttpResponse {
+    if !plausible_token(&token) {
+        return reset_link_gone(&state);
+    }
+    match accounts::password_reset_link_works(&state.app, &token).await {
+        Ok(true) => reset_page(&state, &token, None, StatusCode::OK),
+        Ok(false) => reset_link_gone(&state),
+        Err(e) => {
+            tracing::error!(error = %e, "could not read a password-reset link");
+            oops(&state, None)
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+pub struct ResetForm {
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    csrf: String,
+}
+
+/// Sets the new password, signs this browser in and every other session out.
+pub async fn reset(
+    state: web::Data<State>,
+    req: HttpRequest,
+    token: web::Path<String>,
+    form: web::Form<ResetForm>,
+) -> HttpResponse {
+    let f = form.into_inner();
+    if !plausible_token(&token) {
+        return reset_link_gone(&state);
+    }
+    if !form_csrf_ok(&state, &req, &f.csrf) {
+        return reset_page(&state, &token, Some("This form expired. Please try again."), StatusCode::FORBIDDEN);
+    }
+    match accounts::reset_password(&state.app, &token, &f.password).await {
+        Ok(accounts::Reset::Done(done)) => {
+            tracing::info!(
+                user = done.user.get(),
+                took_over = done.took_over,
+                sessions = done.sessions,
+                "password reset"
+            );
+            start(&state, &req, done.user).await
+        }
+        Ok(accounts::Reset::Invalid) => reset_link_gone(&state),
+        Ok(accounts::Reset::Busy) => {
+            let msg = "We are checking a lot of passwords right now. Please try again in a few seconds.";
+            let mut r = reset_page(&state, &token, Some(msg), StatusCode::SERVICE_UNAVAILABLE);
+            r.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(5u64));
+            r
+        }
+        Err(operations::OpError::Invalid(errs)) => {
+            let msg = problems(&errs);
+            reset_page(&state, &token, Some(&msg), StatusCode::BAD_REQUEST)
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "a password reset failed");
+            oops(&state, None)
         }
     }
 }
@@ -570,7 +756,7 @@ pub async fn create_key(state: web::Data<State>, req: HttpRequest, form: web::Fo
             keys_page(&state, &p, &csrf, notice, StatusCode::CREATED).await
         }
         Err(operations::OpError::Invalid(errs)) => {
-            let msg = errs.0.iter().map(|e| format!("{}: {}", e.field, e.problem)).collect::<Vec<_>>().join("; ");
+            let msg = problems(&errs);
             keys_page(&state, &p, &csrf, Notice::Error(&msg), StatusCode::BAD_REQUEST).await
         }
         Err(e) => {
@@ -726,6 +912,19 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     )
     .service(web::resource("/signup/sent").route(web::get().to(signup_sent)).default_service(na()))
     .service(web::resource("/verify-email/{token}").route(web::get().to(verify_email)).default_service(na()))
+    .service(
+        web::resource("/forgot-password")
+            .route(web::get().to(forgot_form))
+            .route(web::post().to(forgot))
+            .default_service(na()),
+    )
+    .service(web::resource("/forgot-password/sent").route(web::get().to(forgot_sent)).default_service(na()))
+    .service(
+        web::resource("/reset-password/{token}")
+            .route(web::get().to(reset_form))
+            .route(web::post().to(reset))
+            .default_service(na()),
+    )
     .service(web::resource("/account").route(web::get().to(account)).default_service(na()))
     .service(
         web::resource("/account/api-keys")

@@ -220,6 +220,11 @@ pub mod mail {
     /// the caller typed, so this bounds the strangers one network can have emailed. Twenty leaves room
     /// for a room of people on one Wi-Fi signing up together.
     pub const SIGNUPS_PER_NETWORK_PER_HOUR: i64 = 20;
+    /// Password-reset requests one network makes in an hour, answered alike whether the address has
+    /// an account or not (each emails the address typed).
+    pub const RESETS_PER_NETWORK_PER_HOUR: i64 = 20;
+    /// Password-reset emails one address receives in a day.
+    pub const RESETS_TO_ADDRESS_PER_DAY: i64 = 3;
     /// Invites one address receives in a day, from every listing and account together.
     pub const INVITES_TO_ADDRESS_PER_DAY: i64 = 3;
     /// Claim emails to one domain's administrator addresses in a day, from every account together.

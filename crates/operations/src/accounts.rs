@@ -83,8 +83,8 @@ pub async fn sign_up(app: &App, public_url: &str, email: &str, password: &str, n
     if app.store.user_by_email(&email).await?.is_some() {
         let body = format!(
             "Hello,\n\nSomeone tried to create a launchdir account with this address, which already has one. If \
-             it was you, sign in instead: {public_url}/signin\n\nIf it was not you, ignore this email; nothing \
-             changed.\n"
+             it was you, sign in instead: {public_url}/signin (forgot the password? set a new one: \
+             {public_url}/forgot-password)\n\nIf it was not you, ignore this email; nothing changed.\n"
         );
         crate::worker::send_email(app, email.as_str(), "Your launchdir account", &body, now).await?;
         return Ok(());
@@ -119,6 +119,98 @@ pub async fn send_verification(app: &App, public_url: &str, user: &User) -> OpRe
     );
     crate::worker::send_email(app, user.email.as_str(), "Confirm your email on launchdir", &body, now).await?;
     Ok(())
+}
+
+/// How long an emailed password-reset link works.
+pub const RESET_LINK_MINUTES: i64 = 60;
+
+/// "Forgot your password" from the site, by a caller on `network`. The answer is the same whether the
+/// address has an account or not (so the page confirms nothing), and so is the work: an account's
+/// address is sent a link that sets a new password (valid [`RESET_LINK_MINUTES`], once); an address
+/// without one is told so, with a link to sign up (someone who forgot which address they used learns
+/// it). At most [`RESETS_TO_ADDRESS_PER_DAY`](domain::throttle::mail::RESETS_TO_ADDRESS_PER_DAY)
+/// such emails reach an address a day (429 `mail_quota`) and one network asks at most
+/// [`RESETS_PER_NETWORK_PER_HOUR`](domain::throttle::mail::RESETS_PER_NETWORK_PER_HOUR) times an hour
+/// (429 `reset_quota`). A malformed address is a 400 before any lookup and counts nothing.
+pub async fn request_password_reset(app: &App, public_url: &str, email: &str, network: &str) -> OpResult<()> {
+    let email = Email::parse(email).map_err(OpError::from)?;
+    crate::quotas::take(
+        app,
+        &[
+            crate::quotas::Cap {
+                code: "reset_quota",
+                purpose: "reset-network",
+                subject: network.to_owned(),
+                limit: domain::throttle::mail::RESETS_PER_NETWORK_PER_HOUR,
+                window: chrono::Duration::hours(1),
+                what: "password resets asked from this network in the last hour",
+            },
+            crate::quotas::Cap {
+                code: "mail_quota",
+                purpose: "reset-to",
+                subject: email.as_str().to_lowercase(),
+                limit: domain::throttle::mail::RESETS_TO_ADDRESS_PER_DAY,
+                window: domain::throttle::mail::day(),
+                what: "password-reset emails to this address today",
+            },
+        ],
+    )
+    .await?;
+    let now = app.now();
+    let user = app.store.user_by_email(&email).await?.map(|(u, _)| u);
+    let body = match user {
+        Some(user) => {
+            let token = app.secrets.random_token();
+            let expires = now + chrono::Duration::minutes(RESET_LINK_MINUTES);
+            app.store.save_password_reset(user.id, &app.secrets.hash_token(&token), expires, now).await?;
+            format!(
+                "Hello,\n\nSomeone asked to set a new password for the launchdir account of this address. To \
+                 choose one, open this link (it works for {RESET_LINK_MINUTES} minutes, once):\n\
+                 {public_url}/reset-password/{token}\n\nSetting it signs the account out everywhere. If you \
+                 did not ask, ignore this email: your password stays as it is.\n"
+            )
+        }
+        None => format!(
+            "Hello,\n\nSomeone asked to set a new password for a launchdir account of this address, but it has \
+             none. If it was you, you may have signed up with another address; or create an account: \
+             {public_url}/signup\n\nIf it was not you, ignore this email.\n"
+        ),
+    };
+    crate::worker::send_email(app, email.as_str(), "Your launchdir password", &body, now).await?;
+    Ok(())
+}
+
+/// Whether `token` is a password-reset link that still works. Reading it uses nothing: a mail scanner
+/// that opens the link leaves it working for its owner.
+pub async fn password_reset_link_works(app: &App, token: &str) -> OpResult<bool> {
+    Ok(app.store.password_reset(&app.secrets.hash_token(token), app.now()).await?.is_some())
+}
+
+/// What setting a new password through a reset link did.
+#[derive(Debug)]
+pub enum Reset {
+    /// The password is set: every session ended; when the address had never been verified, the
+    /// account's API keys and apps were revoked too ([`domain::ports::PasswordReset::took_over`]).
+    Done(domain::ports::PasswordReset),
+    /// Unknown, used or expired: nothing changed.
+    Invalid,
+    /// Every password slot stayed busy: nothing changed, the link still works.
+    Busy,
+}
+
+/// Sets a new password through an emailed reset link, once. The link is checked before the password is
+/// hashed (so a made-up link costs no hash) and used in the same transaction that sets the password.
+pub async fn reset_password(app: &App, token: &str, password: &str) -> OpResult<Reset> {
+    let password = Password::parse(password).map_err(OpError::from)?;
+    let hash = app.secrets.hash_token(token);
+    if app.store.password_reset(&hash, app.now()).await?.is_none() {
+        return Ok(Reset::Invalid);
+    }
+    let Some(password_hash) = hash_password(app, password).await? else { return Ok(Reset::Busy) };
+    Ok(match app.store.reset_password(&hash, &password_hash, app.now()).await? {
+        Some(done) => Reset::Done(done),
+        None => Reset::Invalid,
+    })
 }
 
 /// What opening a verification link did.

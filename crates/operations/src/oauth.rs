@@ -696,6 +696,13 @@ pub async fn authenticate_access_token(app: &App, token: &str, audience: Audienc
     let Some(user) = crate::accounts::active(app.store.get_user(UserId::from_db(id)).await?) else {
         return Err(OpError::InvalidToken);
     };
+    // Issued before the account's address was verified: refused from then on. A password reset that
+    // takes over an account someone made with another person's address verifies it, and the access
+    // tokens that someone held must stop then, not up to 15 minutes later (their refresh tokens are
+    // revoked with it). An owner who verifies by the emailed link has their client refresh once.
+    if user.email_verified_at.is_some_and(|at| c.iat < at.timestamp()) {
+        return Err(OpError::InvalidToken);
+    }
     Ok(Principal {
         user_id: user.id,
         email: user.email,

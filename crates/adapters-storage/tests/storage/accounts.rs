@@ -187,3 +187,61 @@ on_every_store!(an_address_is_verified_once_by_its_link_and_the_links_go, |store
     let operator = store.create_user(user("op@acme.example"), now).await.unwrap();
     assert!(operator.email_verified(), "an operator-made account is verified");
 });
+
+// A password-reset link sets the password once, before it expires, in one transaction: the account's
+// links and sessions go; an account whose address was never verified is verified by it and loses the
+// keys and grants whoever made it set up (someone who signed up with another person's address); a
+// verified account keeps them.
+on_every_store!(a_reset_link_sets_the_password_once_and_takes_an_unverified_account_over, |store| {
+    use domain::oauth::RefreshGrant;
+    let now = Utc.with_ymd_and_hms(2026, 11, 22, 12, 0, 0).unwrap();
+    let hour = now + Duration::hours(1);
+    let squatted = store.create_user(NewUser { verified: false, ..user("victim@acme.example") }, now).await.unwrap();
+    let owner = store.create_user(user("owner@acme.example"), now).await.unwrap();
+    for (who, n) in [(squatted.id, 1), (owner.id, 2)] {
+        let shown = format!("ldk_reset{n:03}");
+        store.create_api_key(who, "key", &shown, &format!("{n:064}"), &[Scope::AccountRead], now).await.unwrap();
+        store.create_session(who, &format!("session-{n}"), "csrf", now, hour).await.unwrap();
+        let grant = RefreshGrant {
+            token_hash: format!("refresh-{n}"),
+            family: format!("family-{n}"),
+            client_id: "ldc_app".into(),
+            user: who,
+            scopes: vec![Scope::AccountRead],
+            resource: "https://l.example/mcp".into(),
+            expires_at: now + Duration::days(30),
+        };
+        store.save_refresh(&grant, now).await.unwrap();
+    }
+    let (a, b, old) = ("a".repeat(64), "b".repeat(64), "o".repeat(64));
+    store.save_password_reset(squatted.id, &old, now + Duration::minutes(1), now).await.unwrap();
+    store.save_password_reset(squatted.id, &a, hour, now).await.unwrap();
+    store.save_password_reset(owner.id, &b, hour, now).await.unwrap();
+    assert_eq!(store.password_reset(&a, now).await.unwrap(), Some(squatted.id));
+    assert_eq!(store.password_reset(&a, now).await.unwrap(), Some(squatted.id), "reading uses nothing");
+    assert_eq!(store.password_reset(&a, hour).await.unwrap(), None, "expired at its hour");
+    assert_eq!(store.password_reset("unknown", now).await.unwrap(), None);
+    assert_eq!(store.reset_password(&a, "$new", hour).await.unwrap(), None, "an expired link sets nothing");
+    assert_eq!(store.reset_password("unknown", "$new", now).await.unwrap(), None);
+
+    let later = now + Duration::minutes(5);
+    // A second link of the owner's, which the owner's reset must forget.
+    store.save_password_reset(owner.id, &"c".repeat(64), hour, later).await.unwrap();
+    let done = store.reset_password(&a, "$new-hash", later).await.unwrap().expect("the link works");
+    assert_eq!((done.user, done.took_over, done.sessions), (squatted.id, true, 1));
+    let (u, hash) = store.user_by_email(&squatted.email).await.unwrap().unwrap();
+    assert_eq!((hash.as_deref(), u.email_verified_at), (Some("$new-hash"), Some(later)), "set and verified");
+    assert_eq!(store.reset_password(&a, "$again", later).await.unwrap(), None, "used once");
+    assert_eq!(store.password_reset(&old, now).await.unwrap(), None, "the account's other links went too");
+    assert!(store.session("session-1", later).await.unwrap().is_none(), "its sessions ended");
+    let keys = store.list_api_keys(squatted.id).await.unwrap();
+    assert!(keys.iter().all(|k| k.revoked_at == Some(later)), "the maker's keys revoked: {keys:?}");
+    assert!(store.grants_of(squatted.id, later).await.unwrap().is_empty(), "the maker's apps revoked");
+
+    let done = store.reset_password(&b, "$owner-new", later).await.unwrap().expect("the owner's link works");
+    assert_eq!((done.user, done.took_over, done.sessions), (owner.id, false, 1));
+    assert_eq!(store.get_user(owner.id).await.unwrap().unwrap().email_verified_at, Some(now), "verified before");
+    assert!(store.list_api_keys(owner.id).await.unwrap().iter().all(|k| k.revoked_at.is_none()), "keys kept");
+    assert_eq!(store.grants_of(owner.id, later).await.unwrap().len(), 1, "apps kept");
+    assert_eq!(store.password_reset(&"c".repeat(64), later).await.unwrap(), None, "a reset forgets every link");
+});

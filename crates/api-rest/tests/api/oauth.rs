@@ -16,7 +16,7 @@ pub(crate) fn challenge(v: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(v.as_bytes()))
 }
 
-async fn mcp_call(app: &TestApp, token: Option<&str>, tool: &str, args: Value) -> reqwest::Response {
+pub(crate) async fn mcp_call(app: &TestApp, token: Option<&str>, tool: &str, args: Value) -> reqwest::Response {
     let mut r = app
         .client
         .post(format!("{}/mcp", app.base))

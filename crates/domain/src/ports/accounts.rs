@@ -43,6 +43,44 @@ pub trait UserRepository: Send + Sync {
     /// Marks `user`'s address verified at `now` (once: a second call keeps the first time) and forgets
     /// its verification links; false when it was verified already.
     async fn mark_email_verified(&self, user: UserId, now: DateTime<Utc>) -> RepoResult<bool>;
+
+    /// Stores a password-reset link's hash for `user`, valid until `expires_at`, and forgets the
+    /// account's links that expired before `now`.
+    async fn save_password_reset(
+        &self,
+        user: UserId,
+        token_hash: &str,
+        expires_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> RepoResult<()>;
+
+    /// The account a password-reset link is for, if the link exists and has not expired at `now`
+    /// (reading it uses nothing: a mail scanner opening the link changes nothing).
+    async fn password_reset(&self, token_hash: &str, now: DateTime<Utc>) -> RepoResult<Option<UserId>>;
+
+    /// Uses a password-reset link, once, in one transaction. When `token_hash` is a link that has not
+    /// expired at `now`: sets the account's password hash; marks its address verified (the link proved
+    /// the mailbox); forgets every reset and verification link of the account and ends its sessions;
+    /// and when the address was not verified before, revokes its API keys and OAuth grants, which
+    /// whoever made the account set up without ever proving the address (someone who signed up with
+    /// another person's email). `None` when the link is unknown, used or expired: nothing changes.
+    async fn reset_password(
+        &self,
+        token_hash: &str,
+        password_hash: &str,
+        now: DateTime<Utc>,
+    ) -> RepoResult<Option<PasswordReset>>;
+}
+
+/// What a password reset did ([`UserRepository::reset_password`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PasswordReset {
+    pub user: UserId,
+    /// The address was not verified before: the reset took the account over from whoever made it, and
+    /// revoked the API keys and OAuth grants it held.
+    pub took_over: bool,
+    /// Sessions ended.
+    pub sessions: u64,
 }
 
 #[async_trait]

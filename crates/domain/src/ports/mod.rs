@@ -18,8 +18,8 @@ mod reference;
 mod store;
 
 pub use accounts::{
-    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, RateLimiter, Secrets, SessionStore, Throttles,
-    UserRepository,
+    ApiKeyRepository, IdempotencyBegin, IdempotencyStore, NewUser, PasswordReset, RateLimiter, Secrets, SessionStore,
+    Throttles, UserRepository,
 };
 pub use changes::{PublicChanges, REMEMBERED_CHANGES};
 pub use claims::{ClaimRepository, DnsError, DnsResolver};

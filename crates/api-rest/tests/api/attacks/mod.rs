@@ -9,6 +9,7 @@ mod money;
 mod oauth;
 mod pages;
 mod rate_limit;
+mod reset;
 mod secrets;
 mod sign_in;
 mod signup;
