@@ -45,6 +45,33 @@ fn to_key(m: api_keys::Model) -> ApiKey {
     }
 }
 
+/// Stores an emailed link's hash (`email_verifications`, `password_resets`) for `user` until `expires_at`.
+async fn save_link(
+    conn: &impl sea_orm::ConnectionTrait,
+    table: &str,
+    user: UserId,
+    token_hash: &str,
+    expires_at: DateTime<Utc>,
+) -> RepoResult<()> {
+    let mut q = crate::sql::RawQuery::new(conn.get_database_backend());
+    q.sql(&format!("INSERT INTO {table} (token_hash, user_id, expires_at) VALUES ("))
+        .bind(token_hash)
+        .sql(", ")
+        .bind(user.get())
+        .sql(", ")
+        .bind(expires_at.timestamp())
+        .sql(")");
+    conn.execute_raw(q.build()).await.map_err(repo_err)?;
+    Ok(())
+}
+
+/// Deletes `table`'s rows of account `user`; how many.
+pub(crate) async fn delete_of(conn: &impl sea_orm::ConnectionTrait, table: &str, user: i64) -> RepoResult<u64> {
+    let mut q = crate::sql::RawQuery::new(conn.get_database_backend());
+    q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user);
+    Ok(conn.execute_raw(q.build()).await.map_err(repo_err)?.rows_affected())
+}
+
 #[async_trait]
 impl UserRepository for SeaOrmStore {
     async fn create_user(&self, new: NewUser, now: DateTime<Utc>) -> RepoResult<User> {
@@ -88,16 +115,7 @@ impl UserRepository for SeaOrmStore {
         token_hash: &str,
         expires_at: DateTime<Utc>,
     ) -> RepoResult<()> {
-        let mut q = crate::sql::RawQuery::new(self.backend());
-        q.sql("INSERT INTO email_verifications (token_hash, user_id, expires_at) VALUES (")
-            .bind(token_hash)
-            .sql(", ")
-            .bind(user.get())
-            .sql(", ")
-            .bind(expires_at.timestamp())
-            .sql(")");
-        sea_orm::ConnectionTrait::execute_raw(&self.db, q.build()).await.map_err(repo_err)?;
-        Ok(())
+        save_link(&self.db, "email_verifications", user, token_hash, expires_at).await
     }
 
     async fn email_verification(&self, token_hash: &str) -> RepoResult<Option<(UserId, DateTime<Utc>)>> {
@@ -141,15 +159,7 @@ impl UserRepository for SeaOrmStore {
             .sql(" AND expires_at <= ")
             .bind(now.timestamp());
         sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
-        let mut q = crate::sql::RawQuery::new(self.backend());
-        q.sql("INSERT INTO password_resets (token_hash, user_id, expires_at) VALUES (")
-            .bind(token_hash)
-            .sql(", ")
-            .bind(user.get())
-            .sql(", ")
-            .bind(expires_at.timestamp())
-            .sql(")");
-        sea_orm::ConnectionTrait::execute_raw(&txn, q.build()).await.map_err(repo_err)?;
+        save_link(&txn, "password_resets", user, token_hash, expires_at).await?;
         txn.commit().await.map_err(repo_err)
     }
 
@@ -169,7 +179,6 @@ impl UserRepository for SeaOrmStore {
         password_hash: &str,
         now: DateTime<Utc>,
     ) -> RepoResult<Option<PasswordReset>> {
-        use sea_orm::ConnectionTrait;
         let txn = self.begin_write().await?;
         // Used at most once: of resets racing with one link, one deletes its row.
         let mut q = crate::sql::RawQuery::new(self.backend());
@@ -198,15 +207,9 @@ impl UserRepository for SeaOrmStore {
             .exec(&txn)
             .await
             .map_err(repo_err)?;
-        let mut sessions = 0;
-        for table in ["password_resets", "email_verifications", "sessions"] {
-            let mut q = crate::sql::RawQuery::new(self.backend());
-            q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user);
-            let done = txn.execute_raw(q.build()).await.map_err(repo_err)?;
-            if table == "sessions" {
-                sessions = done.rows_affected();
-            }
-        }
+        delete_of(&txn, "password_resets", user).await?;
+        delete_of(&txn, "email_verifications", user).await?;
+        let sessions = delete_of(&txn, "sessions", user).await?;
         if took_over {
             api_keys::Entity::update_many()
                 .col_expr(api_keys::Column::RevokedAt, Expr::value(sea_orm::prelude::DateTimeWithTimeZone::from(now)))
@@ -215,11 +218,8 @@ impl UserRepository for SeaOrmStore {
                 .exec(&txn)
                 .await
                 .map_err(repo_err)?;
-            for table in ["oauth_refresh_tokens", "oauth_codes"] {
-                let mut q = crate::sql::RawQuery::new(self.backend());
-                q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user);
-                txn.execute_raw(q.build()).await.map_err(repo_err)?;
-            }
+            delete_of(&txn, "oauth_refresh_tokens", user).await?;
+            delete_of(&txn, "oauth_codes", user).await?;
         }
         txn.commit().await.map_err(repo_err)?;
         Ok(Some(PasswordReset { user: UserId::from_db(user), took_over, sessions }))

@@ -228,9 +228,7 @@ impl ModerationRepository for SeaOrmStore {
             return Ok(None);
         }
         for table in ["sessions", "oauth_refresh_tokens", "oauth_codes"] {
-            let mut q = RawQuery::new(self.backend());
-            q.sql(&format!("DELETE FROM {table} WHERE user_id = ")).bind(user.get());
-            txn.execute_raw(q.build()).await.map_err(repo_err)?;
+            crate::accounts::delete_of(&txn, table, user.get()).await?;
         }
         let voted = votes::Entity::find()
             .select_only()
