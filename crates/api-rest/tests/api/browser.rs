@@ -158,6 +158,18 @@ impl Driver {
         self.find("input[name=scope_listings_write]").await;
     }
 
+    /// Signs out on `/signout`, as a person does: its one button, then wait until the browser has left
+    /// the page (the sign-out answered).
+    async fn sign_out(&self, base: &str) {
+        self.go(&format!("{base}/signout")).await;
+        self.click("#signout").await;
+        let started = std::time::Instant::now();
+        while self.path().await == "/signout" {
+            assert!(started.elapsed() < Duration::from_secs(10), "sign-out never answered");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     async fn screenshot(&self, name: &str) {
         let png = self.cmd(reqwest::Method::GET, "/screenshot", Value::Null).await;
         let bytes = base64_decode(png.as_str().unwrap());
@@ -400,6 +412,43 @@ async fn a_maker_edits_a_draft_in_chromium() {
         (draft["milestones"][0]["date"].as_str(), draft["milestones"][0]["title"].as_str()),
         (Some("2026-03-01"), Some("First cat in orbit"))
     );
+    let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
+}
+
+/// A person who forgot their password follows the sign-in page's link, asks for a link, opens the
+/// emailed link and sets a new password: signed in at once, and the new password signs in after.
+/// In a real browser, so the form's SameSite=Strict double-submit cookie, set by the page the link
+/// opens, is sent back with the form.
+#[tokio::test]
+async fn a_person_who_forgot_their_password_sets_a_new_one_in_chromium() {
+    let Some(d) = Driver::start().await else { return };
+    let app = spawn_app_configured(test_support::sqlite(), false, |_| {}).await;
+    app.wait_ready().await;
+    let base = &app.base;
+    d.sign_up(&app, "lin@acme.example").await;
+    d.sign_out(base).await;
+    d.go(&format!("{base}/signin")).await;
+    d.click("a[href$='/forgot-password']").await;
+    d.type_into("input[name=email]", "lin@acme.example").await;
+    d.click("main form button[type=submit]").await;
+    let sent = d.wait_text("main h1", |t| t.contains("Check your email")).await;
+    assert_eq!(d.path().await, "/forgot-password/sent", "{sent}");
+    let link = crate::pages::emailed_link(&app, "lin@acme.example", "/reset-password/").await;
+    d.go(&format!("{base}{link}")).await;
+    d.type_into("input[name=password]", "a new horse battery").await;
+    d.screenshot("reset-password.png").await;
+    d.click("main form button[type=submit]").await;
+    d.find("input[name=scope_listings_write]").await;
+    assert_eq!(d.path().await, "/account/api-keys");
+    assert!(d.text("header").await.contains("lin@acme.example"), "signed in by the reset");
+
+    d.sign_out(base).await;
+    d.go(&format!("{base}/signin")).await;
+    d.type_into("input[name=email]", "lin@acme.example").await;
+    d.type_into("input[name=password]", "a new horse battery").await;
+    d.click("button[type=submit]").await;
+    d.find("input[name=scope_listings_write]").await;
+    assert_eq!(d.path().await, "/account/api-keys", "the new password signs in");
     let _ = d.cmd(reqwest::Method::DELETE, "", Value::Null).await;
 }
 
