@@ -345,7 +345,7 @@ mod tests {
     /// statistics (`.cargo/config.toml`): with them, concurrent searches of a million listings ran at
     /// 40 % of the rate. A build that lost the setting fails here, not only in a benchmark.
     #[test]
-    fn sqlite_is_built_without_the_global_mutexes() {
+    fn sqlite_is_built_without_the_global_mutexes_or_page_blocks() {
         let conn = Connection::open_in_memory().expect("open");
         let options: Vec<String> = conn
             .prepare("PRAGMA compile_options")
@@ -354,6 +354,8 @@ mod tests {
         assert!(options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"), "{options:?}");
         assert!(!options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"), "{options:?}");
         assert!(options.iter().any(|o| o == "ENABLE_FTS5"), "{options:?}");
+        // No block of 20 pages allocated (and written) for each temporary table a statement opens.
+        assert!(options.iter().any(|o| o == "DEFAULT_PCACHE_INITSZ=0"), "{options:?}");
     }
 
     #[tokio::test]

@@ -1123,7 +1123,9 @@ on_both!(alternatives_put_approved_first, |store| {
         )
         .await
         .unwrap();
-    for (alt, approved) in [(ids[3], true), (ids[1], false)] {
+    // Approved: one in another category and one in the same (never listed twice); a suggestion not
+    // approved yet is no more than a peer.
+    for (alt, approved) in [(ids[3], true), (ids[2], true), (ids[1], false)] {
         let sql = format!(
             "INSERT INTO alternatives (listing_id, alternative_id, approved) VALUES ({}, {}, {})",
             ids[0], alt, approved
@@ -1132,8 +1134,9 @@ on_both!(alternatives_put_approved_first, |store| {
     }
     let alts = store.alternatives(ids[0], 20).await.unwrap();
     let got: Vec<(&str, bool)> = alts.iter().map(|(s, a)| (s.name.as_str(), *a)).collect();
-    assert_eq!(got, [("Approved Elsewhere", true), ("Peer High", false), ("Peer Low", false)]);
-    assert_eq!(store.alternatives(ids[0], 2).await.unwrap().len(), 2, "the limit holds");
+    assert_eq!(got, [("Peer High", true), ("Approved Elsewhere", true), ("Peer Low", false)]);
+    let first: Vec<_> = store.alternatives(ids[0], 1).await.unwrap().into_iter().map(|(s, a)| (s.name, a)).collect();
+    assert_eq!(first, [("Peer High".to_owned(), true)], "the limit keeps the approved first");
 });
 
 on_both!(vote_tally_backfill_matches_the_votes, |store| {

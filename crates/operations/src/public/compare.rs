@@ -48,11 +48,12 @@ impl Operation for GetAlternatives {
     type Output = Alternatives;
 
     async fn run(ctx: &Ctx, i: SlugInput) -> OpResult<Alternatives> {
-        let l = live(ctx, path_slug(i.slug)?).await?;
+        // Only the id is needed: the index of slugs, not the listing row.
+        let id = ctx.app.store.live_listing_id(&path_slug(i.slug)?).await?.ok_or(OpError::NotFound("listing"))?;
         let items = ctx
             .app
             .store
-            .alternatives(l.id, 20)
+            .alternatives(id, 20)
             .await?
             .into_iter()
             .map(|(s, approved)| Alternative { approved, listing: summary_out(s) })
