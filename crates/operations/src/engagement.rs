@@ -6,7 +6,7 @@
 use crate::App;
 use crate::{OpError, OpResult};
 use domain::engagement::{Cast, View, Vote, VoteRefused, Voter};
-use domain::ids::UserId;
+use domain::ids::{ListingId, UserId};
 use domain::listing::{Listing, ListingStatus};
 use domain::slug::Slug;
 
@@ -49,14 +49,22 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
     }
 }
 
-/// A visit to the listing page, with one lookup of the listing: counts the view once a day per
+/// The id of the live listing at `slug` (one lookup of the slug's index), or 404: what [`visit`]
+/// takes. The site keeps it beside the listing's cached page, so a page served from the cache asks
+/// the database nothing but the view's write.
+pub async fn live_listing_id(app: &App, slug: &str) -> OpResult<ListingId> {
+    let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
+    app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))
+}
+
+/// A visit to the page of listing `id` (see [`live_listing_id`]): counts the view once a day per
 /// viewer and never a bot's, and says whether the signed-in person voted for and follows it (false,
 /// false when signed out). The viewer is the account when signed in, else the client's `address` (its
 /// network, as [`vote`] takes it) and browser (`user_agent`): a person who signs in later counts once more, a crawler never.
 /// A view that cannot be counted is logged, not returned: the page still shows.
 pub async fn visit(
     app: &App,
-    slug: &str,
+    id: ListingId,
     user: Option<UserId>,
     user_agent: &str,
     address: Option<&str>,
@@ -65,9 +73,6 @@ pub async fn visit(
         (Some(u), _) => format!("user:{}", u.get()),
         (None, a) => format!("anon:{}:{user_agent}", a.unwrap_or_default()),
     };
-    // Only the id is needed (the page reads the listing itself through get_listing).
-    let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
-    let id = app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))?;
     let counted = match View::record(id, user_agent, crate::quotas::keyed(app, "viewer", &viewer).await?, app.now()) {
         Some(v) => record_view(app, v).await.map(|_| ()),
         None => Ok(()),

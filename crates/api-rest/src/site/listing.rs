@@ -1,7 +1,7 @@
 //! A listing's page, with the visitor's vote and follow buttons, and the posts those buttons make.
 
 use super::{
-    Meta, breadcrumbs, cached_page, describe, not_found, page_error, read, render, split_head, votes, with_head,
+    Meta, breadcrumbs, cached_parts, describe, not_found, page_error, read, render, split_head, votes, with_head,
 };
 use crate::server::State;
 use crate::web::{html, oops, page, page_with, see_other, signed_in};
@@ -59,12 +59,28 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     let session = signed_in(&state, &req).await;
     let who = session.as_ref().map(|(p, _)| p);
     let slug = slug.into_inner();
-    let render_body = {
-        let slug = slug.clone();
-        move |state| listing_body(state, slug)
+    // The page is kept with its listing's id, which the visit below takes: a page from the cache asks
+    // the database only for the view's write.
+    let rendered = {
+        let (state, slug) = (state.clone(), slug.clone());
+        async move {
+            let id = operations::engagement::live_listing_id(&state.app, &slug).await?;
+            let (title, body) = listing_body(state, slug).await?;
+            Ok([id.get().to_string(), title, body])
+        }
     };
-    let (title, body) = match cached_page(&state, format!("listing {slug}"), render_body).await {
-        Ok(page) => page,
+    let (id, title, body) = match cached_parts(&state, format!("listing {slug}"), rendered).await {
+        Ok([id, title, body]) => match id.parse().map(domain::ids::ListingId::from_db) {
+            Ok(id) => (id, title, body),
+            Err(_) => {
+                return page_error(
+                    &state,
+                    who,
+                    OpError::Repo(domain::ports::RepoError::Unexpected("a cached page is damaged".into())),
+                    "",
+                );
+            }
+        },
         Err(e) => return page_error(&state, who, e, "No live listing has this address."),
     };
     let ua = req.headers().get(actix_web::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or_default();
@@ -74,7 +90,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
         if api_http::middleware::is_head(&req) {
             return Ok((false, false));
         }
-        operations::engagement::visit(&state.app, &slug, who.map(|p| p.user_id), ua, address.as_deref()).await
+        operations::engagement::visit(&state.app, id, who.map(|p| p.user_id), ua, address.as_deref()).await
     };
     let (voted, following) = match visit.await {
         Ok(v) => v,

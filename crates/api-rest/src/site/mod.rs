@@ -188,23 +188,52 @@ where
     F: FnOnce(web::Data<State>) -> Fut,
     Fut: std::future::Future<Output = OpResult<(String, String)>> + Send + 'static,
 {
-    let key = format!("{}\u{0}page\u{0}{inputs}", state.app.clock.now().date_naive());
     let rendered = render(state.clone());
+    let [title, body] = cached_parts(state, inputs, async move { rendered.await.map(|(t, b)| [t, b]) }).await?;
+    Ok((title, body))
+}
+
+/// [`cached_page`] of `N` parts (a page and what it was drawn for, say its listing's id): each part
+/// but the last is kept behind its length, in hex.
+async fn cached_parts<const N: usize, Fut>(
+    state: &web::Data<State>,
+    inputs: String,
+    rendered: Fut,
+) -> OpResult<[String; N]>
+where
+    Fut: std::future::Future<Output = OpResult<[String; N]>> + Send + 'static,
+{
+    let key = format!("{}\u{0}page\u{0}{inputs}", state.app.clock.now().date_naive());
     let packed = state
         .ctx
         .reads
         .get_or_bytes(key, async move {
-            let (title, body) = rendered.await?;
-            Ok(web::Bytes::from(format!("{:08x}{title}{body}", title.len())))
+            let parts = rendered.await?;
+            let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+            for (i, part) in parts.iter().enumerate() {
+                if i + 1 < N {
+                    out.push_str(&format!("{:08x}", part.len()));
+                }
+                out.push_str(part);
+            }
+            Ok(web::Bytes::from(out))
         })
         .await?;
-    let text = std::str::from_utf8(&packed).ok();
-    let split = text.and_then(|t| {
-        usize::from_str_radix(t.get(..8)?, 16).ok().and_then(|n| Some((t.get(8..8 + n)?, t.get(8 + n..)?)))
-    });
-    let (title, body) =
-        split.ok_or_else(|| OpError::Repo(domain::ports::RepoError::Unexpected("a cached page is damaged".into())))?;
-    Ok((title.to_owned(), body.to_owned()))
+    let damaged = || OpError::Repo(domain::ports::RepoError::Unexpected("a cached page is damaged".into()));
+    let mut rest = std::str::from_utf8(&packed).map_err(|_| damaged())?;
+    let mut parts: [String; N] = std::array::from_fn(|_| String::new());
+    for (i, part) in parts.iter_mut().enumerate() {
+        let text = if i + 1 < N {
+            let n = rest.get(..8).and_then(|h| usize::from_str_radix(h, 16).ok()).ok_or_else(damaged)?;
+            let text = rest.get(8..8 + n).ok_or_else(damaged)?;
+            rest = &rest[8 + n..];
+            text
+        } else {
+            rest
+        };
+        *part = text.to_owned();
+    }
+    Ok(parts)
 }
 
 /// The answer when a page could not be drawn: an unknown record (or an input naming none) is the

@@ -257,6 +257,12 @@ async fn votes_sent_all_at_once_from_one_address_still_stop_at_its_cap() {
     assert_eq!(counted - before, CAP, "the refused votes count nowhere");
 }
 
+/// A demo app's most voted listing's slug.
+async fn most_voted(app: &crate::helpers::TestApp) -> String {
+    let page: serde_json::Value = app.get("/api/v1/listings?per_page=1&sort=votes").await.json().await.unwrap();
+    page["items"][0]["slug"].as_str().unwrap().to_owned()
+}
+
 /// Page loads at the same moment are counted together (one writer, one transaction a batch) and
 /// each exactly once: 48 people at once add 48 views, the same 48 again add none, on both stores.
 #[tokio::test]
@@ -264,12 +270,7 @@ async fn concurrent_page_loads_count_each_view_once() {
     for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
         let app = spawn_app_configured(db, true, |a| a.read_cache_secs = 0).await;
         app.wait_ready().await;
-        let slug =
-            app.get("/api/v1/listings?per_page=1&sort=votes").await.json::<serde_json::Value>().await.unwrap()["items"]
-                [0]["slug"]
-                .as_str()
-                .unwrap()
-                .to_owned();
+        let slug = most_voted(&app).await;
         let views = || async {
             let v: serde_json::Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
             v["views"].as_i64().unwrap()
@@ -288,6 +289,38 @@ async fn concurrent_page_loads_count_each_view_once() {
         assert_eq!(views().await, before + 48, "48 people, 48 views ({})", app.db.url);
         assert!(load_all().await.iter().all(|s| *s == 200));
         assert_eq!(views().await, before + 48, "the same people again the same day ({})", app.db.url);
+    }
+}
+
+/// With the read cache on, a listing page comes from the cache with its listing's id: each new
+/// visitor's view is still written (counted in the database, where the cached reads do not look) and
+/// a returning one's is not.
+#[tokio::test]
+async fn pages_from_the_cache_still_count_each_view() {
+    use sea_orm::{ConnectionTrait, Statement};
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let app = spawn_app_configured(db, true, |a| a.read_cache_secs = 600).await;
+        app.wait_ready().await;
+        let slug = most_voted(&app).await;
+        let store = sea_orm::Database::connect(&app.db.url).await.unwrap();
+        let views = || {
+            let (store, slug) = (&store, &slug);
+            async move {
+                let sql = format!("SELECT views_count FROM listings WHERE slug = '{slug}'");
+                let row = store.query_one_raw(Statement::from_string(store.get_database_backend(), sql)).await.unwrap();
+                row.unwrap().try_get_by_index::<i64>(0).unwrap()
+            }
+        };
+        let load = |who: &str| {
+            let req = app.client.get(format!("{}/listings/{slug}", app.base));
+            let ua = format!("Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 {who}");
+            async move { req.header("user-agent", ua).send().await.unwrap().status().as_u16() }
+        };
+        let before = views().await;
+        for who in ["first", "second", "third", "second"] {
+            assert_eq!(load(who).await, 200);
+        }
+        assert_eq!(views().await, before + 3, "three people, the second twice ({})", app.db.url);
     }
 }
 
