@@ -5,7 +5,7 @@
 # each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
-# LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles requested once before) and with the read cache off,
+# LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles and their pages requested once before) and with the read cache off,
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
