@@ -119,15 +119,63 @@ type PendingView = (View, tokio::sync::oneshot::Sender<domain::ports::RepoResult
 /// together (`record_views`, one transaction a batch). Every page load still waits until its view is
 /// committed, so nothing is held in memory that a crash could lose; what changes is that 64 page
 /// loads at once are one writer and a few transactions, not 64 writers queueing for SQLite's one write
-/// lock (whose busy wait sleeps: a listing page's p99 was 96 ms with the cache on, issue 24).
+/// lock (whose busy wait sleeps: a listing page's p99 was 96 ms with the cache on, issue 24). A view it
+/// answered before ([`SeenViews`]: a returning viewer's, the same day) is answered without it.
 #[derive(Debug, Clone)]
 pub(crate) struct ViewWriter {
     queue: tokio::sync::mpsc::Sender<PendingView>,
+    seen: std::sync::Arc<SeenViews>,
+}
+
+/// Keys in one generation of [`SeenViews`]; two generations are kept (at most 2 × 131 072 keys, about
+/// 2.5 MB).
+const SEEN_GENERATION: usize = 1 << 17;
+
+/// The views this instance's writer has answered (counted, or counted already), so that a returning
+/// viewer's page load does not go to the writer again: it would only meet its mark and write nothing.
+/// A cache in the strict sense: an entry only ever skips a write the database would refuse, and a view
+/// it does not know (first seen, evicted, or seen by another instance) is written and decided by the
+/// database as before. Keys are 64-bit hashes of (listing, day, viewer) under a key random to each
+/// process: two different views share one with odds of about one in 10^14 against a full cache, and
+/// then one view goes uncounted. Two generations of [`SEEN_GENERATION`] keys: when the newer fills, the
+/// older is dropped.
+#[derive(Debug, Default)]
+struct SeenViews {
+    hasher: std::hash::RandomState,
+    generations: std::sync::Mutex<[std::collections::HashSet<u64>; 2]>,
+}
+
+impl SeenViews {
+    fn key(&self, view: &View) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, (view.listing_id.get(), view.day, view.viewer_key.as_str()))
+    }
+
+    fn generations(&self) -> std::sync::MutexGuard<'_, [std::collections::HashSet<u64>; 2]> {
+        // Nothing panics while holding it; a poisoned lock's sets are still whole.
+        self.generations.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn contains(&self, key: u64) -> bool {
+        let g = self.generations();
+        g[0].contains(&key) || g[1].contains(&key)
+    }
+
+    fn insert_all(&self, keys: impl IntoIterator<Item = u64>) {
+        let mut g = self.generations();
+        for key in keys {
+            if g[0].len() >= SEEN_GENERATION {
+                g[1] = std::mem::take(&mut g[0]);
+            }
+            g[0].insert(key);
+        }
+    }
 }
 
 impl ViewWriter {
     fn start(store: std::sync::Arc<dyn domain::ports::Store>) -> Self {
         let (queue, mut pending) = tokio::sync::mpsc::channel::<PendingView>(VIEW_QUEUE);
+        let seen = std::sync::Arc::new(SeenViews::default());
+        let known = seen.clone();
         tokio::spawn(async move {
             let mut batch = Vec::with_capacity(VIEW_BATCH);
             while pending.recv_many(&mut batch, VIEW_BATCH).await > 0 {
@@ -147,19 +195,25 @@ impl ViewWriter {
                         each
                     }
                 };
+                // Written or already there: either way the database has its mark now.
+                known.insert_all(views.iter().zip(&answers).filter(|(_, a)| a.is_ok()).map(|(v, _)| known.key(v)));
                 for ((_, answer), counted) in batch.drain(..).zip(answers) {
                     let _ = answer.send(counted);
                 }
             }
         });
-        Self { queue }
+        Self { queue, seen }
     }
 }
 
 /// Counts a view through this instance's [`ViewWriter`] (started on first use), waiting until it is
-/// written; straight to the store if the writer is gone (the runtime shutting down).
+/// written; straight to the store if the writer is gone (the runtime shutting down). A view the writer
+/// answered before (a returning viewer, the same day) is answered "not counted" without it.
 async fn record_view(app: &App, view: View) -> domain::ports::RepoResult<bool> {
     let writer = app.views.get_or_init(|| ViewWriter::start(app.store.clone()));
+    if writer.seen.contains(writer.seen.key(&view)) {
+        return Ok(false);
+    }
     let (answer, answered) = tokio::sync::oneshot::channel();
     match writer.queue.send((view, answer)).await {
         Ok(()) => match answered.await {
@@ -167,5 +221,39 @@ async fn record_view(app: &App, view: View) -> domain::ports::RepoResult<bool> {
             Err(_) => Err(domain::ports::RepoError::Unexpected("the view writer stopped".into())),
         },
         Err(tokio::sync::mpsc::error::SendError((view, _))) => app.store.record_view(&view).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(listing: i64, viewer: &str) -> View {
+        View {
+            listing_id: ListingId::parse(listing).unwrap(),
+            day: chrono::NaiveDate::from_ymd_opt(2026, 11, 28).unwrap(),
+            viewer_key: viewer.to_owned(),
+        }
+    }
+
+    /// The set of answered views holds at most two generations: the newest key of a full cache is
+    /// kept with the generation before it, and the oldest generation is forgotten (its views go to the
+    /// writer again, which the database decides).
+    #[test]
+    fn answered_views_are_bounded_at_two_generations() {
+        let seen = SeenViews::default();
+        let keys: Vec<u64> = (0..2 * SEEN_GENERATION as i64 + 1).map(|i| seen.key(&view(i + 1, "someone"))).collect();
+        seen.insert_all(keys[..SEEN_GENERATION].iter().copied());
+        assert!(seen.contains(keys[0]) && seen.contains(keys[SEEN_GENERATION - 1]));
+        seen.insert_all(keys[SEEN_GENERATION..].iter().copied());
+        let g = seen.generations();
+        assert_eq!(g[0].len() + g[1].len(), SEEN_GENERATION + 1, "two generations at most");
+        drop(g);
+        assert!(!seen.contains(keys[0]), "the oldest generation is forgotten");
+        assert!(seen.contains(keys[SEEN_GENERATION]) && seen.contains(keys[2 * SEEN_GENERATION]));
+        assert!(!seen.contains(seen.key(&view(1, "someone else"))), "another viewer of the same listing is new");
+        let mut next_day = view(1, "someone");
+        next_day.day = next_day.day.succ_opt().unwrap();
+        assert!(!seen.contains(seen.key(&next_day)), "the same viewer the next day is new");
     }
 }

@@ -263,6 +263,20 @@ async fn most_voted(app: &crate::helpers::TestApp) -> String {
     page["items"][0]["slug"].as_str().unwrap().to_owned()
 }
 
+/// The listing's views as its profile shows them (through the API; the read cache is off in the
+/// tests that ask).
+async fn profile_views(app: &crate::helpers::TestApp, slug: &str) -> i64 {
+    let v: serde_json::Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
+    v["views"].as_i64().unwrap()
+}
+
+/// One person's load of the listing's page (a browser string naming `who`): its status.
+fn page_load(app: &crate::helpers::TestApp, slug: &str, who: &str) -> impl std::future::Future<Output = u16> + use<> {
+    let req = app.client.get(format!("{}/listings/{slug}", app.base));
+    let ua = format!("Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 {who}");
+    async move { req.header("user-agent", ua).send().await.unwrap().status().as_u16() }
+}
+
 /// Page loads at the same moment are counted together (one writer, one transaction a batch) and
 /// each exactly once: 48 people at once add 48 views, the same 48 again add none, on both stores.
 #[tokio::test]
@@ -271,24 +285,49 @@ async fn concurrent_page_loads_count_each_view_once() {
         let app = spawn_app_configured(db, true, |a| a.read_cache_secs = 0).await;
         app.wait_ready().await;
         let slug = most_voted(&app).await;
-        let views = || async {
-            let v: serde_json::Value = app.get(&format!("/api/v1/listings/{slug}")).await.json().await.unwrap();
-            v["views"].as_i64().unwrap()
-        };
-        let load_all = || {
-            futures_util::future::join_all((0..48).map(|i| {
-                let req = app.client.get(format!("{}/listings/{slug}", app.base));
-                async move {
-                    let ua = format!("Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 person-{i}");
-                    req.header("user-agent", ua).send().await.unwrap().status().as_u16()
-                }
-            }))
-        };
+        let views = || profile_views(&app, &slug);
+        let load_all =
+            || futures_util::future::join_all((0..48).map(|i| page_load(&app, &slug, &format!("person-{i}"))));
         let before = views().await;
         assert!(load_all().await.iter().all(|s| *s == 200));
         assert_eq!(views().await, before + 48, "48 people, 48 views ({})", app.db.url);
         assert!(load_all().await.iter().all(|s| *s == 200));
         assert_eq!(views().await, before + 48, "the same people again the same day ({})", app.db.url);
+    }
+}
+
+/// A returning viewer's page load (the same person, listing and day) does not go back to the database:
+/// while another connection holds the lock the view writer needs, it still answers at once, and a new
+/// viewer's view waiting behind the lock is counted once it is released, on both stores. (Before, every
+/// page load waited for its view's transaction, a returning viewer's too: up to the 10 s lock wait.)
+#[tokio::test]
+async fn a_returning_viewer_does_not_wait_for_the_views_lock() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    for db in [Some(test_support::sqlite()), test_support::postgres().await].into_iter().flatten() {
+        let app = spawn_app_configured(db, true, |a| a.read_cache_secs = 0).await;
+        app.wait_ready().await;
+        let slug = most_voted(&app).await;
+        let views = || profile_views(&app, &slug);
+        let load = |who: &str| page_load(&app, &slug, who);
+        let before = views().await;
+        assert_eq!(load("returning").await, 200);
+        let other = sea_orm::Database::connect(&app.db.url).await.unwrap();
+        let immediate = sea_orm::TransactionOptions {
+            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+            ..Default::default()
+        };
+        let held = other.begin_with_options(immediate).await.unwrap();
+        if held.get_database_backend() == sea_orm::DbBackend::Postgres {
+            held.execute_unprepared("LOCK TABLE listing_view_marks IN SHARE MODE").await.unwrap();
+        }
+        let again = tokio::time::timeout(std::time::Duration::from_secs(3), load("returning")).await;
+        let new = tokio::spawn(load("new"));
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!new.is_finished(), "a new viewer's view waits for the lock ({})", app.db.url);
+        held.rollback().await.unwrap();
+        assert_eq!(again, Ok(200), "the returning viewer answered while the lock was held ({})", app.db.url);
+        assert_eq!(new.await.unwrap(), 200);
+        assert_eq!(views().await, before + 2, "the returning viewer once, the new one once ({})", app.db.url);
     }
 }
 
@@ -311,11 +350,7 @@ async fn pages_from_the_cache_still_count_each_view() {
                 row.unwrap().try_get_by_index::<i64>(0).unwrap()
             }
         };
-        let load = |who: &str| {
-            let req = app.client.get(format!("{}/listings/{slug}", app.base));
-            let ua = format!("Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0 {who}");
-            async move { req.header("user-agent", ua).send().await.unwrap().status().as_u16() }
-        };
+        let load = |who: &str| page_load(&app, &slug, who);
         let before = views().await;
         for who in ["first", "second", "third", "second"] {
             assert_eq!(load(who).await, 200);
