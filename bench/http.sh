@@ -3,7 +3,8 @@
 # `launchdir-api admin generate-demo` into a fresh SQLite file (and a PostgreSQL database when
 # BENCH_STORES names it), starts the release server, and drives
 # each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
-# endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run.
+# endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same run, and
+# the server's memory at the end of each pass (anonymous apart from the file's mapped pages).
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
 # LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles and their pages requested once before) and with the read cache off,
 # so the database path is measured too.
@@ -189,6 +190,10 @@ pass() {
   run feed_launches 64 /feeds/launches.atom
   run trivial_healthz_again 64 /healthz
   if [ -n "$CHURN" ]; then kill -TERM "$CHURN"; wait "$CHURN" 2>/dev/null || true; CHURN=""; fi
+  # The server's memory after the pass (issue 24 asks for the anonymous memory apart from the file's
+  # mapped pages, which on SQLite are the database file itself).
+  local memory
+  memory=$(awk '/^(RssAnon|RssFile|VmHWM):/ {printf "%s %.0f MiB  ", $1, $2 / 1024}' "/proc/$SERVER/status")
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=""
 
   echo
@@ -198,6 +203,7 @@ pass() {
   slug=$(awk '$1 == "get_listing" {print $3}' "$OUT/results")
   echo "(p50/p99 cover completed requests only; 'timeouts' counts requests wrk gave up on after 2 s)"
   echo "(measured after a 2 s warm-up; 'cold s' is the first request of the URL, before anything was cached)"
+  echo "(server memory at the end of the pass: $memory)"
   printf "%-26s %5s %10s %10s %10s %9s %9s %9s %8s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x slug" "cold s"
   while read -r name conns rps p50 p99 timeouts cold; do
     printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %8s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
