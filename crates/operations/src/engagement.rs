@@ -49,15 +49,8 @@ pub async fn vote(app: &App, user: UserId, slug: &str, address: Option<&str>) ->
     }
 }
 
-/// The id of the live listing at `slug` (one lookup of the slug's index), or 404: what [`visit`]
-/// takes. The site keeps it beside the listing's cached page, so a page served from the cache asks
-/// the database nothing but the view's write.
-pub async fn live_listing_id(app: &App, slug: &str) -> OpResult<ListingId> {
-    let slug = Slug::parse(slug).map_err(|_| OpError::NotFound("listing"))?;
-    app.store.live_listing_id(&slug).await?.ok_or(OpError::NotFound("listing"))
-}
-
-/// A visit to the page of listing `id` (see [`live_listing_id`]): counts the view once a day per
+/// A visit to the page of live listing `id` (the site takes it from the profile the page shows, and
+/// keeps it beside the cached page): counts the view once a day per
 /// viewer and never a bot's, and says whether the signed-in person voted for and follows it (false,
 /// false when signed out). The viewer is the account when signed in, else the client's `address` (its
 /// network, as [`vote`] takes it) and browser (`user_agent`): a person who signs in later counts once more, a crawler never.

@@ -1,8 +1,6 @@
 //! A listing's page, with the visitor's vote and follow buttons, and the posts those buttons make.
 
-use super::{
-    Meta, breadcrumbs, cached_parts, describe, not_found, page_error, read, render, split_head, votes, with_head,
-};
+use super::{Meta, breadcrumbs, cached_parts, describe, not_found, page_error, render, split_head, votes, with_head};
 use crate::server::State;
 use crate::web::{html, oops, page, page_with, see_other, signed_in};
 use actix_web::http::StatusCode;
@@ -11,9 +9,9 @@ use askama::Template;
 use domain::moderation::{ReportNote, ReportReason};
 use operations::OpError;
 use operations::OpResult;
-use operations::public::compare::GetAlternatives;
+use operations::public::compare::alternatives_of;
 use operations::public::listings::{
-    GetListing, ListingProfileOut, ListingSummaryOut, MilestoneOut, SlugInput, UpdateOut,
+    ListingProfileOut, ListingSummaryOut, MilestoneOut, SlugInput, UpdateOut, profile_with_id,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -59,14 +57,14 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     let session = signed_in(&state, &req).await;
     let who = session.as_ref().map(|(p, _)| p);
     let slug = slug.into_inner();
-    // The page is kept with its listing's id, which the visit below takes: a page from the cache asks
-    // the database only for the view's write.
+    // The page is kept with its listing's id (from the profile it shows, which only a live listing
+    // has), which the visit below takes: a page from the cache asks the database only for a new view's
+    // write.
     let rendered = {
         let (state, slug) = (state.clone(), slug.clone());
         async move {
-            let id = operations::engagement::live_listing_id(&state.app, &slug).await?;
-            let (title, body) = listing_body(state, slug).await?;
-            Ok([id.get().to_string(), title, body])
+            let (id, title, body) = listing_body(state, slug).await?;
+            Ok([id.to_string(), title, body])
         }
     };
     let (id, title, body) = match cached_parts(&state, format!("listing {slug}"), rendered).await {
@@ -116,11 +114,13 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
     html(StatusCode::OK, page_with(&state, &title, who, &body.replacen(ACTIONS, &actions, 1), head))
 }
 
-/// The listing page but for the visitor's own buttons (at [`ACTIONS`]): the same for everyone.
-async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String, String)> {
+/// The listing page but for the visitor's own buttons (at [`ACTIONS`]), the same for everyone: the
+/// listing's id, the page's title and its body.
+async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(i64, String, String)> {
     let base = &state.public_url;
-    let l = read::<GetListing>(&state, SlugInput { slug: slug.clone() }).await?;
-    let alternatives = match read::<GetAlternatives>(&state, SlugInput { slug }).await {
+    // get_listing and get_alternatives as the API runs them, less the second lookup of the slug.
+    let (id, l) = profile_with_id(&state.ctx, SlugInput { slug }).await?;
+    let alternatives = match alternatives_of(&state.ctx, id).await {
         Ok(a) => a.items,
         Err(e) => {
             tracing::warn!(error = %e, "alternatives on a listing page");
@@ -194,7 +194,7 @@ async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(String
         feed: Some((format!("{name}: updates"), format!("{path}/updates.atom"))),
         ..Meta::new(name, &description, &path)
     };
-    Ok((name.to_owned(), with_head(base, &meta, body)?))
+    Ok((id.get(), name.to_owned(), with_head(base, &meta, body)?))
 }
 
 #[derive(Debug, Deserialize)]

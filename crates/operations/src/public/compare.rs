@@ -50,16 +50,22 @@ impl Operation for GetAlternatives {
     async fn run(ctx: &Ctx, i: SlugInput) -> OpResult<Alternatives> {
         // Only the id is needed: the index of slugs, not the listing row.
         let id = ctx.app.store.live_listing_id(&path_slug(i.slug)?).await?.ok_or(OpError::NotFound("listing"))?;
-        let items = ctx
-            .app
-            .store
-            .alternatives(id, 20)
-            .await?
-            .into_iter()
-            .map(|(s, approved)| Alternative { approved, listing: summary_out(s) })
-            .collect();
-        Ok(Alternatives { items })
+        alternatives_of(ctx, id).await
     }
+}
+
+/// get_alternatives' answer for the live listing `id` (its caller found it live): the site's listing
+/// page has the id from the profile it shows, and asks no second lookup of the slug.
+pub async fn alternatives_of(ctx: &Ctx, id: domain::ids::ListingId) -> OpResult<Alternatives> {
+    let items = ctx
+        .app
+        .store
+        .alternatives(id, 20)
+        .await?
+        .into_iter()
+        .map(|(s, approved)| Alternative { approved, listing: summary_out(s) })
+        .collect();
+    Ok(Alternatives { items })
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -347,16 +347,23 @@ impl Operation for GetListing {
     type Output = ListingProfileOut;
 
     async fn run(ctx: &Ctx, i: SlugInput) -> OpResult<ListingProfileOut> {
-        let slug = path_slug(i.slug)?;
-        let store = ctx.app.store.as_ref();
-        let (l, details) = store
-            .listing_with_details(&slug)
-            .await?
-            .filter(|(l, _)| l.lifecycle.is_public())
-            .ok_or(OpError::NotFound("listing"))?;
-        let unlocked = l.unlocked.effective(l.lifecycle.plan());
-        profile_out(ctx, l, details, unlocked).await
+        Ok(profile_with_id(ctx, i).await?.1)
     }
+}
+
+/// get_listing's answer with the listing's id, which the profile does not show: the site's listing
+/// page keeps it beside the page for the view it counts, and asks the alternatives by it
+/// ([`super::compare::alternatives_of`]) without looking the slug up again.
+pub async fn profile_with_id(ctx: &Ctx, i: SlugInput) -> OpResult<(domain::ids::ListingId, ListingProfileOut)> {
+    let slug = path_slug(i.slug)?;
+    let store = ctx.app.store.as_ref();
+    let (l, details) = store
+        .listing_with_details(&slug)
+        .await?
+        .filter(|(l, _)| l.lifecycle.is_public())
+        .ok_or(OpError::NotFound("listing"))?;
+    let (id, unlocked) = (l.id, l.unlocked.effective(l.lifecycle.plan()));
+    Ok((id, profile_out(ctx, l, details, unlocked).await?))
 }
 
 /// A listing's full profile as get_listing shows it from the listing and its `details`, with the
