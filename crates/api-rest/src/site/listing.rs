@@ -118,7 +118,7 @@ pub async fn listing(state: web::Data<State>, req: HttpRequest, slug: web::Path<
 /// listing's id, the page's title and its body.
 async fn listing_body(state: web::Data<State>, slug: String) -> OpResult<(i64, String, String)> {
     let base = &state.public_url;
-    // get_listing and get_alternatives as the API runs them, less the second lookup of the slug.
+    // get_listing and get_alternatives as the API runs them, less get_alternatives' own lookup of the slug.
     let (id, l) = profile_with_id(&state.ctx, SlugInput { slug }).await?;
     let alternatives = match alternatives_of(&state.ctx, id).await {
         Ok(a) => a.items,
