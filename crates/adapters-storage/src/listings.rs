@@ -865,8 +865,8 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn live_listing_id(&self, slug: &Slug) -> RepoResult<Option<ListingId>> {
-        // Every listing page's visit asks this (engagement::visit): one lookup of the slug's index,
-        // on the calling thread on SQLite.
+        // get_alternatives asks this: one lookup of the slug's index, on the calling thread on
+        // SQLite. (The site's listing page takes the id from the profile it reads.)
         let mut q = RawQuery::new(self.backend());
         q.sql("SELECT id AS n FROM listings WHERE slug = ")
             .bind(slug.as_str().to_owned())

@@ -105,8 +105,8 @@ const VIEW_BATCH: usize = 256;
 /// Views waiting for the writer; a page load beyond this waits for room.
 const VIEW_QUEUE: usize = 4_096;
 
-/// A view on its way to the writer, with where its answer goes.
-type PendingView = (View, tokio::sync::oneshot::Sender<domain::ports::RepoResult<bool>>);
+/// A view on its way to the writer, with its key in [`SeenViews`] and where its answer goes.
+type PendingView = (View, u64, tokio::sync::oneshot::Sender<domain::ports::RepoResult<bool>>);
 
 /// This instance's writer of page views: one task that writes the views of concurrent page loads
 /// together (`record_views`, one transaction a batch). Every page load still waits until its view is
@@ -172,7 +172,7 @@ impl ViewWriter {
         tokio::spawn(async move {
             let mut batch = Vec::with_capacity(VIEW_BATCH);
             while pending.recv_many(&mut batch, VIEW_BATCH).await > 0 {
-                let views: Vec<View> = batch.iter().map(|(v, _)| v.clone()).collect();
+                let views: Vec<View> = batch.iter().map(|(v, _, _)| v.clone()).collect();
                 let answers: Vec<domain::ports::RepoResult<bool>> = match store.record_views(&views).await {
                     Ok(counted) if counted.len() == views.len() => counted.into_iter().map(Ok).collect(),
                     // A batch that failed (a lock timeout, a deadlock between instances) is written
@@ -189,8 +189,8 @@ impl ViewWriter {
                     }
                 };
                 // Written or already there: either way the database has its mark now.
-                known.insert_all(views.iter().zip(&answers).filter(|(_, a)| a.is_ok()).map(|(v, _)| known.key(v)));
-                for ((_, answer), counted) in batch.drain(..).zip(answers) {
+                known.insert_all(batch.iter().zip(&answers).filter(|(_, a)| a.is_ok()).map(|((_, key, _), _)| *key));
+                for ((_, _, answer), counted) in batch.drain(..).zip(answers) {
                     let _ = answer.send(counted);
                 }
             }
@@ -204,16 +204,17 @@ impl ViewWriter {
 /// answered before (a returning viewer, the same day) is answered "not counted" without it.
 async fn record_view(app: &App, view: View) -> domain::ports::RepoResult<bool> {
     let writer = app.views.get_or_init(|| ViewWriter::start(app.store.clone()));
-    if writer.seen.contains(writer.seen.key(&view)) {
+    let key = writer.seen.key(&view);
+    if writer.seen.contains(key) {
         return Ok(false);
     }
     let (answer, answered) = tokio::sync::oneshot::channel();
-    match writer.queue.send((view, answer)).await {
+    match writer.queue.send((view, key, answer)).await {
         Ok(()) => match answered.await {
             Ok(counted) => counted,
             Err(_) => Err(domain::ports::RepoError::Unexpected("the view writer stopped".into())),
         },
-        Err(tokio::sync::mpsc::error::SendError((view, _))) => app.store.record_view(&view).await,
+        Err(tokio::sync::mpsc::error::SendError((view, _, _))) => app.store.record_view(&view).await,
     }
 }
 
