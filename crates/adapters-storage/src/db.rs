@@ -59,6 +59,12 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
                 // quarter of a gigabyte of anonymous memory at 1M listings (issue 24).
                 .pragma("mmap_size", "1073741824")
                 .pragma("cache_size", "-8192")
+                // Temporary data (sorts and temporary tables past their page cache, an index build's
+                // sort of 29 million votes) goes to files, not memory, whatever the build's default:
+                // set here, once per connection, because a connection cannot change it inside a
+                // transaction once its temporary schema is open (an `ALTER TABLE … DROP COLUMN`,
+                // migration 48, opens it), and the index builds asked for it inside one.
+                .pragma("temp_store", "file")
         });
     } else {
         // Ping only connections idle long enough for a server, proxy or firewall to have dropped them,
@@ -357,9 +363,8 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
         return Ok(false);
     }
     if backend == DbBackend::Sqlite {
-        // Sort through temporary files, not memory (this build of SQLite keeps temporary data in
-        // memory by default): sorting 29 million votes must not take a gigabyte.
-        txn.execute_unprepared("PRAGMA temp_store = FILE").await?;
+        // The sort goes through temporary files, not memory (`temp_store` is set on every connection,
+        // see `connect`): sorting 29 million votes must not take a gigabyte.
         // Read the schema first: a pooled connection that last saw this index before another
         // connection dropped it parses CREATE INDEX against its stale copy ("already exists")
         // unless a statement has checked the schema cookie inside this transaction.
@@ -383,9 +388,6 @@ async fn build_deferred_index(db: &DatabaseConnection, ix: &IndexDefinition) -> 
     let mut done = RawQuery::new(backend);
     done.sql("DELETE FROM deferred_indexes WHERE name = ").bind(ix.name.clone());
     txn.execute_raw(done.build()).await?;
-    if backend == DbBackend::Sqlite {
-        txn.execute_unprepared("PRAGMA temp_store = DEFAULT").await?;
-    }
     txn.commit().await?;
     tracing::info!(index = %ix.name, ms = started.elapsed().as_millis() as u64, "index built");
     Ok(true)
