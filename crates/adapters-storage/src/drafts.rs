@@ -490,7 +490,6 @@ impl DraftRepository for SeaOrmStore {
                 listings::Column::Verified,
                 listings::Column::VotesCount,
                 listings::Column::FollowsCount,
-                listings::Column::ViewsCount,
                 listings::Column::TrendingScore,
                 listings::Column::RatingAvg,
                 listings::Column::RatingCount,

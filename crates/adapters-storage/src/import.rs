@@ -3,8 +3,8 @@
 //! seconds rather than minutes; PostgreSQL sequences are moved past the imported ids afterwards.
 
 use crate::entity::{
-    awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders, listing_updates, listings,
-    milestones, reviews, stories, users, vote_tallies, votes,
+    awards, billboard_contributions, blog_posts, domain_ratings, founders, listing_founders, listing_updates,
+    listing_view_totals, listings, milestones, reviews, stories, users, vote_tallies, votes,
 };
 use crate::json::{faqs_to_json, list_to_json, socials_to_json};
 use crate::listings::{active_model, category_rows};
@@ -58,6 +58,19 @@ where
     A: ActiveModelTrait<Entity = E> + Send,
     E: EntityTrait,
 {
+    upsert_chunked(txn, rows, None).await
+}
+
+/// [`insert_chunked`] with `on_conflict` on every statement.
+async fn upsert_chunked<A, E>(
+    txn: &DatabaseTransaction,
+    rows: Vec<A>,
+    on_conflict: Option<sea_orm::sea_query::OnConflict>,
+) -> Result<(), DbErr>
+where
+    A: ActiveModelTrait<Entity = E> + Send,
+    E: EntityTrait,
+{
     let chunk = match txn.get_database_backend() {
         // PostgreSQL takes up to 65 535 parameters a statement: as many rows as fit, 5 000 at most.
         DbBackend::Postgres => {
@@ -76,7 +89,11 @@ where
         let size = if left >= chunk { chunk } else { 1 << left.ilog2() };
         let chunk: Vec<A> = rows.by_ref().take(size).collect();
         left -= chunk.len();
-        E::insert_many(chunk).exec_without_returning(txn).await?;
+        let mut insert = E::insert_many(chunk);
+        if let Some(c) = &on_conflict {
+            insert = insert.on_conflict(c.clone());
+        }
+        insert.exec_without_returning(txn).await?;
     }
     Ok(())
 }
@@ -117,7 +134,8 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
 /// them turned off: the search table and its change count (migrations 30, 34), the live listings per
 /// category (19), listings per status (21) and per launch week and status (37), listings per week with
 /// votes (25) and per board (26), and the listings' kept details (36; nothing while a bulk load defers
-/// them to its end). `vote_tallies.live` (20) was written with each tally. A trigger added to these
+/// them to its end). `vote_tallies.live` (20) was written with each tally, and each listing's view total
+/// (48) with the listings, whether the triggers ran or not. A trigger added to these
 /// tables must be added here too: `postgres_import_knows_every_trigger` lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     let of = format!("BETWEEN {first} AND {last}");
@@ -268,6 +286,7 @@ impl ImportTransaction for SeaOrmImport {
         let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;
         let first = next_id(txn, "listings").await.map_err(repo_err)?;
         let mut rows = Vec::with_capacity(list.len());
+        let mut view_rows = Vec::with_capacity(list.len());
         let (mut cats, mut founders_rows, mut vote_rows, mut tally_rows, mut review_rows) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let (mut update_rows, mut milestone_rows, mut story_rows, mut bill_rows, mut dr_rows) =
@@ -277,7 +296,6 @@ impl ImportTransaction for SeaOrmImport {
             let mut am = active_model(&item.listing, Some(id), item.listing.slug.as_str(), now);
             am.votes_count = Set(item.votes.len() as i64);
             am.follows_count = Set(item.follows);
-            am.views_count = Set(item.views);
             am.trending_score = Set(trending::rank(item.votes.iter().map(|at| (*at, 1.0))));
             let rating = CommunityRating::from_reviews(&item.reviews);
             am.rating_avg = Set(rating.map(|r| r.average));
@@ -285,6 +303,11 @@ impl ImportTransaction for SeaOrmImport {
             let billboard: i64 = item.billboard.iter().map(|(c, _)| c.get()).sum();
             am.billboard_cents = Set(billboard);
             rows.push(am);
+            view_rows.push(listing_view_totals::ActiveModel {
+                listing_id: Set(id),
+                status: Set(item.listing.lifecycle.status().as_str().to_owned()),
+                views: Set(item.views),
+            });
             cats.extend(category_rows(id, &item.listing));
             for (pos, (fid, title)) in item.founders.iter().enumerate() {
                 founders_rows.push(listing_founders::ActiveModel {
@@ -382,6 +405,12 @@ impl ImportTransaction for SeaOrmImport {
         }
         insert_chunked(txn, rows).await.map_err(repo_err)?;
         fix_sequence(txn, "listings").await.map_err(repo_err)?;
+        // Each listing's view total: over the row its trigger added (`listing_view_totals_added`), or
+        // in its place where `triggers_off_for_import` turned the triggers off.
+        let totals = sea_orm::sea_query::OnConflict::column(listing_view_totals::Column::ListingId)
+            .update_columns([listing_view_totals::Column::Status, listing_view_totals::Column::Views])
+            .to_owned();
+        upsert_chunked(txn, view_rows, Some(totals)).await.map_err(repo_err)?;
         insert_chunked(txn, cats).await.map_err(repo_err)?;
         insert_chunked(txn, founders_rows).await.map_err(repo_err)?;
         insert_chunked(txn, vote_rows).await.map_err(repo_err)?;

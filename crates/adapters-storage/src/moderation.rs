@@ -6,14 +6,14 @@
 use crate::entity::{
     audit_log, blocked_domains, held_votes, listing_holds, listing_owners, listings, reports, users, votes,
 };
-use crate::listings::to_listing;
+use crate::listings::lifecycle_of;
 use crate::own::{Count, count_vote, insert_once, move_lifecycle_on, ts};
 use crate::sql::RawQuery;
 use crate::store::{SeaOrmStore, repo_err};
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use domain::ids::{ListingId, UserId};
-use domain::listing::{Listing, ListingStatus};
+use domain::listing::{Lifecycle, Listing, ListingStatus};
 use domain::moderation::{
     AuditAction, AuditEntry, BlockedDomain, Hold, HoldCause, NewAuditEntry, NewReport, Report, ReportReason,
 };
@@ -109,15 +109,15 @@ async fn lock_touched(
     Ok(())
 }
 
-/// The listings `user` controls, as stored, inside `txn`.
-async fn owned_by(txn: &DatabaseTransaction, user: UserId) -> RepoResult<Vec<Listing>> {
+/// The listings `user` controls and where each stands, as stored, inside `txn`.
+async fn owned_by(txn: &DatabaseTransaction, user: UserId) -> RepoResult<Vec<(ListingId, Lifecycle)>> {
     let rows = listings::Entity::find()
         .filter(listings::Column::Id.in_subquery(controlled_by(user)))
         .order_by_asc(listings::Column::Id)
         .all(txn)
         .await
         .map_err(repo_err)?;
-    Ok(rows.into_iter().map(|m| to_listing(m, Vec::new())).collect())
+    Ok(rows.iter().map(|m| (ListingId::from_db(m.id), lifecycle_of(m))).collect())
 }
 
 fn to_hold(m: listing_holds::Model) -> Hold {
@@ -237,10 +237,10 @@ impl ModerationRepository for SeaOrmStore {
             .into_query();
         lock_touched(&txn, user, voted).await?;
         let mut effect = SuspensionEffect::default();
-        for l in owned_by(&txn, user).await? {
-            let mut to = l.lifecycle;
-            if to.hide().is_ok() && move_lifecycle_on(&txn, l.id, &l.lifecycle, &to, hold.at).await? {
-                keep_hold(&txn, l.id, hold).await?;
+        for (id, was) in owned_by(&txn, user).await? {
+            let mut to = was;
+            if to.hide().is_ok() && move_lifecycle_on(&txn, id, &was, &to, hold.at).await? {
+                keep_hold(&txn, id, hold).await?;
                 effect.listings += 1;
             }
         }
@@ -287,14 +287,14 @@ impl ModerationRepository for SeaOrmStore {
             .into_query();
         lock_touched(&txn, user, held).await?;
         let mut effect = SuspensionEffect::default();
-        for l in owned_by(&txn, user).await? {
-            let hold = listing_holds::Entity::find_by_id(l.id.get()).one(&txn).await.map_err(repo_err)?;
+        for (id, was) in owned_by(&txn, user).await? {
+            let hold = listing_holds::Entity::find_by_id(id.get()).one(&txn).await.map_err(repo_err)?;
             if hold.is_none_or(|h| h.cause != HoldCause::Suspension.as_str()) {
                 continue;
             }
-            let mut to = l.lifecycle;
-            if to.restore().is_ok() && move_lifecycle_on(&txn, l.id, &l.lifecycle, &to, audit.at).await? {
-                listing_holds::Entity::delete_by_id(l.id.get()).exec(&txn).await.map_err(repo_err)?;
+            let mut to = was;
+            if to.restore().is_ok() && move_lifecycle_on(&txn, id, &was, &to, audit.at).await? {
+                listing_holds::Entity::delete_by_id(id.get()).exec(&txn).await.map_err(repo_err)?;
                 effect.listings += 1;
             }
         }

@@ -255,19 +255,6 @@ pub(crate) async fn lock_account(txn: &DatabaseTransaction, user: UserId) -> Rep
     Ok(())
 }
 
-/// Locks the listings' rows in ascending id (PostgreSQL; SQLite writes one at a time), the order a
-/// suspension takes them in: an UPDATE of several rows takes them in whatever order its plan visits.
-pub(crate) async fn lock_listings(txn: &DatabaseTransaction, ids: impl IntoIterator<Item = i64>) -> RepoResult<()> {
-    let backend = txn.get_database_backend();
-    let ids: Vec<i64> = ids.into_iter().collect();
-    if backend == sea_orm::DbBackend::Postgres && !ids.is_empty() {
-        let mut q = RawQuery::new(backend);
-        q.sql("SELECT id FROM listings WHERE id IN ").bind_list(ids).sql(" ORDER BY id FOR NO KEY UPDATE");
-        txn.execute_raw(q.build()).await.map_err(repo_err)?;
-    }
-    Ok(())
-}
-
 /// Moves a listing's follower count by `delta`.
 async fn add_follows(txn: &DatabaseTransaction, id: ListingId, delta: i64) -> RepoResult<()> {
     listings::Entity::update_many()
@@ -657,11 +644,12 @@ impl OwnListingRepository for SeaOrmStore {
         Ok((voted > 0, following > 0))
     }
 
-    /// One transaction of three statements whatever the number of views (four on PostgreSQL): the
-    /// marks inserted where none exists (`RETURNING` says which), then the day counts and the
-    /// listings' totals raised by the new ones. Views are written in key order and the listings are
-    /// locked in ascending id first, so two batches, or a batch and a suspension, on PostgreSQL take
-    /// their locks in the same order.
+    /// One transaction of three statements whatever the number of views: the marks inserted where
+    /// none exists (`RETURNING` says which), then the day counts and the listings' view totals
+    /// (`listing_view_totals`, not the listing rows: migration 48) raised by the new ones; on
+    /// PostgreSQL a fourth first locks the totals' rows in ascending id. Every statement takes its rows
+    /// in key order, so two batches on PostgreSQL take their row locks in the same order; no listing
+    /// row is written, so a batch and an edit of a listing do not wait for each other.
     async fn record_views(&self, views: &[domain::engagement::View]) -> RepoResult<Vec<bool>> {
         #[derive(Debug, sea_orm::FromQueryResult)]
         struct Marked {
@@ -700,9 +688,6 @@ impl OwnListingRepository for SeaOrmStore {
             *per_listing.entry(m.listing_id).or_default() += 1;
         }
         if !per_day.is_empty() {
-            // The listings first, in ascending id, as a suspension takes them: the day counts below
-            // touch no listing row, and the totals' UPDATE would take them in its plan's order.
-            lock_listings(&txn, per_listing.keys().copied()).await?;
             let mut days = RawQuery::new(backend);
             days.sql("INSERT INTO listing_views (listing_id, day, views)");
             values(
@@ -711,12 +696,22 @@ impl OwnListingRepository for SeaOrmStore {
             );
             days.sql(" ON CONFLICT (listing_id, day) DO UPDATE SET views = listing_views.views + excluded.views");
             sea_orm::ConnectionTrait::execute_raw(&txn, days.build()).await.map_err(repo_err)?;
+            // The totals' rows first, in ascending id (PostgreSQL; SQLite writes one transaction at a
+            // time): the UPDATE alone takes them in its plan's order, a hash of the batch, and two
+            // instances' batches could each hold a row the other waits for.
+            if backend == sea_orm::DbBackend::Postgres {
+                let mut lock = RawQuery::new(backend);
+                lock.sql("SELECT listing_id FROM listing_view_totals WHERE listing_id IN ")
+                    .bind_list(per_listing.keys().copied())
+                    .sql(" ORDER BY listing_id FOR UPDATE");
+                sea_orm::ConnectionTrait::execute_raw(&txn, lock.build()).await.map_err(repo_err)?;
+            }
             let mut totals = RawQuery::new(backend);
             totals.sql("WITH v (id, n) AS (");
             values(&mut totals, per_listing.iter().map(|(id, n)| vec![(*id).into(), (*n).into()]).collect());
             totals.sql(
-                ") UPDATE listings SET views_count = views_count + (SELECT v.n FROM v WHERE v.id = listings.id) \
-                 WHERE id IN (SELECT v.id FROM v)",
+                ") UPDATE listing_view_totals SET views = views + (SELECT v.n FROM v WHERE v.id = listing_view_totals.listing_id) \
+                 WHERE listing_id IN (SELECT v.id FROM v)",
             );
             sea_orm::ConnectionTrait::execute_raw(&txn, totals.build()).await.map_err(repo_err)?;
         }

@@ -70,7 +70,6 @@ pub struct Model {
     pub verified: bool,
     pub votes_count: i64,
     pub follows_count: i64,
-    pub views_count: i64,
     #[sea_orm(column_type = "Double")]
     pub trending_score: f64,
     #[sea_orm(column_type = "Double", nullable)]
@@ -125,6 +124,8 @@ pub enum Relation {
     ListingUpdates,
     #[sea_orm(has_many = "super::listing_versions::Entity")]
     ListingVersions,
+    #[sea_orm(has_one = "super::listing_view_totals::Entity")]
+    ListingViewTotals,
     #[sea_orm(has_many = "super::listing_views::Entity")]
     ListingViews,
     #[sea_orm(has_many = "super::milestones::Entity")]
@@ -208,6 +209,12 @@ impl Related<super::listing_updates::Entity> for Entity {
 impl Related<super::listing_versions::Entity> for Entity {
     fn to() -> RelationDef {
         Relation::ListingVersions.def()
+    }
+}
+
+impl Related<super::listing_view_totals::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::ListingViewTotals.def()
     }
 }
 

@@ -29,6 +29,7 @@ pub mod listing_owners;
 pub mod listing_updates;
 pub mod listing_versions;
 pub mod listing_view_marks;
+pub mod listing_view_totals;
 pub mod listing_views;
 pub mod listings;
 pub mod milestones;

@@ -22,6 +22,7 @@ pub use super::listing_media::Entity as ListingMedia;
 pub use super::listing_owners::Entity as ListingOwners;
 pub use super::listing_updates::Entity as ListingUpdates;
 pub use super::listing_versions::Entity as ListingVersions;
+pub use super::listing_view_totals::Entity as ListingViewTotals;
 pub use super::listing_views::Entity as ListingViews;
 pub use super::listings::Entity as Listings;
 pub use super::milestones::Entity as Milestones;

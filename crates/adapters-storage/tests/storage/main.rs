@@ -1255,6 +1255,19 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
         assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
     }
+    // Each listing's view total has its row, with the listing's status (migration 48).
+    let astray = conn
+        .query_one_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT COUNT(*) AS n FROM listings l LEFT JOIN listing_view_totals t ON t.listing_id = l.id \
+             WHERE t.status IS NULL OR t.status <> l.status",
+        ))
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get::<i64>("", "n")
+        .unwrap();
+    assert_eq!(astray, 0, "view totals without their row or their listing's status");
     // Each launch week's listings per status, kept in week_listing_counts.
     let launches = conn
         .query_all_raw(sea_orm::Statement::from_string(
@@ -1348,6 +1361,7 @@ on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
                     l.revenue = Some(Revenue { monthly_cents: 900, source: "test".into(), as_of: now().date_naive() });
                 }
                 let mut item = import(l, i % 4);
+                item.views = (batch * 100 + i * 7) as i64;
                 // Votes across weeks: some of them three weeks back.
                 item.votes = (0..i % 4).map(|v| now() - Duration::days(7 * (v as i64 % 2) * 3)).collect();
                 if i % 3 == 1 {
@@ -1373,6 +1387,16 @@ on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
     assert_eq!(one(wrong).await, 0, "each tally's live flag follows its listing");
     assert!(one("SELECT COUNT(*) AS n FROM vote_tallies WHERE NOT live").await > 0, "votes on listings not live");
     assert_eq!(one("SELECT COUNT(DISTINCT week_start) AS n FROM vote_tallies WHERE live").await, 2, "two weeks");
+    // Every listing has its view total, the imported one (migration 48).
+    let without = "SELECT COUNT(*) AS n FROM listings l LEFT JOIN listing_view_totals t ON t.listing_id = l.id \
+                   WHERE t.listing_id IS NULL";
+    assert_eq!(one(without).await, 0, "a view total for every listing");
+    let views: i64 = (1..=2).flat_map(|batch| (0..12).map(move |i| (batch * 100 + i * 7) as i64)).sum();
+    assert_eq!(
+        one("SELECT CAST(SUM(views) AS BIGINT) AS n FROM listing_view_totals").await,
+        views,
+        "the imported views"
+    );
     if store.backend() == sea_orm::DbBackend::Postgres {
         // The search table holds exactly the live and scheduled listings, each with the vector its
         // trigger writes, and its change count moved by at least as many rows.
@@ -1385,6 +1409,9 @@ on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
         assert_eq!(searchable, 1 + 2 * 8);
         assert!(one("SELECT changes AS n FROM listing_terms_state").await >= searchable, "changes counted");
     }
+    conn.execute_unprepared("DELETE FROM listings WHERE name = 'Before'").await.unwrap();
+    assert_eq!(one(without).await, 0);
+    assert_eq!(one("SELECT COUNT(*) AS n FROM listing_view_totals").await, 2 * 12, "a deleted listing's total goes");
 });
 
 /// PostgreSQL: the import writes what the row triggers keep itself when it turns them off
@@ -1430,6 +1457,8 @@ async fn postgres_import_knows_every_trigger() {
             "listings.listing_counts_written",
             "listings.listing_search_added",
             "listings.listing_search_changed",
+            "listings.listing_view_totals_added",
+            "listings.listing_view_totals_moved",
             "listings.tally_live_status",
             "listings.week_listing_counts_moved",
             "listings.week_listing_counts_written",

@@ -345,7 +345,10 @@ async fn pages_from_the_cache_still_count_each_view() {
         let views = || {
             let (store, slug) = (&store, &slug);
             async move {
-                let sql = format!("SELECT views_count FROM listings WHERE slug = '{slug}'");
+                let sql = format!(
+                    "SELECT t.views FROM listing_view_totals t JOIN listings l ON l.id = t.listing_id \
+                     WHERE l.slug = '{slug}'"
+                );
                 let row = store.query_one_raw(Statement::from_string(store.get_database_backend(), sql)).await.unwrap();
                 row.unwrap().try_get_by_index::<i64>(0).unwrap()
             }
