@@ -1489,11 +1489,14 @@ impl ProfileRow {
 /// 8 700–9 000 with `slug = $1`.
 pub(crate) fn profile_query(backend: DbBackend, slugs: &[&str]) -> RawQuery {
     let mut q = RawQuery::new(backend);
-    q.sql("SELECT ").sql(&LISTING_COLUMNS).sql(
-        ", d.extra_category_ids, d.founders_json, d.updates_json, d.milestones_json, d.story_sections, \
-         d.awards_json, t.views FROM listings l LEFT JOIN listing_details d ON d.listing_id = l.id \
-         LEFT JOIN listing_view_totals t ON t.listing_id = l.id WHERE l.slug = ",
-    );
+    q.sql("SELECT ")
+        .sql(&LISTING_COLUMNS)
+        .sql(
+            ", d.extra_category_ids, d.founders_json, d.updates_json, d.milestones_json, d.story_sections, \
+             d.awards_json, ",
+        )
+        .sql(VIEWS_SQL)
+        .sql(" AS views FROM listings l LEFT JOIN listing_details d ON d.listing_id = l.id WHERE l.slug = ");
     match slugs {
         [one] => q.bind((*one).to_owned()),
         many => q.sql("ANY(string_to_array(").bind(many.join(",")).sql(", ','))"),
