@@ -823,7 +823,12 @@ impl SeaOrmStore {
             q.sql(" AND t.status = ").constant(status_of(s.status).as_str());
         }
         if let Some(c) = &s.category {
-            q.sql(" AND l.id IN (SELECT lc.listing_id FROM listing_categories lc JOIN categories c ON c.id = lc.category_id WHERE c.slug = ")
+            // Where the FTS table drives (SQLite), the category's listings are a check on each match
+            // (`+` keeps the list off the lookup of `l`): `l.id` is the rowid, and as a term of that
+            // lookup SQLite walked the whole list for every match — a word with 2 500 matches in a
+            // category of 18 500 listings took 4.6 s to count, `workflow` 92 s; 5 ms and 18 ms as a check.
+            let check = if matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) { "+" } else { "" };
+            q.sql(" AND ").sql(check).sql("l.id IN (SELECT lc.listing_id FROM listing_categories lc JOIN categories c ON c.id = lc.category_id WHERE c.slug = ")
                 .bind(c.as_str())
                 .sql(" OR c.parent_id IN (SELECT p.id FROM categories p WHERE p.slug = ")
                 .bind(c.as_str())

@@ -346,6 +346,42 @@ on_every_store!(listing_round_trip_and_slug_collisions, |store| {
     assert_eq!(store.count_live_listings().await.unwrap(), 2);
 });
 
+// A word searched within a category, where every listing has both: the category must be a check on
+// each match, not a list walked for each one. On SQLite the category's listings had become a term of
+// the lookup of each match's row (its id is the rowid), so the work grew as matches × the category's
+// listings: at 100k demo listings `workflow` in `ai` took 92 s, and eight such requests held every
+// pooled connection. Here 5 000 × 5 000: over 20 s a search that way (debug build), milliseconds as a check.
+on_every_store!(a_word_within_a_category_is_checked_per_match_not_walked_per_match, |store| {
+    let cats = seed_categories(store).await;
+    const N: usize = 5_000;
+    let items: Vec<ImportListing> = (0..N)
+        .map(|i| import(listing(&format!("Probe {i}"), ListingStatus::Live, Some(cat_id(&cats, "api-tools"))), 0))
+        .collect();
+    for chunk in items.chunks(1_000) {
+        store.import_listings(chunk, now()).await.unwrap();
+    }
+    store
+        .import_listings(
+            &[import(listing("Probe elsewhere", ListingStatus::Live, Some(cat_id(&cats, "marketing"))), 0)],
+            now(),
+        )
+        .await
+        .unwrap();
+    for (sort, category) in
+        [(SearchSort::Relevance, "dev-tools"), (SearchSort::Votes, "api-tools"), (SearchSort::Newest, "dev-tools")]
+    {
+        let s = ListingSearch { category: Some(slug(category)), sort, ..search(Some("probe")) };
+        let found =
+            tokio::time::timeout(std::time::Duration::from_secs(5), store.search_listings(&s, PageRequest::default()))
+                .await
+                .unwrap_or_else(|_| panic!("a word within {category} ({sort:?}) answered within 5 s"))
+                .unwrap();
+        assert_eq!(found.total, N as u64, "{category}, {sort:?}: every probe in it, none elsewhere");
+        assert_eq!(found.items.len(), 20);
+        assert!(found.items.iter().all(|l| l.name != "Probe elsewhere"), "{category}, {sort:?}");
+    }
+});
+
 on_every_store!(full_text_search_ranks_and_filters, |store| {
     let cats = seed_categories(store).await;
     let dev = cat_id(&cats, "dev-tools");
