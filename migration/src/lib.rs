@@ -58,6 +58,7 @@ mod m20261128_000045_sessions_by_account;
 mod m20261128_000046_trending_ties_by_id;
 mod m20261128_000047_password_resets;
 mod m20261129_000048_listing_view_totals;
+mod m20261129_000049_view_days_from_marks;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -187,6 +188,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261128_000046_trending_ties_by_id::Migration),
             Box::new(m20261128_000047_password_resets::Migration),
             Box::new(m20261129_000048_listing_view_totals::Migration),
+            Box::new(m20261129_000049_view_days_from_marks::Migration),
         ]
     }
 }

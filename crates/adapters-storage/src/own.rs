@@ -644,12 +644,14 @@ impl OwnListingRepository for SeaOrmStore {
         Ok((voted > 0, following > 0))
     }
 
-    /// One transaction of three statements whatever the number of views: the marks inserted where
-    /// none exists (`RETURNING` says which), then the day counts and the listings' view totals
-    /// (`listing_view_totals`, not the listing rows: migration 48) raised by the new ones; on
-    /// PostgreSQL a fourth first locks the totals' rows in ascending id. Every statement takes its rows
-    /// in key order, so two batches on PostgreSQL take their row locks in the same order; no listing
-    /// row is written, so a batch and an edit of a listing do not wait for each other.
+    /// One transaction of two statements whatever the number of views: the marks inserted where
+    /// none exists (`RETURNING` says which), then the listings' view totals (`listing_view_totals`,
+    /// not the listing rows: migration 48) raised by the new ones; on PostgreSQL a third first locks
+    /// the totals' rows in ascending id. Every statement takes its rows in key order, so two batches
+    /// on PostgreSQL take their row locks in the same order; no listing row is written, so a batch and
+    /// an edit of a listing do not wait for each other. The views per listing and day
+    /// (`listing_views`) are not written here: they are the marks' count, folded in when the marks
+    /// are pruned ([`Self::prune_view_marks`]; migration 49).
     async fn record_views(&self, views: &[domain::engagement::View]) -> RepoResult<Vec<bool>> {
         #[derive(Debug, sea_orm::FromQueryResult)]
         struct Marked {
@@ -681,21 +683,11 @@ impl OwnListingRepository for SeaOrmStore {
         );
         marks.sql(" ON CONFLICT DO NOTHING RETURNING listing_id, day, viewer_key");
         let marked = Marked::find_by_statement(marks.build()).all(&txn).await.map_err(repo_err)?;
-        let mut per_day: std::collections::BTreeMap<(i64, chrono::NaiveDate), i64> = Default::default();
         let mut per_listing: std::collections::BTreeMap<i64, i64> = Default::default();
         for m in &marked {
-            *per_day.entry((m.listing_id, m.day)).or_default() += 1;
             *per_listing.entry(m.listing_id).or_default() += 1;
         }
-        if !per_day.is_empty() {
-            let mut days = RawQuery::new(backend);
-            days.sql("INSERT INTO listing_views (listing_id, day, views)");
-            values(
-                &mut days,
-                per_day.iter().map(|((id, day), n)| vec![(*id).into(), (*day).into(), (*n).into()]).collect(),
-            );
-            days.sql(" ON CONFLICT (listing_id, day) DO UPDATE SET views = listing_views.views + excluded.views");
-            sea_orm::ConnectionTrait::execute_raw(&txn, days.build()).await.map_err(repo_err)?;
+        if !per_listing.is_empty() {
             // The totals' rows first, in ascending id (PostgreSQL; SQLite writes one transaction at a
             // time): the UPDATE alone takes them in its plan's order, a hash of the batch, and two
             // instances' batches could each hold a row the other waits for.
@@ -735,12 +727,30 @@ impl OwnListingRepository for SeaOrmStore {
         Ok(self.record_views(std::slice::from_ref(view)).await?.first().copied().unwrap_or(false))
     }
 
+    /// Folds the marks of each day before `before` into that day's view counts (`listing_views`), then
+    /// deletes them, in one transaction. A day's marks are all there until they are pruned (each
+    /// prune takes whole days), so its count is exactly the views counted that day; a page's view
+    /// writes one row fewer for it.
     async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64> {
+        let backend = self.backend();
+        let txn = self.begin_write().await?;
+        let mut fold = RawQuery::new(backend);
+        fold.sql(
+            "INSERT INTO listing_views (listing_id, day, views) SELECT listing_id, day, COUNT(*) \
+             FROM listing_view_marks WHERE day < ",
+        )
+        .bind(before)
+        .sql(
+            " GROUP BY listing_id, day \
+             ON CONFLICT (listing_id, day) DO UPDATE SET views = listing_views.views + excluded.views",
+        );
+        sea_orm::ConnectionTrait::execute_raw(&txn, fold.build()).await.map_err(repo_err)?;
         let r = listing_view_marks::Entity::delete_many()
             .filter(listing_view_marks::Column::Day.lt(before))
-            .exec(&self.db)
+            .exec(&txn)
             .await
             .map_err(repo_err)?;
+        txn.commit().await.map_err(repo_err)?;
         Ok(r.rows_affected)
     }
 

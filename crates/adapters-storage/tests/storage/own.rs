@@ -361,6 +361,84 @@ on_every_store!(view_totals_follow_the_views_and_order_the_most_viewed, |store| 
     }
 });
 
+/// Each listing's views per day, from `listing_views` (listing, day, views), in key order.
+async fn view_days(db: &sea_orm::DatabaseConnection) -> Vec<(i64, String, i64)> {
+    use sea_orm::ConnectionTrait;
+    let q = sea_orm::Statement::from_string(
+        db.get_database_backend(),
+        "SELECT listing_id AS l, CAST(day AS TEXT) AS d, views AS v FROM listing_views ORDER BY listing_id, day",
+    );
+    db.query_all_raw(q)
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| (r.try_get("", "l").unwrap(), r.try_get("", "d").unwrap(), r.try_get("", "v").unwrap()))
+        .collect()
+}
+
+// A counted view writes its mark and its listing's total; the views per listing and day are the
+// marks' count, written when the marks of a finished day are pruned (one row fewer a view).
+on_both!(views_per_day_are_counted_from_the_marks_when_they_are_pruned, |store| {
+    use domain::engagement::View;
+    use domain::ports::{ListingRepository, OwnListingRepository};
+    let a = store.create_listing(listing("Day counted", ListingStatus::Live, None)).await.unwrap();
+    let b = store.create_listing(listing("Also counted", ListingStatus::Live, None)).await.unwrap();
+    let db = store.connection();
+    let t = now();
+    let view = |l: &domain::listing::Listing, k: &str, days: i64| {
+        View::record(l.id, "Mozilla/5.0 Firefox/140.0", k.to_owned(), t + Duration::days(days)).unwrap()
+    };
+    let batch = [view(&a, "x", 0), view(&a, "y", 0), view(&b, "x", 0), view(&a, "x", 1), view(&a, "x", 2)];
+    assert_eq!(store.record_views(&batch).await.unwrap(), vec![true; 5]);
+    assert!(!store.record_view(&view(&a, "y", 0)).await.unwrap(), "a repeat");
+    assert_eq!(view_days(db).await, vec![], "nothing per day until the marks go");
+    let day = |d: i64| (t + Duration::days(d)).date_naive().to_string();
+    // The first two days' marks go; the third's stay, and so does its count's place.
+    assert_eq!(store.prune_view_marks((t + Duration::days(2)).date_naive()).await.unwrap(), 4);
+    let want = vec![(a.id.get(), day(0), 2), (a.id.get(), day(1), 1), (b.id.get(), day(0), 1)];
+    assert_eq!(view_days(db).await, want);
+    assert_eq!(store.prune_view_marks((t + Duration::days(2)).date_naive()).await.unwrap(), 0);
+    assert_eq!(view_days(db).await, want, "a prune with nothing to take counts nothing twice");
+    assert!(store.record_view(&view(&b, "z", 2)).await.unwrap());
+    assert_eq!(store.prune_view_marks((t + Duration::days(3)).date_naive()).await.unwrap(), 2);
+    let mut all = want.clone();
+    all.insert(2, (a.id.get(), day(2), 1));
+    all.push((b.id.get(), day(2), 1));
+    assert_eq!(view_days(db).await, all);
+    assert_eq!(store.get_listing(a.id).await.unwrap().unwrap().views, 4, "the totals are as counted");
+    assert_eq!(store.get_listing(b.id).await.unwrap().unwrap().views, 2);
+});
+
+// Before migration 49 every counted view raised its day's row at once. A day whose marks are still
+// there has its views in both places at the upgrade: the migration drops the row, and the prune that
+// takes the marks writes it once. Days pruned before keep their rows.
+on_both!(the_upgrade_counts_each_marked_day_once, |store| {
+    use domain::engagement::View;
+    use domain::ports::{ListingRepository, OwnListingRepository};
+    use migration::{Migrator, MigratorTrait};
+    use sea_orm::ConnectionTrait;
+    let l = store.create_listing(listing("Upgraded views", ListingStatus::Live, None)).await.unwrap();
+    let db = store.connection();
+    let t = now();
+    let day = |d: i64| (t + Duration::days(d)).date_naive().to_string();
+    let batch: Vec<View> = ["x", "y", "z"]
+        .iter()
+        .map(|k| View::record(l.id, "Mozilla/5.0 Firefox/140.0", (*k).to_owned(), t + Duration::days(1)).unwrap())
+        .collect();
+    assert_eq!(store.record_views(&batch).await.unwrap(), vec![true; 3]);
+    crate::harness::roll_back_through(db, "m20261129_000049_view_days_from_marks").await;
+    // Down counts the marked day from its marks, as the code before raised it view by view.
+    assert_eq!(view_days(db).await, vec![(l.id.get(), day(1), 3)]);
+    // And a day pruned long before, whose row is all that is left of it.
+    let sql = format!("INSERT INTO listing_views (listing_id, day, views) VALUES ({}, '{}', 7)", l.id.get(), day(0));
+    db.execute_unprepared(&sql).await.unwrap();
+    Migrator::up(db, None).await.unwrap();
+    assert_eq!(view_days(db).await, vec![(l.id.get(), day(0), 7)], "the marked day's row waits for its marks");
+    assert_eq!(store.prune_view_marks((t + Duration::days(2)).date_naive()).await.unwrap(), 3);
+    assert_eq!(view_days(db).await, vec![(l.id.get(), day(0), 7), (l.id.get(), day(1), 3)], "counted once");
+    assert_eq!(store.get_listing(l.id).await.unwrap().unwrap().views, 3);
+});
+
 on_every_store!(views_count_once_a_day_and_votes_carry_weight_and_address, |store| {
     use domain::engagement::View;
     let l = store.create_listing(listing("Viewed", ListingStatus::Live, None)).await.unwrap();

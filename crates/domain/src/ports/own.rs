@@ -147,7 +147,8 @@ pub trait OwnListingRepository: Send + Sync {
         }
         Ok(counted)
     }
-    /// Forgets who viewed before `before` (the counts stay); the number of marks removed.
+    /// Forgets who viewed before `before` (the counts stay, and a store that keeps views per listing
+    /// and day counts those days' from the marks first); the number of marks removed.
     async fn prune_view_marks(&self, before: chrono::NaiveDate) -> RepoResult<u64>;
 
     /// Follows a listing; false when already following.
