@@ -23,8 +23,8 @@ pub struct SeaOrmStore {
     /// Short reads of PostgreSQL pipelined on a few shared connections (see [`crate::pipe`]); `None`
     /// on SQLite and until [`SeaOrmStore::with_read_pipe`].
     pipe: Option<Arc<crate::pipe::PgPipe>>,
-    /// Searches let into PostgreSQL at once, first come first served (see
-    /// [`SeaOrmStore::with_search_slots`]); `None` on SQLite.
+    /// Searches let into the database at once, first come first served (see
+    /// [`SeaOrmStore::with_search_slots`]).
     searches: Option<SearchSlots>,
 }
 
@@ -54,7 +54,7 @@ impl SearchSlots {
     }
 }
 
-/// How the search slots are used now, for the operator's metrics; all zero on SQLite.
+/// How the search slots are used now, for the operator's metrics.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchSlotStats {
     /// The most searches let into the database at once.
@@ -93,32 +93,29 @@ impl SeaOrmStore {
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
-        let searches = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
-            .then(|| SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT));
+        let searches = Some(SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT));
         Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches }
     }
 
-    /// On PostgreSQL, lets at most `slots` searches (text searches, and lists whose filters or order
-    /// the indexes do not bound) run in the database at once; the others wait their turn, first come
-    /// first served, for at most `wait`, then are answered "busy" (a 503). Each such search costs
-    /// PostgreSQL milliseconds of CPU: more at once than it has cores only shares those cores
-    /// out, so every search ends later, and the short reads beside them (a profile, a board) queue
-    /// behind them for the pool's connections and the CPU. Measured on 2 cores (100k listings, 32
-    /// connections searching): a profile read's p50 64 ms and p99 116 ms with every search let in,
-    /// 5.0 and 17 ms with 3 slots (docs/BENCHMARKS.md). By default [`default_search_slots`] and
-    /// [`SEARCH_SLOT_WAIT`]. A no-op on SQLite, whose searches run on the calling thread (its text
-    /// searches) or its own pool.
+    /// Lets at most `slots` searches that run through the pool (on PostgreSQL text searches, and on
+    /// both stores lists whose filters or order the indexes do not bound) run in the database at once;
+    /// the others wait their turn, first come first served, for at most `wait`, then are answered
+    /// "busy" (a 503). Each such search costs milliseconds of CPU: more at once than there are cores
+    /// only shares those cores out, so every search ends later, and the reads and writes beside them
+    /// queue behind them for the pool's connections and the CPU. Measured on 2 cores (100k listings):
+    /// on PostgreSQL, with 32 connections searching, a profile read's p50 64 ms and p99 116 ms with
+    /// every search let in, 5.0 and 17 ms with 3 slots; on SQLite, 16 connections of filtered word
+    /// searches took every pooled connection, and new viewers' pages (each a write) fell from 2 600 to
+    /// 22 a second (docs/BENCHMARKS.md). By default [`default_search_slots`] and [`SEARCH_SLOT_WAIT`].
+    /// SQLite's text searches without a filter run on the calling thread and take no slot.
     #[must_use]
     pub fn with_search_slots(mut self, slots: usize, wait: Duration) -> Self {
-        if self.backend() == DbBackend::Postgres {
-            self.searches = Some(SearchSlots::new(slots, wait));
-        }
+        self.searches = Some(SearchSlots::new(slots, wait));
         self
     }
 
-    /// A slot for a search in PostgreSQL, held until the permit drops (see
-    /// [`SeaOrmStore::with_search_slots`]); `None` on SQLite. Unavailable (a 503) when none came free
-    /// in time.
+    /// A slot for a search, held until the permit drops (see [`SeaOrmStore::with_search_slots`]).
+    /// Unavailable (a 503) when none came free in time.
     pub(crate) async fn search_slot(&self) -> RepoResult<Option<tokio::sync::SemaphorePermit<'_>>> {
         use std::sync::atomic::Ordering;
         /// Counts a search as waiting until it has its slot, its time is up, or its request is dropped.

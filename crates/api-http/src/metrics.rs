@@ -48,8 +48,7 @@ pub struct Snapshot {
     pub db_open: u32,
     pub db_idle: u32,
     pub db_max: u32,
-    /// PostgreSQL's search slots: how many, in use and waited for now, and searches answered busy
-    /// since start (all zero on SQLite).
+    /// The search slots: how many, in use and waited for now, and searches answered busy since start.
     pub search_slots: u32,
     pub search_slots_in_use: u32,
     pub searches_waiting: u32,

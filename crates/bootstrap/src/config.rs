@@ -15,8 +15,8 @@ pub struct DatabaseArgs {
     #[arg(long, env = "LAUNCHDIR_DATABASE_MAX_CONNECTIONS", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub database_max_connections: Option<u32>,
 
-    /// PostgreSQL: the most searches (text searches, lists by a filter) this process runs in the
-    /// database at once, 1 to 1 000 (unset: this machine's cores plus one); the others wait their
+    /// The most searches (lists by a filter; on PostgreSQL text searches too) this process runs in
+    /// the database at once, 1 to 1 000 (unset: this machine's cores plus one); the others wait their
     /// turn, up to 10 s. Raise it when PostgreSQL has more cores than this machine.
     #[arg(long, env = "LAUNCHDIR_DATABASE_SEARCH_SLOTS", value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub database_search_slots: Option<u32>,

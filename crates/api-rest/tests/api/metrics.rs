@@ -58,8 +58,9 @@ async fn loopback_reads_requests_by_operation_the_cache_the_queue_and_the_pool()
     assert!(sample(&text, "launchdir_jobs_oldest_due_age_seconds", &[]).is_some());
     assert!(sample(&text, "launchdir_db_pool_connections_max", &[]).is_some_and(|n| n >= 1.0));
     assert!(sample(&text, "launchdir_db_pool_connections_open", &[]).is_some_and(|n| n >= 1.0));
-    // SQLite has no search slots: exported, and zero.
-    for gauge in ["launchdir_db_search_slots", "launchdir_db_search_slots_in_use", "launchdir_db_searches_waiting"] {
+    // The search slots (SQLite's too, for the searches its pool runs): exported, none in use now.
+    assert!(sample(&text, "launchdir_db_search_slots", &[]).is_some_and(|n| n >= 1.0), "{text}");
+    for gauge in ["launchdir_db_search_slots_in_use", "launchdir_db_searches_waiting"] {
         assert_eq!(sample(&text, gauge, &[]), Some(0.0), "{gauge} is exported");
     }
     assert_eq!(sample(&text, "launchdir_db_searches_busy_total", &[]), Some(0.0));
