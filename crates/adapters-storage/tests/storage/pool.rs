@@ -438,6 +438,57 @@ async fn sqlite_searches_through_the_pool_take_a_slot() {
     assert_eq!(store.search_slot_stats().in_use, 0, "every slot given back");
 }
 
+/// A typed last word with more completions than SQLite spells out (a letter or two) stays a prefix
+/// whose doclists FTS5 merges whole (at 100k listings one letter took 100–250 ms): such a search takes
+/// a slot, and is answered busy when none comes free in time, rather than holding its HTTP worker's
+/// thread. A whole word still runs on the calling thread and never waits for a slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_prefix_searches_take_a_slot_and_whole_words_do_not() {
+    use domain::paging::PageRequest;
+    use domain::ports::{DirectoryImport, ListingRepository};
+    let t = crate::harness::sqlite().await.expect("sqlite");
+    let shared: Arc<dyn domain::ports::Store> = Arc::new(t.store.clone());
+    let dev = crate::cat_id(&crate::seed_categories(&shared).await, "dev-tools");
+    let completions = (b'a'..=b'l').map(|c| format!("pref{}", c as char)).collect::<Vec<_>>().join(" ");
+    let new: Vec<_> = (0..300)
+        .map(|i| {
+            let mut l = crate::listing(&format!("Prefixed {i}"), domain::listing::ListingStatus::Live, Some(dev));
+            l.profile.tagline = format!("{completions} number{i}");
+            crate::import(l, 0)
+        })
+        .collect();
+    t.store.import_listings(&new, crate::now()).await.expect("import");
+    let store = t.store.clone().with_search_slots(1, Duration::from_millis(1));
+    let at_once = |q: &'static str| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(
+                    async move { store.search_listings(&crate::search(Some(q)), PageRequest::default()).await },
+                )
+            })
+            .collect();
+        async move {
+            let mut answers = Vec::new();
+            for h in handles {
+                answers.push(h.await.expect("joined"));
+            }
+            answers
+        }
+    };
+    for answer in at_once("prefixed").await {
+        assert_eq!(answer.expect("a whole word takes no slot").total, 300);
+    }
+    assert_eq!(store.search_slot_stats().busy_total, 0, "no whole word waited for a slot");
+    let answers = at_once("pref").await;
+    let busy = answers.iter().filter(|a| matches!(a, Err(domain::ports::RepoError::Unavailable(_)))).count();
+    assert!(busy >= 1, "eight prefixes at once, one slot, 1 ms to wait: some are answered busy");
+    for answer in answers.into_iter().filter_map(Result::ok) {
+        assert_eq!(answer.total, 300, "the prefix matches every listing");
+    }
+    assert_eq!(store.search_slot_stats().busy_total, busy as u64);
+}
+
 /// At most `slots` searches run in PostgreSQL at once; the others wait their turn in the service,
 /// then are answered, and a search that waits longer than it may is answered "busy". The searches are
 /// held in PostgreSQL by a lock on the search table, so the test sees how many got in. Without the
