@@ -1082,9 +1082,10 @@ impl ListingRepository for SeaOrmStore {
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
         }
-        // A bounded read goes where the short reads go; a week in another order stays on the pool.
+        // A bounded read goes where the short reads go (a deep page: the pool, in a slot); a week in
+        // another order stays on the pool.
         let rows = if bounded {
-            self.short_read::<Counted<SummaryRow>>(q.build()).await?
+            self.paged_read::<Counted<SummaryRow>>(q.build(), page).await?
         } else {
             Counted::<SummaryRow>::find_by_statement(q.build()).all(&self.db).await.map_err(repo_err)?
         };
@@ -1246,7 +1247,7 @@ impl ListingRepository for SeaOrmStore {
         q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
             .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
             .page(page);
-        let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
+        let rows = self.paged_read::<Counted<WeeklyRow>>(q.build(), page).await?;
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
         Ok(Paged::new(items, page, total))
@@ -1268,7 +1269,7 @@ impl ListingRepository for SeaOrmStore {
             .date_constant(week.monday())
             .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
             .page(page);
-        let rows = self.short_read::<Counted<WeeklyRow>>(q.build()).await?;
+        let rows = self.paged_read::<Counted<WeeklyRow>>(q.build(), page).await?;
         let total = self.page_total(&rows, kept).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
         Ok(Paged::new(items, page, total))

@@ -77,6 +77,10 @@ pub fn default_search_slots() -> usize {
     std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get) + 1
 }
 
+/// The rows a page may skip and still be a short read ([`SeaOrmStore::paged_read`]): the first 50
+/// pages of 20.
+pub(crate) const SHORT_OFFSET: u64 = 1_000;
+
 /// The category tree and when it was read.
 pub(crate) type CachedCategories = (Instant, Arc<Vec<Category>>);
 
@@ -265,6 +269,21 @@ impl SeaOrmStore {
         T: FromQueryResult + crate::inline::FromSqliteRow + crate::pipe::FromPgRow,
     {
         self.short_read_or(stmt, |s| s).await
+    }
+
+    /// Every row of a page of a list (`stmt` ends with the page's `LIMIT … OFFSET …`): as a short read
+    /// near the top, but through the pool in a search slot past [`SHORT_OFFSET`] rows, which the
+    /// database walks before the page's own. On PostgreSQL eight connections asking for page 1 000
+    /// (35–90 ms each) on the short reads' pipe took profile reads from a p99 of 2.7 to 18 ms.
+    pub(crate) async fn paged_read<T>(&self, stmt: Statement, page: domain::paging::PageRequest) -> RepoResult<Vec<T>>
+    where
+        T: FromQueryResult + crate::inline::FromSqliteRow + crate::pipe::FromPgRow,
+    {
+        if page.offset() < SHORT_OFFSET {
+            return self.short_read(stmt).await;
+        }
+        let _slot = self.search_slot().await?;
+        T::find_by_statement(stmt).all(&self.db).await.map_err(repo_err)
     }
 
     /// [`SeaOrmStore::short_read`] of a statement that uses what only the inline readers have (the
