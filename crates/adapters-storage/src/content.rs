@@ -56,6 +56,9 @@ impl BlogRepository for SeaOrmStore {
                     .sql(" ESCAPE '\\')");
             }
         };
+        // A scan of every founder (a name matched anywhere, and the count): through the pool in a
+        // search slot, as a filtered list of listings is.
+        let _slot = self.search_slot().await?;
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n");
         filter(&mut count);
@@ -82,8 +85,13 @@ impl BlogRepository for SeaOrmStore {
     }
 }
 
-const BEHIND_LIVE: &str = " EXISTS (SELECT 1 FROM listing_founders lf JOIN listings l ON l.id = lf.listing_id \
-                            WHERE lf.founder_id = f.id AND l.status = 'live')";
+/// A founder (`f`) behind at least one live listing.
+///
+/// The founder's links first (`ix_listing_founders_founder`), each listing's status by its key. Written
+/// as a join, SQLite (no statistics) walked every live listing for each founder to find the founder's
+/// links: a list of founders at 100k listings took 545 s to count (130 ms this way).
+const BEHIND_LIVE: &str = " EXISTS (SELECT 1 FROM listing_founders lf WHERE lf.founder_id = f.id \
+                            AND (SELECT l.status FROM listings l WHERE l.id = lf.listing_id) = 'live')";
 
 #[async_trait]
 impl FounderRepository for SeaOrmStore {
@@ -102,6 +110,9 @@ impl FounderRepository for SeaOrmStore {
                 r.sql(" AND f.country = ").bind(c.as_str());
             }
         };
+        // A scan of every founder (a name matched anywhere, and the count): through the pool in a
+        // search slot, as a filtered list of listings is.
+        let _slot = self.search_slot().await?;
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n");
         filter(&mut count);
@@ -160,6 +171,9 @@ impl AwardRepository for SeaOrmStore {
                 r.sql(" WHERE a.listing_id = ").bind(id.get());
             }
         };
+        // A scan of every founder (a name matched anywhere, and the count): through the pool in a
+        // search slot, as a filtered list of listings is.
+        let _slot = self.search_slot().await?;
         let mut count = RawQuery::new(self.backend());
         count.sql("SELECT COUNT(*) AS n");
         filter(&mut count);
