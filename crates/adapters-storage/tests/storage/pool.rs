@@ -438,6 +438,11 @@ async fn sqlite_searches_through_the_pool_take_a_slot() {
     assert_eq!(store.search_slot_stats().in_use, 0, "every slot given back");
 }
 
+/// What each of `tasks` answered, in order.
+async fn answers_of<T>(tasks: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    futures::future::join_all(tasks).await.into_iter().map(|r| r.expect("joined")).collect()
+}
+
 /// A typed last word with more completions than SQLite spells out (a letter or two) stays a prefix
 /// whose doclists FTS5 merges whole (at 100k listings one letter took 100–250 ms): such a search takes
 /// a slot, and is answered busy when none comes free in time, rather than holding its HTTP worker's
@@ -468,13 +473,7 @@ async fn sqlite_prefix_searches_take_a_slot_and_whole_words_do_not() {
                 )
             })
             .collect();
-        async move {
-            let mut answers = Vec::new();
-            for h in handles {
-                answers.push(h.await.expect("joined"));
-            }
-            answers
-        }
+        answers_of(handles)
     };
     for answer in at_once("prefixed").await {
         assert_eq!(answer.expect("a whole word takes no slot").total, 300);
@@ -522,13 +521,7 @@ async fn deep_pages_take_a_slot_and_the_first_pages_do_not() {
                     })
                 })
                 .collect();
-            async move {
-                let mut answers = Vec::new();
-                for h in handles {
-                    answers.push(h.await.expect("joined"));
-                }
-                answers
-            }
+            answers_of(handles)
         };
         for answer in reads(2).await {
             answer.unwrap_or_else(|e| panic!("a first page takes no slot ({backend}): {e}"));
