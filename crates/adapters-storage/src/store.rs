@@ -25,7 +25,7 @@ pub struct SeaOrmStore {
     pipe: Option<Arc<crate::pipe::PgPipe>>,
     /// Searches let into the database at once, first come first served (see
     /// [`SeaOrmStore::with_search_slots`]).
-    searches: Option<SearchSlots>,
+    searches: SearchSlots,
 }
 
 /// The slots of [`SeaOrmStore::with_search_slots`], how long a search waits for one, and what the
@@ -97,7 +97,7 @@ impl SeaOrmStore {
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
-        let searches = Some(SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT));
+        let searches = SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT);
         Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches }
     }
 
@@ -114,7 +114,7 @@ impl SeaOrmStore {
     /// SQLite's text searches without a filter run on the calling thread and take no slot.
     #[must_use]
     pub fn with_search_slots(mut self, slots: usize, wait: Duration) -> Self {
-        self.searches = Some(SearchSlots::new(slots, wait));
+        self.searches = SearchSlots::new(slots, wait);
         self
     }
 
@@ -129,7 +129,7 @@ impl SeaOrmStore {
                 self.0.fetch_sub(1, Ordering::Relaxed);
             }
         }
-        let Some(s) = &self.searches else { return Ok(None) };
+        let s = &self.searches;
         s.waiting.fetch_add(1, Ordering::Relaxed);
         let waiting = Waiting(&s.waiting);
         let got = tokio::time::timeout(s.wait, s.slots.acquire()).await;
@@ -150,7 +150,7 @@ impl SeaOrmStore {
     /// How the search slots are used now (see [`SeaOrmStore::with_search_slots`]).
     pub fn search_slot_stats(&self) -> SearchSlotStats {
         use std::sync::atomic::Ordering;
-        let Some(s) = &self.searches else { return SearchSlotStats::default() };
+        let s = &self.searches;
         let as_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         SearchSlotStats {
             slots: as_u32(s.size),
