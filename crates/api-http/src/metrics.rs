@@ -187,13 +187,13 @@ impl Metrics {
             search_slots: registered(
                 &mut r,
                 "db_search_slots",
-                "The most searches this instance lets into PostgreSQL at once (0 on SQLite)",
+                "The most searches this instance lets into the database at once",
                 Gauge::default(),
             ),
             search_slots_in_use: registered(
                 &mut r,
                 "db_search_slots_in_use",
-                "Searches of this instance in PostgreSQL now",
+                "Searches of this instance in the database now",
                 Gauge::default(),
             ),
             searches_waiting: registered(

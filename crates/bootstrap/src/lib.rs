@@ -29,7 +29,7 @@ pub struct Setup {
     pub database_url: String,
     /// The most connections the pool opens (`None`: the store's default, see [`db::connect_with`]).
     pub max_connections: Option<u32>,
-    /// The most searches let into PostgreSQL at once (`None`: the store's default, see
+    /// The most searches let into the database at once (`None`: the store's default, see
     /// [`SeaOrmStore::with_search_slots`]).
     pub search_slots: Option<u32>,
     /// How long the totals of paged reads are kept (the read-cache TTL; zero keeps them exact).
