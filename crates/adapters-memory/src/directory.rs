@@ -596,7 +596,7 @@ impl FounderRepository for MemoryStore {
             .cloned()
             .collect();
         list.sort_by(|a, b| a.name.cmp(&b.name).then(a.id.cmp(&b.id)));
-        Ok(page_of(list, page))
+        Ok(capped_page_of(list, page))
     }
 
     async fn get_founder(&self, slug: &Slug) -> RepoResult<Option<(Founder, Vec<ListingSummary>)>> {

@@ -13,7 +13,7 @@ use domain::blog::BlogPost;
 use domain::founder::Founder;
 use domain::ids::{BlogPostId, ListingId};
 use domain::listing::{CountryCode, ListingSummary};
-use domain::paging::{PageRequest, Paged};
+use domain::paging::{COUNT_CAP, PageRequest, Paged};
 use domain::ports::{AwardRepository, BlogRepository, FounderRepository, RepoResult};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
@@ -110,19 +110,22 @@ impl FounderRepository for SeaOrmStore {
                 r.sql(" AND f.country = ").bind(c.as_str());
             }
         };
-        // A scan of every founder (a name matched anywhere, and the count): through the pool in a
-        // search slot, as a filtered list of listings is.
+        // Through the pool in a search slot, as a filtered list of listings is: a name matched anywhere
+        // reads every founder. Without it the page walks `(name, id)` (migration 50) from the top and
+        // stops at its last row, and the total is counted up to the cap, as a search's is: both were a
+        // pass over every founder (0.13–0.6 s on SQLite at 100k listings).
         let _slot = self.search_slot().await?;
         let mut count = RawQuery::new(self.backend());
-        count.sql("SELECT COUNT(*) AS n");
+        count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
         filter(&mut count);
-        let total = self.count(&count).await?;
+        count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
+        let counted = self.count(&count).await?;
         let mut sel = RawQuery::new(self.backend());
         sel.sql("SELECT ").sql(&crate::sql::columns::<founders::Entity>("f"));
         filter(&mut sel);
         sel.sql(" ORDER BY f.name, f.id").page(page);
         let rows = founders::Model::find_by_statement(sel.build()).all(&self.db).await.map_err(repo_err)?;
-        Ok(Paged::new(rows.into_iter().map(to_founder).collect(), page, total))
+        Ok(Paged::counted_to_cap(rows.into_iter().map(to_founder).collect(), page, counted))
     }
 
     async fn get_founder(&self, slug: &Slug) -> RepoResult<Option<(Founder, Vec<ListingSummary>)>> {

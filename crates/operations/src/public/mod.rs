@@ -40,8 +40,8 @@ pub(crate) fn descriptors() -> Vec<Descriptor> {
 pub struct Pagination {
     pub page: u32,
     pub per_page: u32,
-    /// How many there are. Searches and boards count exactly up to 10 000; beyond that `total` is
-    /// 10 000 and `total_exact` is false ("10 000+"). Later pages can still be read.
+    /// How many there are. Searches, boards and the founders count exactly up to 10 000; beyond that
+    /// `total` is 10 000 and `total_exact` is false ("10 000+"). Later pages can still be read.
     pub total: u64,
     pub total_pages: u64,
     /// False when `total` is the 10 000 cap of a larger result rather than its exact size.
