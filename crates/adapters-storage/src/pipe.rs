@@ -128,13 +128,18 @@ impl PgPipe {
         {
             config.password(password);
         }
-        let options = config.get_options().unwrap_or_default().to_owned();
+        let mut options = config.get_options().unwrap_or_default().to_owned();
         if !options.contains("enable_memoize") {
             // The reads here are pages of distinct listings joined by key, where Memoize's cache never
             // hits and only costs: the weekly board's statement ran 19 800 times a second with it and
             // 27 500 without (pgbench, 100k, 4 clients).
-            config.options(format!("{options} -c enable_memoize=off").trim_start());
+            options.push_str(" -c enable_memoize=off");
         }
+        if !options.contains("jit") {
+            // As on the pool's connections (`crate::db::connect_with`).
+            options.push_str(" -c jit=off");
+        }
+        config.options(options.trim_start());
         if config.get_application_name().is_none() {
             // So an operator tells these connections from the pool's in `pg_stat_activity`.
             config.application_name("launchdir read pipe");
@@ -392,16 +397,22 @@ mod tests {
         assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [7]);
     }
 
-    /// The pipe's sessions plan without Memoize, and keep what the URL's own `options` set.
+    /// The pipe's sessions plan without Memoize and compile nothing (JIT off), and keep what the URL's
+    /// own `options` set.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_pipe_plans_without_memoize_and_keeps_the_urls_options() {
+    async fn the_pipe_plans_without_memoize_or_jit_and_keeps_the_urls_options() {
         let Some(t) = test_support::postgres().await else { return };
         let sep = if t.url.contains('?') { '&' } else { '?' };
         let url = format!("{}{sep}options=-c%20work_mem%3D5MB", t.url);
         let pipe = PgPipe::for_url(&url).expect("a loopback database");
-        let sql = "SELECT CAST((current_setting('enable_memoize') = 'off')::int * 10 \
+        let sql = "SELECT CAST((current_setting('enable_memoize') = 'off')::int * 100 \
+                   + (current_setting('jit') = 'off')::int * 10 \
                    + (current_setting('work_mem') = '5MB')::int AS BIGINT) AS n";
         let rows = pipe.all::<CountRow>(sql, &[]).await.expect("read on the pipe");
-        assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [11], "memoize off (10) and work_mem kept (1)");
+        assert_eq!(
+            rows.iter().map(|r| r.n).collect::<Vec<_>>(),
+            [111],
+            "memoize off (100), jit off (10), work_mem kept (1)"
+        );
     }
 }

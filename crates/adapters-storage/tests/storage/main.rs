@@ -213,19 +213,27 @@ async fn waits_on_another_instance_s_migration_or_refresh_are_not_cut_off_on_pos
     assert!(refreshed.unwrap(), "the refresh ran once the other let go");
 }
 
-/// PostgreSQL connections wait `db::LOCK_WAIT` for a lock, unless the URL's `options` choose their own.
+/// PostgreSQL connections wait `db::LOCK_WAIT` for a lock and compile no statement (JIT off), unless
+/// the URL's `options` choose their own.
 #[tokio::test]
-async fn the_lock_wait_is_the_service_s_unless_the_url_sets_one_on_postgres() {
+async fn the_lock_wait_and_jit_are_the_service_s_unless_the_url_sets_them_on_postgres() {
     use sea_orm::{ConnectionTrait, DbBackend, Statement};
     let Some(t) = test_support::postgres().await else { return };
     let shown = |url: String| async move {
         let conn = db::connect(&url).await.unwrap();
-        let show = Statement::from_string(DbBackend::Postgres, "SHOW lock_timeout");
-        conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", "lock_timeout").unwrap()
+        let mut settings = Vec::new();
+        for name in ["lock_timeout", "jit"] {
+            let show = Statement::from_string(DbBackend::Postgres, format!("SHOW {name}"));
+            settings.push(conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", name).unwrap());
+        }
+        settings
     };
-    assert_eq!(shown(t.url.clone()).await, format!("{}s", db::LOCK_WAIT.as_secs()));
+    assert_eq!(shown(t.url.clone()).await, [format!("{}s", db::LOCK_WAIT.as_secs()), "off".into()]);
     let sep = if t.url.contains('?') { '&' } else { '?' };
-    assert_eq!(shown(format!("{}{sep}options=-c%20lock_timeout%3D2500ms", t.url)).await, "2500ms");
+    let url = format!("{}{sep}options=-c%20lock_timeout%3D2500ms", t.url);
+    assert_eq!(shown(url).await, ["2500ms", "off"]);
+    let url = format!("{}{sep}options=-c%20jit%3Don", t.url);
+    assert_eq!(shown(url).await, [format!("{}s", db::LOCK_WAIT.as_secs()), "on".into()]);
 }
 
 on_every_store!(categories_seed_once_as_a_tree, |store| {
