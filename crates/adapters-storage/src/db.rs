@@ -70,9 +70,9 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
         // Ping only connections idle long enough for a server, proxy or firewall to have dropped them,
         // or older than a connection this process saw lost; hot connections skip the extra round trip.
         // JIT off: the service's statements are short, and where the planner's estimate of one passes
-        // `jit_above_cost` anyway (the capped count of founders behind live listings, estimated per
-        // founder's subquery) the compile took 150 ms of a 100 ms statement. Either setting given in
-        // the URL's `options` stays.
+        // `jit_above_cost` anyway (the capped count of founders behind live listings, priced per
+        // founder's subquery) compiling it made it 168 ms instead of 69 (100k demo listings). A
+        // setting the URL's `options` name (`lock_timeout`, or any `jit` one) stays the URL's.
         opts.map_sqlx_postgres_opts(|o| {
             let given = o.get_options().unwrap_or_default().to_owned();
             let mut ours = Vec::new();

@@ -436,7 +436,7 @@ on_every_store!(founders_behind_live_listings_are_found_by_their_own_links, |sto
             (0..N).map(|i| format!("Maker {i}")).filter(|name| q.is_none() || name.contains("Maker 1")).collect();
         let want = if q.is_none() { (COUNT_CAP, false) } else { (matching.len() as u64, true) };
         assert_eq!((listed.total, listed.total_exact), want, "q = {q:?}");
-        let mut in_order = matching.clone();
+        let mut in_order = matching;
         in_order.sort();
         let page: Vec<&str> = listed.items.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(
