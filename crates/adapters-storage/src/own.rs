@@ -674,7 +674,7 @@ impl OwnListingRepository for SeaOrmStore {
         let mut sorted: Vec<&domain::engagement::View> = views.iter().collect();
         sorted.sort_by_key(|v| key(v));
         sorted.dedup_by_key(|v| key(v));
-        let txn = self.begin_write().await?;
+        let txn = self.begin_views_write().await?;
         let mut marks = RawQuery::new(backend);
         marks.sql("INSERT INTO listing_view_marks (listing_id, day, viewer_key)");
         values(

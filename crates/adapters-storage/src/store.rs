@@ -26,6 +26,9 @@ pub struct SeaOrmStore {
     /// Searches let into the database at once, first come first served (see
     /// [`SeaOrmStore::with_search_slots`]).
     searches: SearchSlots,
+    /// On a SQLite file, the one connection the page views' batches are written on (see
+    /// [`SeaOrmStore::begin_views_write`]); `None` on PostgreSQL and in-memory SQLite.
+    views: Option<DatabaseConnection>,
 }
 
 /// The slots of [`SeaOrmStore::with_search_slots`], how long a search waits for one, and what the
@@ -98,7 +101,8 @@ impl SeaOrmStore {
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
         let searches = SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT);
-        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches }
+        let views = inline.is_some().then(|| views_connection(&db));
+        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches, views }
     }
 
     /// Lets at most `slots` searches that run through the pool (on PostgreSQL text searches, and on
@@ -469,4 +473,40 @@ impl SeaOrmStore {
         };
         self.db.begin_with_options(options).await.map_err(repo_err)
     }
+
+    /// A write transaction for a batch of page views: on a SQLite file, on a connection kept for
+    /// them alone (else as [`SeaOrmStore::begin_write`]).
+    ///
+    /// A SQLite connection that begins a transaction after another connection committed drops its
+    /// whole mapping of the file and its page cache (WAL mode), and faults back in every page it
+    /// then touches. Written on whichever pooled connection was free, each batch met the commits of
+    /// the batches before it on other connections: under new viewers page faults and `munmap` were a
+    /// quarter of the server's CPU (docs/BENCHMARKS.md). On one connection, a batch follows its own
+    /// commits and keeps its pages mapped. (The pool's other writes and the readers still remap once
+    /// after a batch, as before.)
+    pub(crate) async fn begin_views_write(&self) -> RepoResult<sea_orm::DatabaseTransaction> {
+        use sea_orm::TransactionTrait;
+        let Some(views) = &self.views else { return self.begin_write().await };
+        let options = sea_orm::TransactionOptions {
+            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+            ..Default::default()
+        };
+        views.begin_with_options(options).await.map_err(repo_err)
+    }
+}
+
+/// A pool of one connection to the SQLite file of `db`, with its connections' settings, opened on
+/// first use and kept open.
+fn views_connection(db: &DatabaseConnection) -> DatabaseConnection {
+    use sea_orm::sqlx::sqlite::SqlitePoolOptions;
+    let pool = db.get_sqlite_connection_pool();
+    let views = SqlitePoolOptions::new()
+        .max_connections(1)
+        .min_connections(0)
+        .acquire_timeout(pool.options().get_acquire_timeout())
+        .test_before_acquire(false)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .connect_lazy_with((*pool.connect_options()).clone());
+    sea_orm::SqlxSqliteConnector::from_sqlx_sqlite_pool(views)
 }
