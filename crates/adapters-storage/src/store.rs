@@ -466,16 +466,11 @@ impl SeaOrmStore {
     /// once, waiting its turn (busy timeout), where a deferred transaction that reads before writing fails
     /// with SQLITE_BUSY_SNAPSHOT whenever another write lands in between. PostgreSQL ignores the mode.
     pub(crate) async fn begin_write(&self) -> RepoResult<sea_orm::DatabaseTransaction> {
-        use sea_orm::TransactionTrait;
-        let options = sea_orm::TransactionOptions {
-            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
-            ..Default::default()
-        };
-        self.db.begin_with_options(options).await.map_err(repo_err)
+        begin_immediate(&self.db).await
     }
 
-    /// A write transaction for a batch of page views: on a SQLite file, on a connection kept for
-    /// them alone (else as [`SeaOrmStore::begin_write`]).
+    /// [`SeaOrmStore::begin_write`] for a batch of page views: on a SQLite file, on a connection kept
+    /// for them alone.
     ///
     /// A SQLite connection that begins a transaction after another connection committed drops its
     /// whole mapping of the file and its page cache (WAL mode), and faults back in every page it
@@ -485,14 +480,18 @@ impl SeaOrmStore {
     /// commits and keeps its pages mapped. (The pool's other writes and the readers still remap once
     /// after a batch, as before.)
     pub(crate) async fn begin_views_write(&self) -> RepoResult<sea_orm::DatabaseTransaction> {
-        use sea_orm::TransactionTrait;
-        let Some(views) = &self.views else { return self.begin_write().await };
-        let options = sea_orm::TransactionOptions {
-            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
-            ..Default::default()
-        };
-        views.begin_with_options(options).await.map_err(repo_err)
+        begin_immediate(self.views.as_ref().unwrap_or(&self.db)).await
     }
+}
+
+/// See [`SeaOrmStore::begin_write`].
+async fn begin_immediate(db: &DatabaseConnection) -> RepoResult<sea_orm::DatabaseTransaction> {
+    use sea_orm::TransactionTrait;
+    let options = sea_orm::TransactionOptions {
+        sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+        ..Default::default()
+    };
+    db.begin_with_options(options).await.map_err(repo_err)
 }
 
 /// A pool of one connection to the SQLite file of `db`, with its connections' settings, opened on
