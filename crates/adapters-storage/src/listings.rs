@@ -1024,9 +1024,11 @@ impl ListingRepository for SeaOrmStore {
             q.sql(SUMMARY_SELECT).sql(" FROM (SELECT l.id AS id, ");
             match backend {
                 DbBackend::Postgres => {
+                    // `ts_rank`, as `listing_text_search` ranks (migration 51): a word's repeats count
+                    // less and less, and it skips `ts_rank_cd`'s 32 KiB zero-fill for every row.
                     let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
                     let tsq = fts_query(backend, text).unwrap_or_default();
-                    q.sql("ts_rank_cd(ls.doc, to_tsquery('english', ").bind(tsq).sql(")) AS r");
+                    q.sql("ts_rank(ls.doc, to_tsquery('english', ").bind(tsq).sql(")) AS r");
                 }
                 _ => {
                     q.sql("-").sql(BM25).sql(" AS r");

@@ -623,6 +623,32 @@ on_both!(a_word_on_more_listings_than_are_ranked_has_its_exact_live_total, |stor
     assert_eq!(total("invoices").await, 1_101);
 });
 
+on_both!(a_word_repeated_in_a_description_does_not_outrank_the_listing_named_by_it, |store| {
+    // A maker writes their own description. PostgreSQL ranked with `ts_rank_cd`, which adds up every
+    // occurrence: eleven in a description (weight D, 0.1 each) beat one in the name (A, 1.0). It ranks
+    // with `ts_rank` since migration 51: a word's best-weighted occurrence counts whole, each further
+    // one less. SQLite's bm25 saturates a word's frequency too. Both ways a search is ranked: one word
+    // alone (before and after the term counts are refreshed) and within a category.
+    let dyn_store: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&dyn_store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let named = listing("Invoices Desk", ListingStatus::Live, Some(dev));
+    let mut stuffed = listing("Ledger Zeta", ListingStatus::Live, Some(dev));
+    stuffed.profile.description = vec!["invoices"; 40].join(" ");
+    let mut other = listing("Paper Trail", ListingStatus::Live, Some(dev));
+    other.profile.description = "Send invoices to clients.".into();
+    store.import_listings(&[import(stuffed, 50), import(named, 0), import(other, 0)], now()).await.unwrap();
+    let page = PageRequest::default();
+    let in_dev = |q: &str| ListingSearch { category: Some(slug("dev-tools")), ..search(Some(q)) };
+    for refreshed in [false, true] {
+        for s in [search(Some("invoices")), search(Some("invoic")), in_dev("invoices")] {
+            let found = names(&store.search_listings(&s, page).await.unwrap());
+            assert_eq!(found, ["Invoices Desk", "Ledger Zeta", "Paper Trail"], "{s:?} (terms refreshed: {refreshed})");
+        }
+        store.refresh_search_terms().await.unwrap();
+    }
+});
+
 on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     // SQLite ranks with bm25 whose document counts come from `listing_terms`; with the table current
     // that must order every page as counting in the index does (what a term missing from the table
