@@ -61,6 +61,7 @@ mod m20261129_000048_listing_view_totals;
 mod m20261129_000049_view_days_from_marks;
 mod m20261129_000050_founders_by_name;
 mod m20261129_000051_saturating_rank;
+mod m20261129_000052_trending_cards;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -193,6 +194,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000049_view_days_from_marks::Migration),
             Box::new(m20261129_000050_founders_by_name::Migration),
             Box::new(m20261129_000051_saturating_rank::Migration),
+            Box::new(m20261129_000052_trending_cards::Migration),
         ]
     }
 }

@@ -1561,3 +1561,29 @@ pub(crate) fn profile_from_row(r: ProfileRow) -> RepoResult<(Listing, ListingDet
     let listing = to_listing(r.listing, parse_extras(r.extra_category_ids), r.views.unwrap_or(0));
     Ok((listing, ListingDetails { founders, updates, milestones, story, awards }))
 }
+
+#[cfg(test)]
+mod tests {
+    use sea_orm::ConnectionTrait;
+
+    /// On SQLite a page of the trending list is one range of `ix_listings_trending_cards` (migration
+    /// 52): the index holds every column a summary shows, so no listing row is looked up. A column
+    /// added to [`super::SUMMARY_SELECT`] and not to the index fails this.
+    #[tokio::test]
+    async fn sqlite_reads_a_trending_page_from_its_index_alone() {
+        let t = test_support::sqlite();
+        let db = crate::db::connect(&t.url).await.expect("open the file");
+        crate::db::migrate(&db).await.expect("migrate");
+        let page = format!(
+            "EXPLAIN QUERY PLAN {} FROM listings l WHERE 1 = 1 AND l.status = 'live' \
+             ORDER BY l.trending_score DESC, l.id DESC LIMIT 20",
+            super::SUMMARY_SELECT
+        );
+        let plan = db
+            .query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, page.clone()))
+            .await
+            .expect("explain");
+        let lines: Vec<String> = plan.iter().map(|r| r.try_get::<String>("", "detail").expect("detail")).collect();
+        assert_eq!(lines, ["SEARCH l USING COVERING INDEX ix_listings_trending_cards (status=?)"], "{page}");
+    }
+}
