@@ -2,6 +2,7 @@
 
 use crate::sql::RawQuery;
 use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::postgres::PgSslMode;
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{ConnectOptions, ConnectionTrait, DatabaseConnection, DbBackend, DbErr, TransactionTrait};
 use std::sync::OnceLock;
@@ -74,6 +75,18 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
         // founder's subquery) compiling it made it 168 ms instead of 69 (100k demo listings). A
         // setting the URL's `options` name (`lock_timeout`, or any `jit` one) stays the URL's.
         opts.map_sqlx_postgres_opts(|o| {
+            // TLS preferred (the default) to this machine's own PostgreSQL protects nothing: loopback
+            // traffic never leaves the host, and whoever can read it can read the database's files.
+            // It costs every statement its encryption on both ends (rustls was a tenth of the server's
+            // CPU in a search; a profile read ran 9–28 % faster without it). So a loopback host with
+            // TLS only preferred connects in the clear, as the read pipe does (`crate::pipe`); TLS
+            // asked for (`sslmode=require` or stricter, in the URL or `PGSSLMODE`) and every other
+            // host keep it. (A Unix socket never had TLS.)
+            let o = if matches!(o.get_ssl_mode(), PgSslMode::Prefer) && is_loopback_host(o.get_host()) {
+                o.ssl_mode(PgSslMode::Disable)
+            } else {
+                o
+            };
             let given = o.get_options().unwrap_or_default().to_owned();
             let mut ours = Vec::new();
             if !given.contains("lock_timeout") {
@@ -98,6 +111,11 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
             });
     }
     sea_orm::Database::connect(opts).await
+}
+
+/// Whether a PostgreSQL host names this machine over TCP: `localhost` or a loopback address.
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 /// When this process last saw a connection to PostgreSQL lost, in milliseconds since [`clock`]'s

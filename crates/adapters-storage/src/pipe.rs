@@ -145,9 +145,7 @@ impl PgPipe {
             config.application_name("launchdir read pipe");
         }
         let local = config.get_hosts().iter().all(|h| match h {
-            tokio_postgres::config::Host::Tcp(name) => {
-                name == "localhost" || name.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-            }
+            tokio_postgres::config::Host::Tcp(name) => crate::db::is_loopback_host(name),
             #[cfg(unix)]
             tokio_postgres::config::Host::Unix(_) => true,
         }) && config.get_hostaddrs().iter().all(std::net::IpAddr::is_loopback);

@@ -236,6 +236,34 @@ async fn the_lock_wait_and_jit_are_the_service_s_unless_the_url_sets_them_on_pos
     assert_eq!(shown(url).await, [format!("{}s", db::LOCK_WAIT.as_secs()), "on".into()]);
 }
 
+/// The pool's connections to a loopback PostgreSQL with TLS only preferred (the default) run in the
+/// clear, as the read pipe's do: TLS there protects nothing and costs every statement. TLS asked for
+/// stays, where the server offers it.
+#[tokio::test]
+async fn a_loopback_pool_connection_skips_tls_unless_it_is_asked_for_on_postgres() {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    let Some(t) = test_support::postgres().await else { return };
+    let host = t.url.split('@').nth(1).and_then(|rest| rest.split([':', '/']).next()).unwrap_or_default();
+    assert!(["127.0.0.1", "localhost", "[::1]"].contains(&host), "the tests' database is on loopback: {}", t.url);
+    let encrypted = |url: String| async move {
+        let conn = db::connect(&url).await.unwrap();
+        let ssl =
+            Statement::from_string(DbBackend::Postgres, "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()");
+        conn.query_one_raw(ssl).await.unwrap().unwrap().try_get::<bool>("", "ssl").unwrap()
+    };
+    let sep = if t.url.contains('?') { '&' } else { '?' };
+    assert!(!encrypted(t.url.clone()).await, "TLS preferred, by default");
+    assert!(!encrypted(format!("{}{sep}sslmode=prefer", t.url)).await, "TLS preferred, by the URL");
+    let offered = {
+        let conn = db::connect(&t.url).await.unwrap();
+        let show = Statement::from_string(DbBackend::Postgres, "SHOW ssl");
+        conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", "ssl").unwrap() == "on"
+    };
+    if offered {
+        assert!(encrypted(format!("{}{sep}sslmode=require", t.url)).await, "TLS required stays");
+    }
+}
+
 on_every_store!(categories_seed_once_as_a_tree, |store| {
     assert_eq!(
         store.ensure_categories(&[cat("api-tools", Some("dev-tools"), 2), cat("dev-tools", None, 1)]).await.unwrap(),
