@@ -19,8 +19,8 @@ use domain::listing::{CommunityRating, ListingStatus, trending};
 use domain::ports::{DirectoryImport, ImportListing, ImportTransaction, RepoResult};
 use domain::week::LaunchWeek;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseTransaction, DbBackend, DbErr, EntityTrait,
-    FromQueryResult, PaginatorTrait, Statement,
+    ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
+    EntityTrait, FromQueryResult, PaginatorTrait, Statement,
 };
 
 /// Rows per multi-row INSERT: keeps every statement under SQLite's 32 766 bound parameters
@@ -40,6 +40,39 @@ async fn next_id(txn: &DatabaseTransaction, table: &str) -> Result<i64, DbErr> {
     .one(txn)
     .await?;
     Ok(r.and_then(|r| r.m).unwrap_or(0) + 1)
+}
+
+/// Advisory-lock keys (the first of the two) of a bulk load's imports; 7262022 is the deferred
+/// indexes' (`db::build_deferred_index`).
+const RESERVE_LOCK: i64 = 7_262_023;
+const KEPT_COUNTS_LOCK: i64 = 7_262_024;
+const VOTERS_LOCK: i64 = 7_262_025;
+
+/// The first of `n` consecutive ids of `table` no one else will use: read and moved past in the table's
+/// PostgreSQL sequence, under an advisory lock, in a short transaction of its own on the pool, so
+/// imports running side by side (`DirectoryImport::import_lanes`) never write the same id and none
+/// waits for another's commit. An import that rolls back leaves its ids unused.
+async fn reserve_ids(db: &DatabaseConnection, table: &str, n: usize) -> Result<i64, DbErr> {
+    use sea_orm::TransactionTrait;
+    let txn = db.begin().await?;
+    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({RESERVE_LOCK}, hashtext('{table}'))")).await?;
+    let seq = format!("pg_get_serial_sequence('{table}', 'id')");
+    let first = MaxId::find_by_statement(Statement::from_string(
+        DbBackend::Postgres,
+        format!(
+            "SELECT GREATEST(COALESCE(pg_sequence_last_value({seq}::regclass), 0), \
+             (SELECT COALESCE(MAX(id), 0) FROM {table})) + 1 AS m"
+        ),
+    ))
+    .one(&txn)
+    .await?
+    .and_then(|r| r.m)
+    .unwrap_or(1);
+    if n > 0 {
+        txn.execute_unprepared(&format!("SELECT setval({seq}, {})", first + n as i64 - 1)).await?;
+    }
+    txn.commit().await?;
+    Ok(first)
 }
 
 /// Moves a PostgreSQL sequence past explicitly inserted ids (SQLite needs nothing).
@@ -83,6 +116,8 @@ where
     // Full chunks, then the rest in power-of-two pieces: every statement has one of a few shapes, so
     // the connection's prepared-statement cache holds a few per table instead of one per remainder
     // size. (Measured at 100k listings, this alone barely moved peak memory; the page cache did.)
+    let started = std::time::Instant::now();
+    let n = rows.len();
     let mut rows = rows.into_iter();
     let mut left = rows.len();
     while left > 0 {
@@ -95,6 +130,7 @@ where
         }
         insert.exec_without_returning(txn).await?;
     }
+    tracing::debug!(table = E::default().table_name(), rows = n, ms = started.elapsed().as_millis() as u64, "imported");
     Ok(())
 }
 
@@ -111,21 +147,26 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
     if txn.get_database_backend() != DbBackend::Postgres {
         return Ok(false);
     }
-    #[derive(FromQueryResult)]
-    struct May {
-        may: bool,
-    }
-    let may = May::find_by_statement(Statement::from_string(
-        DbBackend::Postgres,
-        "SELECT current_setting('is_superuser') = 'on' AS may",
-    ))
-    .one(txn)
-    .await?
-    .is_some_and(|m| m.may);
+    let may = may_turn_triggers_off(txn).await?;
     if may {
         txn.execute_unprepared("SET LOCAL session_replication_role = replica").await?;
     }
     Ok(may)
+}
+
+/// Whether the connected PostgreSQL role may turn row triggers off (a superuser).
+async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr> {
+    #[derive(FromQueryResult)]
+    struct May {
+        may: bool,
+    }
+    Ok(May::find_by_statement(Statement::from_string(
+        DbBackend::Postgres,
+        "SELECT current_setting('is_superuser') = 'on' AS may",
+    ))
+    .one(db)
+    .await?
+    .is_some_and(|m| m.may))
 }
 
 /// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
@@ -138,14 +179,30 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
 /// (48) with the listings, whether the triggers ran or not. A trigger added to these
 /// tables must be added here too: `postgres_import_knows_every_trigger` lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
+    #[derive(FromQueryResult)]
+    struct Added {
+        n: i64,
+    }
     let of = format!("BETWEEN {first} AND {last}");
-    let statements = [
+    // The search rows first (a quarter of an import's time, for the listings' text): they are these
+    // listings' own, so imports running side by side write theirs at once.
+    let added = Added::find_by_statement(Statement::from_string(
+        DbBackend::Postgres,
         format!(
             "WITH added AS (INSERT INTO listing_search (listing_id, status, doc) SELECT id, status, \
              listing_search_doc(name, tagline, keywords, tags, short_description, features, description) \
              FROM listings WHERE id {of} AND status IN ('live', 'scheduled') RETURNING 1) \
-             UPDATE listing_terms_state SET changes = changes + (SELECT count(*) FROM added) WHERE id = 1"
+             SELECT count(*) AS n FROM added"
         ),
+    ))
+    .one(txn)
+    .await?
+    .map_or(0, |a| a.n);
+    // The counts are rows every import updates: one import at a time from here to its commit, each
+    // waiting its turn before it locks any of them, so two never hold what the other waits for.
+    txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({KEPT_COUNTS_LOCK}, 0)")).await?;
+    let statements = [
+        format!("UPDATE listing_terms_state SET changes = changes + {added} WHERE id = 1"),
         format!(
             "UPDATE categories c SET live_listings = live_listings + d.n FROM (SELECT lc.category_id, count(*) AS n \
              FROM listing_categories lc JOIN listings l ON l.id = lc.listing_id \
@@ -186,16 +243,30 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
 /// `n`; returns their ids in order.
 async fn demo_voters(txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) -> Result<Vec<i64>, DbErr> {
     use sea_orm::{ColumnTrait, QueryFilter, QueryOrder};
-    let existing: Vec<i64> = users::Entity::find()
-        .filter(users::Column::IsDemo.eq(true))
-        .order_by_asc(users::Column::Id)
-        .all(txn)
-        .await?
-        .into_iter()
-        .map(|u| u.id)
-        .collect();
+    let voters = || async {
+        Ok::<Vec<i64>, DbErr>(
+            users::Entity::find()
+                .filter(users::Column::IsDemo.eq(true))
+                .order_by_asc(users::Column::Id)
+                .all(txn)
+                .await?
+                .into_iter()
+                .map(|u| u.id)
+                .collect(),
+        )
+    };
+    let mut existing = voters().await?;
     if existing.len() >= n {
         return Ok(existing);
+    }
+    if txn.get_database_backend() == DbBackend::Postgres {
+        // Imports running side by side create voters one at a time: the lock is held to this import's
+        // commit, and whoever waited for it reads the voters the other created.
+        txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({VOTERS_LOCK}, 0)")).await?;
+        existing = voters().await?;
+        if existing.len() >= n {
+            return Ok(existing);
+        }
     }
     let mut id = next_id(txn, "users").await?;
     let mut ids = existing;
@@ -225,11 +296,40 @@ async fn demo_voters(txn: &DatabaseTransaction, n: usize, now: DateTime<Utc>) ->
 #[async_trait]
 impl DirectoryImport for SeaOrmStore {
     async fn begin_import(&self) -> RepoResult<Box<dyn ImportTransaction + '_>> {
-        Ok(Box::new(SeaOrmImport { txn: self.begin_write().await? }))
+        Ok(Box::new(SeaOrmImport { txn: self.begin_write().await?, db: self.db.clone() }))
     }
 
     async fn is_empty(&self) -> RepoResult<bool> {
         Ok(listings::Entity::find().count(&self.db).await.map_err(repo_err)? == 0)
+    }
+
+    /// Two on PostgreSQL when imports keep their counts by set (`triggers_off_for_import`): what else an
+    /// import writes is its own listings' rows, and its counts wait their turn (`keep_by_set`). With the
+    /// row triggers on, two imports would update the same count rows in any order and could deadlock.
+    /// Measured on the 2-core benchmark machine, PostgreSQL beside the loader: one load of 50 000
+    /// listings 37.7 s, two loads of 50 000 into two databases at once 42.0 s (docs/BENCHMARKS.md).
+    /// SQLite has one writer.
+    /// On PostgreSQL the listings' ids are reserved first, in the order the calls were made (each waits
+    /// its turn before anything else: [`SeaOrmStore::import_turn`]), then written in a transaction of
+    /// the call's own, which may overlap another's.
+    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        let first = if self.backend() == DbBackend::Postgres {
+            let _turn = self.import_turn.lock().await;
+            Some(reserve_ids(&self.db, "listings", list.len()).await.map_err(repo_err)?)
+        } else {
+            None
+        };
+        let import = SeaOrmImport { txn: self.begin_write().await?, db: self.db.clone() };
+        let ids = import.import_listings_from(list, now, first).await?;
+        import.txn.commit().await.map_err(repo_err)?;
+        Ok(ids)
+    }
+
+    async fn import_lanes(&self) -> RepoResult<usize> {
+        if self.backend() != DbBackend::Postgres {
+            return Ok(1);
+        }
+        Ok(if may_turn_triggers_off(&self.db).await.map_err(repo_err)? { 2 } else { 1 })
     }
 
     async fn begin_bulk_load(&self) -> RepoResult<()> {
@@ -250,41 +350,29 @@ impl DirectoryImport for SeaOrmStore {
 /// rolls it back.
 struct SeaOrmImport {
     txn: DatabaseTransaction,
+    /// The pool, for what must not wait for this transaction (`reserve_ids`).
+    db: DatabaseConnection,
 }
 
-#[async_trait]
-impl ImportTransaction for SeaOrmImport {
-    async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
-        let txn = &self.txn;
-        let first = next_id(txn, "founders").await.map_err(repo_err)?;
-        let now = Utc::now();
-        let rows = list
-            .iter()
-            .enumerate()
-            .map(|(i, f)| founders::ActiveModel {
-                id: Set(first + i as i64),
-                slug: Set(f.slug.as_str().to_owned()),
-                name: Set(f.name.clone()),
-                headline: Set(f.headline.clone()),
-                bio: Set(f.bio.clone()),
-                country: Set(f.country.clone()),
-                avatar_url: Set(f.avatar_url.clone()),
-                socials: Set(socials_to_json(&f.socials)),
-                user_id: Set(None),
-                created_at: Set(now.into()),
-            })
-            .collect();
-        insert_chunked(txn, rows).await.map_err(repo_err)?;
-        fix_sequence(txn, "founders").await.map_err(repo_err)?;
-        Ok((0..list.len()).map(|i| FounderId::from_db(first + i as i64)).collect())
-    }
-
-    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+impl SeaOrmImport {
+    /// [`ImportTransaction::import_listings`], with the listings' ids from `first` on when the caller
+    /// reserved them already (otherwise reserved here on PostgreSQL, read from the table on SQLite).
+    async fn import_listings_from(
+        &self,
+        list: &[ImportListing],
+        now: DateTime<Utc>,
+        first: Option<i64>,
+    ) -> RepoResult<Vec<ListingId>> {
         let txn = &self.txn;
         let by_set = triggers_off_for_import(txn).await.map_err(repo_err)?;
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
         let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;
-        let first = next_id(txn, "listings").await.map_err(repo_err)?;
+        let first = match (first, txn.get_database_backend()) {
+            (Some(first), _) => Ok(first),
+            (None, DbBackend::Postgres) => reserve_ids(&self.db, "listings", list.len()).await,
+            (None, _) => next_id(txn, "listings").await,
+        }
+        .map_err(repo_err)?;
         let mut rows = Vec::with_capacity(list.len());
         let mut view_rows = Vec::with_capacity(list.len());
         let (mut cats, mut founders_rows, mut vote_rows, mut tally_rows, mut review_rows) =
@@ -403,8 +491,8 @@ impl ImportTransaction for SeaOrmImport {
                 });
             }
         }
+        // (`reserve_ids` moved PostgreSQL's sequence already.)
         insert_chunked(txn, rows).await.map_err(repo_err)?;
-        fix_sequence(txn, "listings").await.map_err(repo_err)?;
         // Each listing's view total: over the row its trigger added (`listing_view_totals_added`), or
         // in its place where `triggers_off_for_import` turned the triggers off.
         let totals = sea_orm::sea_query::OnConflict::column(listing_view_totals::Column::ListingId)
@@ -430,6 +518,38 @@ impl ImportTransaction for SeaOrmImport {
             txn.execute_unprepared("SET LOCAL session_replication_role = DEFAULT").await.map_err(repo_err)?;
         }
         Ok((0..list.len()).map(|i| ListingId::from_db(first + i as i64)).collect())
+    }
+}
+
+#[async_trait]
+impl ImportTransaction for SeaOrmImport {
+    async fn import_founders(&self, list: &[NewFounder]) -> RepoResult<Vec<FounderId>> {
+        let txn = &self.txn;
+        let first = next_id(txn, "founders").await.map_err(repo_err)?;
+        let now = Utc::now();
+        let rows = list
+            .iter()
+            .enumerate()
+            .map(|(i, f)| founders::ActiveModel {
+                id: Set(first + i as i64),
+                slug: Set(f.slug.as_str().to_owned()),
+                name: Set(f.name.clone()),
+                headline: Set(f.headline.clone()),
+                bio: Set(f.bio.clone()),
+                country: Set(f.country.clone()),
+                avatar_url: Set(f.avatar_url.clone()),
+                socials: Set(socials_to_json(&f.socials)),
+                user_id: Set(None),
+                created_at: Set(now.into()),
+            })
+            .collect();
+        insert_chunked(txn, rows).await.map_err(repo_err)?;
+        fix_sequence(txn, "founders").await.map_err(repo_err)?;
+        Ok((0..list.len()).map(|i| FounderId::from_db(first + i as i64)).collect())
+    }
+
+    async fn import_listings(&self, list: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>> {
+        self.import_listings_from(list, now, None).await
     }
 
     async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize> {

@@ -29,6 +29,10 @@ pub struct SeaOrmStore {
     /// On a SQLite file, the one connection the page views' batches are written on (see
     /// [`SeaOrmStore::begin_views_write`]); `None` on PostgreSQL and in-memory SQLite.
     views: Option<DatabaseConnection>,
+    /// Imports' turns at reserving their listings' ids on PostgreSQL (`import::reserve_ids`), first
+    /// come first served: imports started one after another take their ids in that order, however their
+    /// transactions then overlap, so a bulk load in lanes numbers its listings as one in a single lane.
+    pub(crate) import_turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The slots of [`SeaOrmStore::with_search_slots`], how long a search waits for one, and what the
@@ -102,7 +106,17 @@ impl SeaOrmStore {
             .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
         let searches = SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT);
         let views = inline.is_some().then(|| views_connection(&db));
-        Self { db, categories: Arc::default(), counts: None, inline, profiles, pipe: None, searches, views }
+        Self {
+            db,
+            categories: Arc::default(),
+            counts: None,
+            inline,
+            profiles,
+            pipe: None,
+            searches,
+            views,
+            import_turn: Arc::default(),
+        }
     }
 
     /// Lets at most `slots` searches that run through the pool (on PostgreSQL text searches, and on

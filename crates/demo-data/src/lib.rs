@@ -129,6 +129,14 @@ impl<S: DirectoryImport + ?Sized> Writes<'_, S> {
         }
     }
 
+    /// Listing batches that may be written at once: one inside a single transaction.
+    async fn lanes(&self) -> Result<usize, RepoError> {
+        match self {
+            Self::Together(_) => Ok(1),
+            Self::PerCall(store) => Ok(store.import_lanes().await?.max(1)),
+        }
+    }
+
     async fn awards(&self, list: &[Award]) -> Result<usize, RepoError> {
         match self {
             Self::Together(txn) => txn.import_awards(list).await,
@@ -169,17 +177,32 @@ where
     }
     let mut report = DemoReport { founders: founder_ids.len(), ..Default::default() };
     let mut tallies: BTreeMap<LaunchWeek, Vec<(ListingId, i64)>> = BTreeMap::new();
-    for batch in batches(total) {
-        let (items, launch_votes): (Vec<_>, Vec<_>) =
-            batch.map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
-        report.votes += items.iter().map(|i| i.votes.len()).sum::<usize>();
-        let ids = writes.listings(&items, now).await?;
+    // Up to `lanes` batches are written at once (each its own transaction, on a store that says its
+    // imports can run side by side); the next batch is generated while they run. Batches are generated,
+    // and their results taken, in order, so the content is the same whatever the lanes.
+    let lanes = writes.lanes().await?;
+    let mut pending = batches(total);
+    let mut running = futures_util::stream::FuturesOrdered::new();
+    loop {
+        while running.len() < lanes {
+            let Some(batch) = pending.next() else { break };
+            let (items, launch_votes): (Vec<_>, Vec<_>) =
+                batch.map(|i| gen_.listing(i, &categories, &founder_ids)).map(|g| (g.item, g.launch_votes)).unzip();
+            running.push_back(async move {
+                let ids = writes.listings(&items, now).await?;
+                let votes = items.iter().map(|i| i.votes.len()).sum::<usize>();
+                Ok::<_, LoadError>((ids, launch_votes, votes))
+            });
+        }
+        let Some(done) = futures_util::StreamExt::next(&mut running).await else { break };
+        let (ids, launch_votes, votes) = done?;
+        report.votes += votes;
+        report.listings += ids.len();
         for (launch, id) in launch_votes.into_iter().zip(ids) {
             if let Some((week, votes)) = launch {
                 tallies.entry(week).or_default().push((id, votes));
             }
         }
-        report.listings += items.len();
     }
     let this_week = LaunchWeek::of(now);
     let awards: Vec<Award> = tallies

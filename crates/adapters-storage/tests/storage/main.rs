@@ -1569,6 +1569,103 @@ on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
     assert_eq!(one("SELECT COUNT(*) AS n FROM listing_view_totals").await, 2 * 12, "a deleted listing's total goes");
 });
 
+// Imports running at once, as a bulk load's lanes run them (`DirectoryImport::import_lanes`): each
+// takes ids no other takes, the demo voters they both need are created once, every count equals a
+// recount, and a listing written the usual way afterwards takes an id after all of them. (Before the
+// ids were reserved, both imports read the same highest id and the second failed on the first's rows.)
+on_both!(imports_side_by_side_take_their_own_ids_and_keep_every_count, |store| {
+    use sea_orm::ConnectionTrait;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    let batch = |lane: usize, round: usize| {
+        (0..8)
+            .map(|i| {
+                let status = [ListingStatus::Live, ListingStatus::Scheduled][i % 2];
+                let cat = if (lane + i).is_multiple_of(2) { dev } else { mkt };
+                // Each lane's batches need more voters than the last (up to seven), so both create some.
+                import(
+                    listing(&format!("Lane {lane} round {round} item {i}"), status, Some(cat)),
+                    (lane + round * 2 + i) % 8,
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    let lane = |lane: usize| {
+        let batch = &batch;
+        async move {
+            let mut ids = Vec::new();
+            for round in 0..3 {
+                ids.extend(store.import_listings(&batch(lane, round), now()).await.expect("an import beside another"));
+            }
+            ids
+        }
+    };
+    let (a, b) = futures::future::join(lane(0), lane(1)).await;
+    let mut ids: Vec<i64> = a.iter().chain(&b).map(|id| id.get()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 48, "every listing its own id");
+    kept_counts_recounted(store).await;
+    let conn = store.connection();
+    let one = |sql: &'static str| async move {
+        let r = conn.query_one_raw(sea_orm::Statement::from_string(store.backend(), sql)).await.unwrap().unwrap();
+        r.try_get::<i64>("", "n").unwrap()
+    };
+    assert_eq!(one("SELECT COUNT(*) AS n FROM listings").await, 48);
+    assert_eq!(one("SELECT COUNT(*) AS n FROM users WHERE is_demo").await, 7, "the voters, once each");
+    assert_eq!(one("SELECT COUNT(DISTINCT email) AS n FROM users WHERE is_demo").await, 7);
+    let votes: i64 =
+        (0..2).flat_map(|l| (0..3).flat_map(move |r| (0..8).map(move |i| ((l + r * 2 + i) % 8) as i64))).sum();
+    assert_eq!(one("SELECT COUNT(*) AS n FROM votes").await, votes, "every vote");
+    let after = store.create_listing(listing("After the lanes", ListingStatus::Draft, Some(dev))).await.unwrap();
+    assert!(after.id.get() > *ids.last().unwrap(), "{} after {:?}", after.id.get(), ids.last());
+});
+
+/// PostgreSQL, as a superuser: a bulk load writes its batches two at a time
+/// (`DirectoryImport::import_lanes`) and still writes the directory one import transaction writes:
+/// the same listings under the same ids with the same votes, the same awards, every count a recount.
+/// Three batches (2 100 listings), so the lanes overlap and the last batch is a short one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_bulk_load_in_two_lanes_writes_what_one_transaction_writes() {
+    use domain::ports::DirectoryImport;
+    use sea_orm::ConnectionTrait;
+    let (Some(lanes), Some(one)) = (harness::postgres().await, harness::postgres().await) else { return };
+    assert_eq!(lanes.store.import_lanes().await.unwrap(), 2, "a superuser's imports run side by side");
+    let sqlite = harness::sqlite().await.unwrap();
+    assert_eq!(sqlite.store.import_lanes().await.unwrap(), 1, "SQLite has one writer");
+    let cfg = demo_data::generate::DemoConfig { listings: 2100, ..demo_data::generate::DemoConfig::standard(now()) };
+    for db in [&lanes, &one] {
+        demo_data::seed_reference(&db.store).await.unwrap();
+    }
+    let bulk = demo_data::bulk_load_demo(&lanes.store, cfg.clone(), false).await.unwrap();
+    let together = demo_data::load_demo(&one.store, cfg, false).await.unwrap();
+    assert_eq!(bulk, together);
+    assert_eq!(bulk.listings, 2100);
+    kept_counts_recounted(&lanes.store).await;
+    async fn dump(store: &adapters_storage::SeaOrmStore) -> Vec<String> {
+        {
+            let rows = store
+                .connection()
+                .query_all_raw(sea_orm::Statement::from_string(
+                    sea_orm::DbBackend::Postgres,
+                    "SELECT l.id::text || ' ' || l.slug || ' ' || l.status || ' ' || l.votes_count || ' ' || \
+                     (SELECT COUNT(*) FROM votes v WHERE v.listing_id = l.id) || ' ' || \
+                     (SELECT COUNT(*) FROM listing_search s WHERE s.listing_id = l.id) AS line \
+                     FROM listings l UNION ALL SELECT 'award ' || week_start || ' ' || rank || ' ' || listing_id \
+                     FROM awards ORDER BY 1",
+                ))
+                .await
+                .unwrap();
+            rows.iter().map(|r| r.try_get::<String>("", "line").unwrap()).collect::<Vec<_>>()
+        }
+    }
+    let (a, b) = (dump(&lanes.store).await, dump(&one.store).await);
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().any(|l| l.starts_with("award ")), "awards written");
+    assert_eq!(a, b, "the same directory");
+}
+
 /// PostgreSQL: the import writes what the row triggers keep itself when it turns them off
 /// (`keep_by_set`), so a trigger on a table it writes that it does not know about would go unkept.
 /// This list is the one `keep_by_set` follows: a new trigger fails here until the import learns it.

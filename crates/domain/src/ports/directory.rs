@@ -193,6 +193,13 @@ pub trait DirectoryImport: Send + Sync {
         Ok(n)
     }
 
+    /// How many [`DirectoryImport::import_listings`] calls a bulk load may have running at once, each in
+    /// its own transaction. One (the default) unless the store's concurrent imports neither wait for
+    /// each other nor can deadlock, and its database can run them side by side.
+    async fn import_lanes(&self) -> RepoResult<usize> {
+        Ok(1)
+    }
+
     /// Prepares a large import into an empty directory: a store may stop maintaining its secondary
     /// indexes until [`DirectoryImport::end_bulk_load`] builds them once (the default does nothing).
     /// Reads work meanwhile, only slower.
