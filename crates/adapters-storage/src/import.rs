@@ -303,12 +303,6 @@ impl DirectoryImport for SeaOrmStore {
         Ok(listings::Entity::find().count(&self.db).await.map_err(repo_err)? == 0)
     }
 
-    /// Two on PostgreSQL when imports keep their counts by set (`triggers_off_for_import`): what else an
-    /// import writes is its own listings' rows, and its counts wait their turn (`keep_by_set`). With the
-    /// row triggers on, two imports would update the same count rows in any order and could deadlock.
-    /// Measured on the 2-core benchmark machine, PostgreSQL beside the loader: one load of 50 000
-    /// listings 37.7 s, two loads of 50 000 into two databases at once 42.0 s (docs/BENCHMARKS.md).
-    /// SQLite has one writer.
     /// On PostgreSQL the listings' ids are reserved first, in the order the calls were made (each waits
     /// its turn before anything else: [`SeaOrmStore::import_turn`]), then written in a transaction of
     /// the call's own, which may overlap another's.
@@ -325,6 +319,12 @@ impl DirectoryImport for SeaOrmStore {
         Ok(ids)
     }
 
+    /// Two on PostgreSQL when imports keep their counts by set (`triggers_off_for_import`): what else an
+    /// import writes is its own listings' rows, and its counts wait their turn (`keep_by_set`). With the
+    /// row triggers on, two imports would update the same count rows in any order and could deadlock.
+    /// Measured on the 2-core benchmark machine, PostgreSQL beside the loader: one load of 50 000
+    /// listings 37.7 s, two loads of 50 000 into two databases at once 42.0 s (docs/BENCHMARKS.md).
+    /// SQLite has one writer.
     async fn import_lanes(&self) -> RepoResult<usize> {
         if self.backend() != DbBackend::Postgres {
             return Ok(1);

@@ -1583,7 +1583,7 @@ on_both!(imports_side_by_side_take_their_own_ids_and_keep_every_count, |store| {
             .map(|i| {
                 let status = [ListingStatus::Live, ListingStatus::Scheduled][i % 2];
                 let cat = if (lane + i).is_multiple_of(2) { dev } else { mkt };
-                // Each lane's batches need more voters than the last (up to seven), so both create some.
+                // Every batch needs seven voters: both lanes' first imports set out to create them.
                 import(
                     listing(&format!("Lane {lane} round {round} item {i}"), status, Some(cat)),
                     (lane + round * 2 + i) % 8,
