@@ -4,11 +4,12 @@
 
 pub use sea_orm_migration::prelude::*;
 
-/// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
 pub use m20261126_000036_listing_details::{
     REBUILD as LISTING_DETAILS_REBUILD, rebuild_lane as listing_details_rebuild_lane,
     rebuild_statement as listing_details_rebuild,
 };
+/// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
+pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDATES;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -62,6 +63,7 @@ mod m20261129_000049_view_days_from_marks;
 mod m20261129_000050_founders_by_name;
 mod m20261129_000051_saturating_rank;
 mod m20261129_000052_trending_cards;
+mod m20261129_000053_search_buckets;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -195,6 +197,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000050_founders_by_name::Migration),
             Box::new(m20261129_000051_saturating_rank::Migration),
             Box::new(m20261129_000052_trending_cards::Migration),
+            Box::new(m20261129_000053_search_buckets::Migration),
         ]
     }
 }

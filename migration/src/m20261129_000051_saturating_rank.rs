@@ -26,7 +26,7 @@ pub struct Migration;
 const RANKED_IN: usize = 3;
 
 /// `listing_text_search` ranking with `ts_rank`; an error if migration 39's text ranks elsewhere.
-fn saturating_function() -> Result<String, DbErr> {
+pub(crate) fn saturating_function() -> Result<String, DbErr> {
     let text = exact_word_function()?;
     match text.matches("ts_rank_cd(").count() {
         RANKED_IN => Ok(text.replace("ts_rank_cd(", "ts_rank(")),

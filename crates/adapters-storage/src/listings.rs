@@ -500,9 +500,11 @@ const COMPLETIONS: usize = 8;
 /// Terms a refresh of `listing_terms` reads and compares at a time (`refresh_search_terms`).
 const TERMS_CHUNK: i64 = 5_000;
 
-/// Matches a text search ranks at least: the newest this many (or as deep as the page asked for).
-/// A word on a third of the directory costs 1 000 scores, not 33 000 (docs/DECISIONS.md).
-const RANKED_CANDIDATES: i64 = 1_000;
+/// Matches a text search ranks at least: the first this many the index hands out (or as deep as
+/// the page asked for). A word on a third of the directory costs 1 000 scores, not 33 000
+/// (docs/DECISIONS.md). PostgreSQL's `listing_text_search` weighs its scans for this many (migration
+/// 53), so a change of it is a migration there.
+const RANKED_CANDIDATES: i64 = migration::TEXT_SEARCH_CANDIDATES;
 
 /// The listing status a status filter selects.
 fn status_of(f: StatusFilter) -> ListingStatus {

@@ -743,24 +743,25 @@ async fn pg_text_search(
     (ids, matches, scans().await - before)
 }
 
-/// PostgreSQL (migration 34): with the kept counts current, a word that is one kept term takes its
-/// total from the table; a word the kept counts put over the cap, current or not, reports the cap;
-/// either way its candidates are the ones counting finds, by either scan. A table behind by enough
-/// changes, or a prefix that begins several terms, makes it count.
+/// PostgreSQL (migrations 34 and 53): with the kept counts current, a word that is one kept term
+/// takes its total from the table; a word the kept counts put over the cap, current or not, reports
+/// the cap; either way its candidates are the ones counting finds, by any of the scans (the whole
+/// index, its eighths in order, the table in order). A table behind by enough changes, or a prefix
+/// that begins several terms, makes it count.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove_it() {
     use sea_orm::{ConnectionTrait, TransactionTrait};
     let Some(db) = harness::postgres().await else { return };
     let store = &db.store;
     let conn = store.connection();
-    // Twelve listings say "alpha", three "beta", two of those also "betamax"; a hundred neither.
+    // Forty listings say "alpha", three "beta", two of those also "betamax"; seventy-two neither.
     let mut rows = Vec::new();
     for i in 0..115 {
         let mut l = listing(&format!("Kept {i}"), ListingStatus::Live, None);
         l.profile.description = match i {
-            0..12 => "alpha tools".into(),
-            12 => "beta tools".into(),
-            13 | 14 => "beta betamax tools".into(),
+            0..40 => "alpha tools".into(),
+            40 => "beta tools".into(),
+            41 | 42 => "beta betamax tools".into(),
             _ => "gamma".into(),
         };
         rows.push(import(l, 0));
@@ -787,35 +788,49 @@ async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove
         let row = conn.query_one_raw(sea_orm::Statement::from_string(conn.get_database_backend(), sql)).await.unwrap();
         row.map(|r| r.try_get::<i64>("", "n").unwrap())
     };
-    assert_eq!((kept("alpha").await, kept("beta").await, kept("betamax").await), (Some(12), Some(3), Some(2)));
+    assert_eq!((kept("alpha").await, kept("beta").await, kept("betamax").await), (Some(40), Some(3), Some(2)));
+    // Forty matches and four candidates (40² < 4 × 4 × 115): read eighth by eighth, so the four come
+    // from the listings whose id leaves no remainder by 8 (five of the forty), counted or not.
+    assert!(counted.0.iter().all(|id| id % 8 == 0), "the first eighth first: {counted:?}");
 
-    // Current, one term: the total is the kept count (told 11, it says 11), and only the candidates
-    // are read; behind by one change, it counts (12).
-    assert_eq!(search("", "alpha", 20, 4).await, (counted.0.clone(), 12, 0));
-    let told = "UPDATE listing_status_terms SET docs = 11 WHERE term = 'alpha'";
-    assert_eq!(search(told, "alpha", 20, 4).await.1, 11, "the kept count is the total");
-    assert_eq!(search(BEHIND, "alpha", 20, 4).await.1, 12, "behind: counted");
+    // Current, one term: the total is the kept count (told 39, it says 39), and only the candidates
+    // are read; behind by one change, it counts (40).
+    assert_eq!(search("", "alpha", 50, 4).await, (counted.0.clone(), 40, 0));
+    let told = "UPDATE listing_status_terms SET docs = 39 WHERE term = 'alpha'";
+    assert_eq!(search(told, "alpha", 50, 4).await.1, 39, "the kept count is the total");
+    assert_eq!(search(BEHIND, "alpha", 50, 4).await.1, 40, "behind: counted");
     assert_eq!(search("", "zzyzx", 20, 4).await, (Vec::new(), 0, 0), "no such term: nothing to read");
     // `beta` as a prefix begins two terms: counted, whatever the table says.
     let told = "UPDATE listing_status_terms SET docs = 2 WHERE term = 'beta'";
     assert_eq!(search(told, "beta", 20, 4).await.1, 3, "two terms begin it: counted");
 
-    // Over the cap by the kept count, current or behind by less than the margin: the bitmap for 4
-    // candidates (12² < 0.5 × 4 × 115), the sequential scan for 2 (12² ≥ 0.5 × 2 × 115); both hand out
-    // what counting's scan does.
-    assert_eq!(search("", "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "the same candidates, by the bitmap");
-    assert_eq!(search(BEHIND, "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "12 - 1 changes is over the cap");
-    let two = search("", "alpha", 6, 2).await;
+    // Over the cap by the kept count, current or behind by less than the margin: read by eighths
+    // (40² < 4 × 1 000 × 115, the class a first page's candidates set), a page of 2 candidates as a
+    // page of 4 and as counting reads it.
+    assert_eq!(search("", "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "the same candidates, by the eighths");
+    assert_eq!(search(BEHIND, "alpha", 6, 4).await, (counted.0.clone(), 6, 0), "40 - 1 changes is over the cap");
+    // (The ids come back by rank, all equal here, then by id, latest first; an eighth is read in the
+    // table's order, here the ids'.)
+    let first_two = counted.0[counted.0.len() - 2..].to_vec();
+    assert_eq!(search("", "alpha", 6, 2).await, (first_two, 6, 0), "the class is not the page's");
+    // Told it is on 2 000 (2 000² ≥ 4 × 1 000 × 115): the sequential scan, in the table's order, and
+    // counting that word (behind by more than its count less the cap) reads the whole index in that
+    // order too.
+    const COMMON: &str = "UPDATE listing_status_terms SET docs = 2000 WHERE term = 'alpha'";
+    let two = search(COMMON, "alpha", 6, 2).await;
     assert_eq!(two.2, 1, "a sequential scan: {two:?}");
-    let far_behind = "UPDATE listing_terms_state SET changes = changes + 1000";
-    let two_counted = search(far_behind, "alpha", 6, 2).await;
+    const COMMON_BEHIND: &str = "UPDATE listing_status_terms SET docs = 2000 WHERE term = 'alpha'; \
+                                 UPDATE listing_terms_state SET changes = changes + 1999";
+    let two_counted = search(COMMON_BEHIND, "alpha", 6, 2).await;
     assert_eq!(two_counted.2, 0, "counting reads the bitmap");
-    assert_eq!((two.0, two.1), (two_counted.0, 6), "the same candidates as counting's");
+    assert_eq!((&two.0, two.1), (&two_counted.0, 6), "the same candidates as counting's");
+    assert!(two.0.iter().any(|id| id % 8 != 0), "in the table's order, not by eighths: {two:?}");
     let told = "UPDATE listing_status_terms SET docs = 100 WHERE term = 'beta'";
     assert_eq!(search(told, "beta", 6, 4).await.1, 6, "told 100, a word on 3 reports the cap");
 
-    // Seven "alpha" listings leave: 12 - 7 changes is under the cap, so the stale table is not trusted.
-    let sql = "DELETE FROM listings WHERE id IN (SELECT listing_id FROM listing_search WHERE doc @@ 'alpha' LIMIT 7)";
+    // Thirty-five "alpha" listings leave: 40 - 35 changes is under the cap, so the stale table is not
+    // trusted.
+    let sql = "DELETE FROM listings WHERE id IN (SELECT listing_id FROM listing_search WHERE doc @@ 'alpha' LIMIT 35)";
     conn.execute_unprepared(sql).await.unwrap();
     assert_eq!(search("", "alpha", 6, 4).await.1, 5, "five left, counted exactly");
     assert!(store.refresh_search_terms().await.unwrap());
