@@ -3,13 +3,21 @@
 //!
 //! GIN answers a match only as a bitmap of every listing that has the word, built before the table
 //! is read; for a word on more listings than the 1 000 candidates a search ranks, that bitmap is
-//! collected in full and most of it thrown away. Each of [`BUCKETS`] partial indexes holds the
-//! listings whose id leaves that remainder (`listing_id % 8 = k`); the function reads them in order
-//! and stops as soon as it has its candidates, so a word on 4 540 live listings collects about 1 300
-//! matches in two eighths instead of 5 215. Measured at 100k demo listings (pgbench, one client,
-//! the statement a search sends): `invoices` 2.12 -> 1.28 ms, `kanban` 1.59 -> 1.18, `captions` 1.46
-//! -> 1.30, `tracing` 1.58 -> 1.42; rare and common words as before. At a million listings such a
-//! word's bitmap was most of its 11 ms (docs/BENCHMARKS.md).
+//! collected in full and most of it thrown away. Each of [`BUCKETS`] partial indexes holds every
+//! eighth block of [`BLOCK`] consecutive ids (`(listing_id / 1024) % 8 = k`); the function reads
+//! them in order and stops as soon as it has its candidates, so a word on 4 540 live listings
+//! collects about 1 300 matches in two eighths instead of 5 215. Measured at 100k demo listings
+//! (pgbench, one client, the statement a search sends, this migration's first version):
+//! `invoices` 2.12 -> 1.28 ms, `kanban` 1.59 -> 1.18, `captions` 1.46 -> 1.30, `tracing` 1.58 ->
+//! 1.42; rare and common words as before. At a million listings such a word's bitmap was most of
+//! its 9–11 ms, now 2–4 ms (docs/BENCHMARKS.md).
+//!
+//! Blocks, not remainders (`listing_id % 8`, that first version): a bitmap costs something for every
+//! table page it marks; one remainder's listings lie on every page of the table, one block's on
+//! about 90 (rows are written in id order), so an eighth of the blocks marks about an eighth of the
+//! pages. With remainders a search of several words, which always counts and so reads every eighth,
+//! paid the whole index's page cost eight times (`larkhub export` 3.0 -> 16.4 ms, `team work` 20 ->
+//! 24 ms); with blocks 2.6 and 12–16 ms, and single words the same within the machine's noise.
 //!
 //! Which listings are ranked must not depend on which way a search went (a page, then the next, with
 //! the kept counts current, then behind): the order in which matches are handed out is fixed per
@@ -26,9 +34,10 @@
 //! The sequential scan's threshold moves from 0.5 to [`SEQUENTIAL_FACTOR`] (0.5 × [`BUCKETS`]): the
 //! bitmap it is weighed against now collects about an eighth of the matches.
 //!
-//! What it costs: eight more GIN indexes of `listing_search`, each an eighth of the listings (18 MB
-//! together at 100k, beside the whole index's 9 MB); a listing's text change writes two index
-//! entries per word instead of one. Votes, views and follows never write this table.
+//! What it costs: eight more GIN indexes of `listing_search`, each an eighth of the listings (12 MB
+//! together at 100k beside the whole index's 9 MB; 83 MB beside 71 MB at a million, built in 11 s);
+//! a listing's text change writes two index entries per word instead of one. Votes, views and
+//! follows never write this table.
 
 use crate::m20261129_000051_saturating_rank::saturating_function;
 use sea_orm_migration::prelude::*;
@@ -37,8 +46,11 @@ use sea_orm_migration::sea_orm::DbBackend;
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-/// How many partial indexes split the text index, by the listing id's remainder.
+/// How many partial indexes split the text index, by blocks of ids.
 pub(crate) const BUCKETS: u32 = 8;
+
+/// Consecutive ids in a block: bucket `k` holds the blocks `k`, `k + 8`, `k + 16`, …
+const BLOCK: u32 = 1024;
 
 /// `matches² ≥ SEQUENTIAL_FACTOR × CLASS_CANDIDATES × rows` picks the sequential scan (see the module).
 const SEQUENTIAL_FACTOR: u32 = BUCKETS / 2;
@@ -49,7 +61,7 @@ const SEQUENTIAL_FACTOR: u32 = BUCKETS / 2;
 /// migration.
 pub const CLASS_CANDIDATES: i64 = 1_000;
 
-/// The name of the partial index of remainder `k`.
+/// The name of the partial index of bucket `k`.
 fn bucket_index(k: u32) -> String {
     format!("ix_listing_search_doc_b{k}")
 }
@@ -61,7 +73,7 @@ fn bucketed_matches() -> String {
     (0..BUCKETS)
         .map(|k| {
             format!(
-                "SELECT s.listing_id, s.doc FROM listing_search s WHERE s.listing_id % {BUCKETS} = {k} \
+                "SELECT s.listing_id, s.doc FROM listing_search s WHERE (s.listing_id / {BLOCK}) % {BUCKETS} = {k} \
                  AND s.doc @@ q AND s.status = want"
             )
         })
@@ -142,7 +154,7 @@ impl MigrationTrait for Migration {
         let mut statements: Vec<String> = (0..BUCKETS)
             .map(|k| {
                 format!(
-                    "CREATE INDEX {} ON listing_search USING GIN (doc) WHERE listing_id % {BUCKETS} = {k}",
+                    "CREATE INDEX {} ON listing_search USING GIN (doc) WHERE (listing_id / {BLOCK}) % {BUCKETS} = {k}",
                     bucket_index(k)
                 )
             })
@@ -164,7 +176,11 @@ mod tests {
     fn every_edit_applies_once() {
         let text = super::bucketed_function().expect("each part is in migration 51's text once");
         assert!(!text.contains("0.5 * candidates"), "{text}");
-        assert_eq!(text.matches("listing_id % 8 = 7").count(), 2, "the count's scan and the candidates' read: {text}");
+        assert_eq!(
+            text.matches("(s.listing_id / 1024) % 8 = 7").count(),
+            2,
+            "the count's scan and the candidates' read: {text}"
+        );
         assert!(text.contains("top::float8 * top >= 4 * 1000 * rows_in::float8"), "{text}");
         assert!(!text.contains("* candidates"), "the class never depends on the page: {text}");
     }
