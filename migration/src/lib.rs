@@ -74,6 +74,15 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
     Ok(())
 }
 
+/// `text` (a function's definition) with each `(from, to)` of `edits` applied in turn; an error naming
+/// the part when `text` does not hold it exactly once (an earlier migration's text changed under it).
+pub(crate) fn rewrite<T: AsRef<str>>(text: String, what: &str, edits: &[(&str, T)]) -> Result<String, DbErr> {
+    edits.iter().try_fold(text, |text, (from, to)| match text.matches(from).count() {
+        1 => Ok(text.replace(from, to.as_ref())),
+        n => Err(DbErr::Migration(format!("{what} holds {n} copies of `{from}`, not one"))),
+    })
+}
+
 /// [`execute_all`] on `backend` only: a migration that changes one database's schema and leaves the
 /// other's as it is (full-text search, planner statistics) does nothing on the other.
 pub(crate) async fn execute_on<S: AsRef<str>>(

@@ -39,10 +39,7 @@ const EDITS: [(&str, &str); 3] = [
 
 /// `listing_text_search` with [`EDITS`] applied; an error if migration 34's text no longer holds a part.
 pub(crate) fn exact_word_function() -> Result<String, DbErr> {
-    EDITS.iter().try_fold(text_search_function(), |text, (from, to)| match text.matches(from).count() {
-        1 => Ok(text.replace(from, to)),
-        n => Err(DbErr::Migration(format!("listing_text_search holds {n} copies of `{from}`, not one"))),
-    })
+    crate::rewrite(text_search_function(), "listing_text_search", &EDITS)
 }
 
 #[async_trait::async_trait]

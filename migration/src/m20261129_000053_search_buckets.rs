@@ -142,10 +142,7 @@ fn edits() -> Vec<(&'static str, String)> {
 /// `listing_text_search` reading eighth by eighth; an error if migration 51's text no longer holds a
 /// part it rewrites.
 fn bucketed_function() -> Result<String, DbErr> {
-    edits().iter().try_fold(saturating_function()?, |text, (from, to)| match text.matches(from).count() {
-        1 => Ok(text.replace(from, to)),
-        n => Err(DbErr::Migration(format!("listing_text_search holds {n} copies of `{from}`, not one"))),
-    })
+    crate::rewrite(saturating_function()?, "listing_text_search", &edits())
 }
 
 #[async_trait::async_trait]
