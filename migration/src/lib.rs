@@ -4,11 +4,12 @@
 
 pub use sea_orm_migration::prelude::*;
 
+/// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
 pub use m20261126_000036_listing_details::{
     REBUILD as LISTING_DETAILS_REBUILD, rebuild_lane as listing_details_rebuild_lane,
     rebuild_statement as listing_details_rebuild,
 };
-/// What a bulk load puts off beside its indexes: the rebuild of every listing's kept details (migration 36).
+/// The candidates a text search ranks, which PostgreSQL's search function is weighed for (migration 53).
 pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDATES;
 
 mod m20261122_000001_initial;
