@@ -30,6 +30,28 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 /// (category counts 23 500 against 20 000 a second); each is a backend wanting a core when it runs.
 pub(crate) const LANES: usize = 4;
 
+/// Lanes a thread reads on, in turn: [`LANES`] / this many threads each have lanes of their own.
+///
+/// A lane's I/O runs on the thread that opened it (a task of that worker's runtime), so a read on
+/// another thread's lane wakes that thread twice, to write the statement and to hand the rows back.
+/// With every thread on every lane most reads did; with lanes of its own a thread's reads never wake
+/// another. One lane a thread measured worse (half the backends at work: docs/BENCHMARKS.md, "each
+/// request thread on a read-pipe lane of its own"); two a thread, of four, measured better.
+const LANES_PER_THREAD: usize = 2;
+
+/// Pipes a thread keeps its place in before it forgets them all (a process has one store, so one
+/// pipe, but tests make many).
+const PLACES_KEPT: usize = 16;
+
+/// A numbering of pipes, so a thread can keep its place in each.
+static PIPES: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This thread's place in each pipe it has read on: the pipe's number, the thread's place among the
+    /// pipe's threads (first come, first placed), and its turn between its lanes.
+    static PLACES: std::cell::RefCell<Vec<(usize, usize, usize)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Prepared statements a lane keeps. The short reads are a few dozen shapes, but a board's week is
 /// written into its statement, so the set grows with the weeks asked for: at this many it starts
 /// again (dropping a statement closes it on the server).
@@ -87,7 +109,10 @@ pub(crate) struct PgPipe {
     /// Held while a lane is being opened, so one request opens it and the others go to the pool; it
     /// holds when the lane last failed to open.
     opening: Vec<tokio::sync::Mutex<Option<std::time::Instant>>>,
-    next: AtomicUsize,
+    /// This pipe's number (see [`PLACES`]).
+    id: usize,
+    /// Threads that have read on this pipe: the next one's place.
+    threads: AtomicUsize,
 }
 
 impl std::fmt::Debug for PgPipe {
@@ -157,7 +182,8 @@ impl PgPipe {
             config,
             lanes: (0..LANES).map(|_| RwLock::new(None)).collect(),
             opening: (0..LANES).map(|_| tokio::sync::Mutex::new(None)).collect(),
-            next: AtomicUsize::new(0),
+            id: PIPES.fetch_add(1, Ordering::Relaxed),
+            threads: AtomicUsize::new(0),
         })
     }
 
@@ -201,10 +227,32 @@ impl PgPipe {
         Some(out)
     }
 
-    /// The next lane in turn, opened if it is not (or no longer) open; `None` while another request
+    /// The index of this thread's next lane: the threads that read here are placed in the order they
+    /// came, and each reads on [`LANES_PER_THREAD`] lanes in turn (the first thread on lanes 0 and 1,
+    /// the second on 2 and 3, the third on 0 and 1 again …).
+    fn lane_index(&self) -> usize {
+        PLACES.with(|places| {
+            let mut places = places.borrow_mut();
+            let at = match places.iter().position(|(pipe, ..)| *pipe == self.id) {
+                Some(at) => at,
+                None => {
+                    if places.len() >= PLACES_KEPT {
+                        places.clear();
+                    }
+                    places.push((self.id, self.threads.fetch_add(1, Ordering::Relaxed), 0));
+                    places.len() - 1
+                }
+            };
+            let (_, place, turn) = &mut places[at];
+            *turn = turn.wrapping_add(1);
+            (*place * LANES_PER_THREAD + *turn % LANES_PER_THREAD) % self.lanes.len()
+        })
+    }
+
+    /// This thread's next lane, opened if it is not (or no longer) open; `None` while another request
     /// is opening it or when it cannot be opened.
     async fn lane(&self) -> Option<Arc<Lane>> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.lanes.len();
+        let i = self.lane_index();
         let current = self.lanes[i].read().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
         match current {
             Some(lane) if !lane.client.is_closed() => return Some(lane),
@@ -371,6 +419,48 @@ mod tests {
         refuser.abort();
         let tries = tries.load(Ordering::SeqCst);
         assert!((1..=LANES).contains(&tries), "{tries} connections tried for {} reads", LANES * 10);
+    }
+
+    /// Each thread reads on lanes of its own (two of the four), so a read wakes no other thread; a
+    /// third thread shares the first one's.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_thread_reads_on_lanes_of_its_own() {
+        use std::collections::BTreeSet;
+        let Some(t) = test_support::postgres().await else { return };
+        let pipe = Arc::new(PgPipe::for_url(&t.url).expect("a loopback database"));
+        let (backends_tx, backends) = std::sync::mpsc::channel::<BTreeSet<i64>>();
+        let mut threads = Vec::new();
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            let (pipe, backends_tx) = (pipe.clone(), backends_tx.clone());
+            let (end, ended) = tokio::sync::oneshot::channel::<()>();
+            threads.push((
+                end,
+                std::thread::spawn(move || {
+                    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+                    rt.block_on(async {
+                        let mut own = BTreeSet::new();
+                        for _ in 0..8 {
+                            let sql = "SELECT CAST(pg_backend_pid() AS BIGINT) AS n";
+                            let rows = pipe.all::<CountRow>(sql, &[]).await.expect("read on the pipe");
+                            own.extend(rows.iter().map(|r| r.n));
+                        }
+                        backends_tx.send(own).expect("send");
+                        // Runs this thread's lanes until the test ends (a lane's I/O is a task here).
+                        let _ = ended.await;
+                    });
+                }),
+            ));
+            // One thread after another: each has its place before the next comes.
+            seen.push(backends.recv().expect("a thread's backends"));
+        }
+        for (end, thread) in threads {
+            let _ = end.send(());
+            thread.join().expect("a reading thread");
+        }
+        assert_eq!(seen.iter().map(BTreeSet::len).collect::<Vec<_>>(), [2, 2, 2], "{seen:?}");
+        assert!(seen[0].is_disjoint(&seen[1]), "the first two threads share no lane: {seen:?}");
+        assert_eq!(seen[2], seen[0], "the third reads where the first does");
     }
 
     /// The statements a lane keeps stay bounded however many shapes are read (a board's week is part
