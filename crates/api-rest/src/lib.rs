@@ -7,6 +7,7 @@ pub mod badges;
 mod checkout;
 mod claim_links;
 pub mod cli;
+mod compress;
 pub mod console;
 pub mod docs_page;
 mod headers;

@@ -203,6 +203,7 @@ impl Application {
                 .app_data(metrics.clone())
                 .app_data(access.clone())
                 .wrap(from_fn(mw::head_as_get))
+                .wrap(from_fn(crate::compress::gzip_public))
                 .wrap(from_fn(probes::until_ready))
                 .wrap(from_fn(crate::headers::security_headers))
                 .wrap(from_fn(mw::limit_body))

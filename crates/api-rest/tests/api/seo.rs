@@ -206,6 +206,66 @@ async fn robots_names_the_sitemap_and_the_sitemaps_hold_every_live_listing() {
     assert_eq!(app.get("/sitemaps/other.xml").await.status(), 404);
 }
 
+/// The files anyone may keep (sitemaps, feeds, the style sheet) come gzipped to a client that asks,
+/// the same bytes once unzipped; pages and the API's JSON, which can hold a visitor's token or data,
+/// never do (docs/DECISIONS.md, "gzip").
+#[tokio::test]
+async fn public_files_come_gzipped_to_a_client_that_asks_and_pages_never_do() {
+    use std::io::Read;
+    let app = spawn_app(true).await;
+    app.wait_ready().await;
+    // A client that does not unzip by itself, so the bytes on the wire are seen.
+    let raw = reqwest::Client::builder().no_gzip().build().unwrap();
+    let fetch = |path: &str, accept: Option<&str>| {
+        let mut r = raw.get(format!("{}{path}", app.base)).header("user-agent", "Mozilla/5.0 (X11; Linux) seo test");
+        if let Some(a) = accept {
+            r = r.header("accept-encoding", a);
+        }
+        r.send()
+    };
+    let mut zipped_files = 0;
+    for path in ["/sitemap.xml", "/sitemaps/listings-1.xml", "/feeds/launches.atom", "/static/site.css"] {
+        let plain = fetch(path, None).await.unwrap();
+        assert_eq!(plain.status(), 200, "{path}");
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}: nothing asked, nothing zipped");
+        assert_eq!(plain.headers().get("vary").map(|v| v.to_str().unwrap()), Some("accept-encoding"), "{path}");
+        let plain = plain.bytes().await.unwrap();
+        let zipped = fetch(path, Some("gzip, deflate, br")).await.unwrap();
+        if plain.len() < 1024 {
+            // Not worth the gzip frame (the index of this small directory's few files).
+            assert!(zipped.headers().get("content-encoding").is_none(), "{path}: {} bytes", plain.len());
+            continue;
+        }
+        assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
+        assert_eq!(zipped.headers()["vary"], "accept-encoding", "{path}");
+        let zipped = zipped.bytes().await.unwrap();
+        let mut unzipped = Vec::new();
+        flate2::read::GzDecoder::new(&zipped[..]).read_to_end(&mut unzipped).unwrap();
+        assert_eq!(unzipped, plain, "{path}: the same bytes");
+        zipped_files += 1;
+        if plain.len() > 4096 {
+            assert!(zipped.len() * 2 < plain.len(), "{path}: {} bytes zipped of {}", zipped.len(), plain.len());
+        }
+        let head = raw.head(format!("{}{path}", app.base)).header("accept-encoding", "gzip").send().await.unwrap();
+        assert_eq!(
+            head.headers().get("content-encoding").map(|v| v.to_str().unwrap()),
+            Some("gzip"),
+            "{path}: HEAD as GET"
+        );
+        let refused = fetch(path, Some("gzip;q=0")).await.unwrap();
+        assert!(refused.headers().get("content-encoding").is_none(), "{path}: gzip refused");
+    }
+    assert!(zipped_files >= 3, "the listings sitemap, the feed and the style sheet were zipped");
+    let slug = live_slugs(&app).await.into_iter().next().expect("a live listing");
+    for path in
+        ["/".to_owned(), format!("/listings/{slug}"), "/search?q=a".into(), "/api/v1/launches?section=trending".into()]
+    {
+        let r = fetch(&path, Some("gzip")).await.unwrap();
+        assert_eq!(r.status(), 200, "{path}");
+        assert!(r.headers().get("content-encoding").is_none(), "{path} is never zipped");
+    }
+}
+
 /// The Atom feed a page links to with `<link rel="alternate">`.
 fn feed_link(html: &str) -> Option<String> {
     let at = html.find(r#"<link rel="alternate" type="application/atom+xml""#)?;
