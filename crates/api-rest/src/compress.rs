@@ -83,15 +83,17 @@ pub fn accepts_gzip(headers: &HeaderMap) -> bool {
 /// Whether a response with this status and these headers may be compressed: a 200, not already
 /// encoded, `Cache-Control: public`, and text (HTML, XML, Atom, JSON, CSS, SVG, plain).
 fn compressible(status: StatusCode, headers: &HeaderMap) -> bool {
-    let public = headers
-        .get(header::CACHE_CONTROL)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|d| d.trim().eq_ignore_ascii_case("public")));
-    let text = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| {
-        let t = t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
-        t.starts_with("text/") || t.ends_with("+xml") || t.ends_with("/xml") || t.ends_with("/json")
-    });
-    status == StatusCode::OK && public && text && !headers.contains_key(header::CONTENT_ENCODING)
+    // Every response passes here; most are not public and stop at the first header read.
+    let value = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok());
+    let public =
+        || value(header::CACHE_CONTROL).is_some_and(|v| v.split(',').any(|d| d.trim().eq_ignore_ascii_case("public")));
+    let text = || {
+        value(header::CONTENT_TYPE).is_some_and(|t| {
+            let t = t.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+            t.starts_with("text/") || t.ends_with("+xml") || t.ends_with("/xml") || t.ends_with("/json")
+        })
+    };
+    status == StatusCode::OK && public() && text() && !headers.contains_key(header::CONTENT_ENCODING)
 }
 
 /// A body compressed as it is read: each chunk of the inner body is written to the encoder and what
