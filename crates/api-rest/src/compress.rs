@@ -39,13 +39,15 @@ pub async fn gzip_public(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
-    // A HEAD gets the headers its GET would (the writers leave the body out).
-    let accepts = matches!(*req.method(), Method::GET | Method::HEAD) && accepts_gzip(req.headers());
     let mut res = next.call(req).await?.map_into_boxed_body();
     if !compressible(res.status(), res.headers()) {
         return Ok(res);
     }
     res.headers_mut().append(header::VARY, HeaderValue::from_static("accept-encoding"));
+    // The request's Accept-Encoding is read only for a response that could be zipped. A HEAD gets
+    // the headers its GET would (the writers leave the body out).
+    let request = res.request();
+    let accepts = matches!(*request.method(), Method::GET | Method::HEAD) && accepts_gzip(request.headers());
     let small = matches!(res.response().body().size(), BodySize::Sized(n) if n < SMALLEST);
     if !accepts || small {
         return Ok(res);
