@@ -11,6 +11,8 @@ pub use m20261126_000036_listing_details::{
 };
 /// The candidates a text search ranks, which PostgreSQL's search function is weighed for (migration 53).
 pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDATES;
+/// The rows a listing's words keep in `listing_search_terms`, for a bulk load that writes them by set (migration 54).
+pub use m20261130_000054_ranked_terms::TERM_ROWS as SEARCH_TERM_ROWS;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -65,6 +67,7 @@ mod m20261129_000050_founders_by_name;
 mod m20261129_000051_saturating_rank;
 mod m20261129_000052_trending_cards;
 mod m20261129_000053_search_buckets;
+mod m20261130_000054_ranked_terms;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -208,6 +211,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000051_saturating_rank::Migration),
             Box::new(m20261129_000052_trending_cards::Migration),
             Box::new(m20261129_000053_search_buckets::Migration),
+            Box::new(m20261130_000054_ranked_terms::Migration),
         ]
     }
 }

@@ -141,7 +141,7 @@ fn edits() -> Vec<(&'static str, String)> {
 
 /// `listing_text_search` reading eighth by eighth; an error if migration 51's text no longer holds a
 /// part it rewrites.
-fn bucketed_function() -> Result<String, DbErr> {
+pub(crate) fn bucketed_function() -> Result<String, DbErr> {
     crate::rewrite(saturating_function()?, "listing_text_search", &edits())
 }
 

@@ -172,7 +172,7 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
 /// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported with
-/// them turned off: the search table and its change count (migrations 30, 34), the live listings per
+/// them turned off: the search table, its change count and its ranked words (migrations 30, 34, 54), the live listings per
 /// category (19), listings per status (21) and per launch week and status (37), listings per week with
 /// votes (25) and per board (26), and the listings' kept details (36; nothing while a bulk load defers
 /// them to its end). `vote_tallies.live` (20) was written with each tally, and each listing's view total
@@ -198,6 +198,13 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
     .one(txn)
     .await?
     .map_or(0, |a| a.n);
+    // Each search row's words, ranked (migration 54): the listings' own rows too.
+    txn.execute_unprepared(&format!(
+        "INSERT INTO listing_search_terms (status, term, rank, listing_id) {} \
+         FROM listing_search s, unnest(s.doc) w WHERE s.listing_id {of}",
+        migration::SEARCH_TERM_ROWS
+    ))
+    .await?;
     // The counts are rows every import updates: one import at a time from here to its commit, each
     // waiting its turn before it locks any of them, so two never hold what the other waits for.
     txn.execute_unprepared(&format!("SELECT pg_advisory_xact_lock({KEPT_COUNTS_LOCK}, 0)")).await?;

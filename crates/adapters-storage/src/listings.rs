@@ -704,8 +704,10 @@ impl SeaOrmStore {
 
     /// A text-only search by relevance on PostgreSQL: one statement through `listing_text_search`
     /// (migration 30), which matches through the GIN index of `listing_search`, counts up to the cap
-    /// and ranks the first candidates; only the page's listings are read. A page past the last
-    /// candidate carries no count, so it is asked for apart (the same function, no candidate).
+    /// and ranks the first candidates; only the page's listings are read. A search for one word reads
+    /// that word's listings best first from `listing_search_terms` instead (migration 54), only as deep
+    /// as the page. A page past the last candidate carries no count, so it is asked for apart (the same
+    /// function, no candidate).
     async fn postgres_text_search(
         &self,
         tsq: &str,
@@ -713,7 +715,9 @@ impl SeaOrmStore {
         page: PageRequest,
     ) -> RepoResult<Paged<ListingSummary>> {
         let _slot = self.search_slot().await?;
-        let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
+        let deep = page.offset() as i64 + i64::from(page.per_page());
+        let candidates = deep.max(RANKED_CANDIDATES);
+        let int = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
         let search = |q: &mut RawQuery, candidates: i64| {
             q.sql("listing_text_search(to_tsquery('english', ")
                 .bind(tsq.to_owned())
@@ -722,7 +726,9 @@ impl SeaOrmStore {
                 .sql(", ")
                 .bind(COUNT_CAP as i32 + 1)
                 .sql(", ")
-                .bind(i32::try_from(candidates).unwrap_or(i32::MAX))
+                .bind(int(candidates))
+                .sql(", ")
+                .bind(int(deep))
                 .sql(")");
         };
         let mut q = RawQuery::new(DbBackend::Postgres);

@@ -706,8 +706,11 @@ on_both!(searches_rank_the_same_with_kept_and_counted_term_counts, |store| {
     }
 });
 
-/// One call of PostgreSQL's `listing_text_search` (migration 34) inside `txn`: the ids it ranks in
-/// order, the count it reports, and the sequential scans of `listing_search` it made.
+/// One call of PostgreSQL's `listing_text_search` (migration 34) inside `txn` on the candidate path: the
+/// ids it ranks in order, the count it reports, and the sequential scans of `listing_search` it made.
+/// The word is asked for with all four weights (`'word':*ABCD`), which matches what the bare word
+/// matches and keeps the search off the ranked path a bare word takes (migration 54): these are the
+/// paths a prefix that begins several words takes.
 async fn pg_text_search(
     txn: &sea_orm::DatabaseTransaction,
     word: &str,
@@ -735,7 +738,7 @@ async fn pg_text_search(
     let stmt = sea_orm::Statement::from_sql_and_values(
         txn.get_database_backend(),
         sql,
-        [format!("{word}:*").into(), cap.into(), candidates.into()],
+        [format!("{word}:*ABCD").into(), cap.into(), candidates.into()],
     );
     let hits = <Hit as sea_orm::FromQueryResult>::find_by_statement(stmt).all(txn).await.unwrap();
     let matches = hits.first().map_or(-1, |h| h.matches);
@@ -856,6 +859,135 @@ async fn postgres_takes_a_word_s_total_from_the_kept_counts_only_when_they_prove
     assert_eq!(kept("alpha").await, None, "a term no listing holds leaves the table");
 }
 
+/// PostgreSQL (migration 54): a search for one word reads its listings best first from the kept ranked
+/// words, and every page is what ranking all of its matches by `ts_rank`, then id, gives; a prefix
+/// that begins one word is that word; a prefix that begins two, or a query with weights, ranks its
+/// candidates as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_ranks_one_word_over_every_match_from_its_kept_words() {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    let Some(db) = harness::postgres().await else { return };
+    let store = &db.store;
+    let conn = store.connection();
+    // Thirty listings say "orbit" once to four times in their description (low ranks), written
+    // first; three scheduled; then four with it in their name (the best), written last; twenty
+    // without it.
+    let mut rows = Vec::new();
+    for i in 0..30 {
+        let mut l = listing(&format!("Plain {i}"), ListingStatus::Live, None);
+        l.profile.description = format!("{} tools", vec!["orbit"; 1 + i % 4].join(" and "));
+        rows.push(import(l, 0));
+    }
+    for i in 0..3 {
+        let mut l = listing(&format!("Soon {i}"), ListingStatus::Scheduled, None);
+        l.profile.description = "orbit".into();
+        rows.push(import(l, 0));
+    }
+    for i in 0..20 {
+        rows.push(import(listing(&format!("Other {i}"), ListingStatus::Live, None), 0));
+    }
+    for i in 0..4 {
+        rows.push(import(listing(&format!("Orbit Prime {i}"), ListingStatus::Live, None), 0));
+    }
+    store.import_listings(&rows, now()).await.unwrap();
+    assert_eq!(ranked_terms_recounted(store).await.1, 0);
+    #[derive(Debug, sea_orm::FromQueryResult)]
+    struct Id {
+        id: i64,
+    }
+    let ids = |sql: String| async move {
+        let stmt = sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql);
+        <Id as sea_orm::FromQueryResult>::find_by_statement(stmt)
+            .all(conn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect::<Vec<_>>()
+    };
+    // Every live match, by rank over all of them.
+    let all = ids("SELECT listing_id AS id FROM listing_search WHERE status = 'live' AND doc @@ 'orbit'::tsquery \
+                   ORDER BY ts_rank(doc, 'orbit'::tsquery) DESC, listing_id DESC"
+        .to_owned())
+    .await;
+    assert_eq!(all.len(), 34);
+    let by_page = |q: &'static str, per_page: i64| async move {
+        let mut seen = Vec::new();
+        let mut total = 0;
+        for n in 1..=10 {
+            let r = store.search_listings(&search(Some(q)), PageRequest::parse(Some(n), Some(per_page)).unwrap()).await;
+            let r = r.unwrap();
+            total = r.total;
+            seen.extend(r.items.iter().map(|s| s.id.get()));
+        }
+        (seen, total)
+    };
+    let stored = all;
+    assert_eq!(by_page("orbit", 7).await, (stored.clone(), 34), "pages of 7, as ranking every match gives");
+    assert_eq!(by_page("orb", 5).await, (stored.clone(), 34), "a prefix that begins one word");
+    // The kept counts behind (every change bumps them until a refresh): the total is counted.
+    conn.execute_unprepared("UPDATE listing_terms_state SET changes = changes + 5").await.unwrap();
+    assert_eq!(by_page("orbit", 7).await, (stored.clone(), 34), "counted while the kept counts are behind");
+    assert!(store.refresh_search_terms().await.unwrap());
+    assert_eq!(by_page("orbit", 7).await, (stored.clone(), 34), "the kept count");
+
+    // The function itself, two candidates: the ranked path returns the two best of all matches; the
+    // candidate path (the same word with all four weights) ranks the first two it finds, which here
+    // are written first and rank lower.
+    let call = |q: &'static str| {
+        format!(
+            "SELECT listing_id AS id FROM listing_text_search(to_tsquery('english', '{q}'), 'live', 100, 2) \
+             ORDER BY rank DESC, listing_id DESC"
+        )
+    };
+    assert_eq!(ids(call("orbit:*")).await, stored[..2].to_vec(), "the two best of all");
+    let candidates = ids(call("orbit:*ABCD")).await;
+    assert_eq!(candidates.len(), 2);
+    assert!(candidates.iter().all(|id| !stored[..4].contains(id)), "the first two found: {candidates:?}");
+    // `deep` bounds the ranked path's rows to the page's end.
+    let deep = "SELECT listing_id AS id FROM listing_text_search('orbit', 'live', 100, 1000, 3)".to_owned();
+    assert_eq!(ids(deep).await.len(), 3);
+    assert_eq!(store.search_listings(&search(Some("zzyzx")), PageRequest::default()).await.unwrap().total, 0);
+
+    // A listing says "orbweaver" (`orbweav`): "orb" now begins two words and ranks its candidates
+    // (all 35 matches, fewer than the candidates); "orbit" still reads its kept words.
+    let mut weaver = listing("Weaver", ListingStatus::Live, None);
+    weaver.profile.description = "orbweaver".into();
+    store.create_listing(weaver).await.unwrap();
+    assert_eq!(by_page("orbit", 7).await, (stored.clone(), 34));
+    let (orb, total) = by_page("orb", 5).await;
+    assert_eq!((orb.len(), total), (35, 35), "{orb:?}");
+
+    // Words as a document may hold them, with quotes, backslashes and colons: each word's own query
+    // is one word that finds it, and a search for it (its query as a tsquery prints it) finds the
+    // listing through the kept words.
+    let odd = r"$$'a\\b':1 'o''brien':2 'x:y':3 'naïve':4 '&':5$$::tsvector";
+    let sql = format!(
+        "SELECT count(*) AS id FROM unnest({odd}) w WHERE NOT ({odd} @@ listing_term_query(w.lexeme) \
+         AND numnode(listing_term_query(w.lexeme)) = 1 AND ts_rank({odd}, listing_term_query(w.lexeme)) > 0)"
+    );
+    assert_eq!(ids(sql).await, vec![0], "every odd word's query finds it");
+    let txn = conn.begin().await.unwrap();
+    let sql = format!("UPDATE listing_search SET doc = doc || {odd} WHERE listing_id = {}", stored[0]);
+    txn.execute_unprepared(&sql).await.unwrap();
+    for word in [r"a\b", "o'brien", "x:y", "naïve", "&"] {
+        let sql = format!(
+            "SELECT listing_id AS id FROM listing_text_search(listing_term_query($${word}$$), 'live', 100, 1000) \
+             WHERE listing_id IS NOT NULL"
+        );
+        let stmt = sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql);
+        let found: Vec<i64> = <Id as sea_orm::FromQueryResult>::find_by_statement(stmt)
+            .all(&txn)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| r.id)
+            .collect();
+        assert_eq!(found, vec![stored[0]], "{word}");
+    }
+    txn.rollback().await.unwrap();
+}
+
 /// An in-memory SQLite database has no inline readers: its searches run on the pool, which has no
 /// `listing_rank` and ranks with bm25 itself; completions and ranking answer as on a file.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -947,29 +1079,81 @@ on_both!(the_table_of_search_terms_follows_the_index, |store| {
 
 on_both!(search_index_follows_edits_and_deletes, |store| {
     use sea_orm::ConnectionTrait;
+    // PostgreSQL also keeps each listing's words ranked (migration 54): after every step, equal to
+    // what the search table's documents give, row for row; (kept rows, rows that differ).
+    let ranked = || async { ranked_terms_recounted(store).await };
+    let other = store.create_listing(listing("Steady Heron", ListingStatus::Live, None)).await.unwrap();
     let l = store.create_listing(listing("Quiet Quokka", ListingStatus::Live, None)).await.unwrap();
     assert_eq!(store.search_listings(&search(Some("quokka")), PageRequest::default()).await.unwrap().total, 1);
+    let (kept, wrong) = ranked().await;
+    assert_eq!(wrong, 0);
+    let pg = store.backend() == sea_orm::DbBackend::Postgres;
+    assert!(!pg || kept > 4, "both listings' words: {kept}");
     let conn = store.connection();
     let sql = format!("UPDATE listings SET name = 'Loud Lemur', tagline = 'Noisy' WHERE id = {}", l.id);
     conn.execute_unprepared(&sql).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "a text change");
     assert_eq!(store.search_listings(&search(Some("quokka")), PageRequest::default()).await.unwrap().total, 0);
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 1);
     // A status change moves the listing between live and upcoming results (SQLite keeps status in the index).
     conn.execute_unprepared(&format!("UPDATE listings SET status = 'scheduled' WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "a status change");
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
     let mut upcoming = search(Some("lemur"));
     upcoming.status = StatusFilter::Upcoming;
     let found = store.search_listings(&upcoming, PageRequest::default()).await.unwrap();
     assert_eq!((found.total, names(&found)), (1, vec!["Loud Lemur".to_owned()]));
+    // A text change and a status change at once.
+    let sql = format!("UPDATE listings SET tagline = 'Noisy lemurs', status = 'live' WHERE id = {}", l.id);
+    conn.execute_unprepared(&sql).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "text and status together");
     // Hidden by the site team: in neither; restored to live: back in the live results.
     conn.execute_unprepared(&format!("UPDATE listings SET status = 'hidden' WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "hidden: out of the search table");
     assert_eq!(store.search_listings(&upcoming, PageRequest::default()).await.unwrap().total, 0);
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
     conn.execute_unprepared(&format!("UPDATE listings SET status = 'live' WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "back");
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 1);
+    // A vote writes no search row.
+    conn.execute_unprepared("UPDATE listings SET votes_count = votes_count + 1").await.unwrap();
+    assert_eq!(ranked().await, (kept_now(store).await, 0), "a vote");
     conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {}", l.id)).await.unwrap();
+    assert_eq!(ranked().await.1, 0, "a deletion");
     assert_eq!(store.search_listings(&search(Some("lemur")), PageRequest::default()).await.unwrap().total, 0);
+    let (left, _) = ranked().await;
+    assert!(!pg || left > 0, "the other listing's words stay: {left}");
+    conn.execute_unprepared(&format!("DELETE FROM listings WHERE id = {}", other.id)).await.unwrap();
+    assert_eq!(ranked().await, (0, 0), "nothing left");
 });
+
+/// PostgreSQL's kept ranked words (migration 54) against a recount from the search table's documents:
+/// (rows kept, rows in one and not the other). `(0, 0)` on SQLite, which keeps none.
+async fn ranked_terms_recounted(store: &adapters_storage::SeaOrmStore) -> (i64, i64) {
+    use sea_orm::ConnectionTrait;
+    if store.backend() != sea_orm::DbBackend::Postgres {
+        return (0, 0);
+    }
+    let recount = "SELECT s.status, w.lexeme::text, ts_rank(s.doc, listing_term_query(w.lexeme)), s.listing_id \
+                   FROM listing_search s, unnest(s.doc) w";
+    let kept = "SELECT status, term::text, rank, listing_id FROM listing_search_terms";
+    let sql = format!(
+        "SELECT (SELECT count(*) FROM listing_search_terms) AS kept, \
+         (SELECT count(*) FROM (({kept} EXCEPT ALL {recount}) UNION ALL ({recount} EXCEPT ALL {kept})) d) AS wrong"
+    );
+    let row = store
+        .connection()
+        .query_one_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql))
+        .await
+        .unwrap()
+        .unwrap();
+    (row.try_get("", "kept").unwrap(), row.try_get("", "wrong").unwrap())
+}
+
+/// The rows of PostgreSQL's kept ranked words (0 on SQLite).
+async fn kept_now(store: &adapters_storage::SeaOrmStore) -> i64 {
+    ranked_terms_recounted(store).await.0
+}
 
 on_every_store!(import_counts_votes_and_continues_ids, |store| {
     assert!(store.is_empty().await.unwrap());
@@ -1592,10 +1776,14 @@ on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
         let searchable = one("SELECT COUNT(*) AS n FROM listing_search").await;
         assert_eq!(searchable, 1 + 2 * 8);
         assert!(one("SELECT changes AS n FROM listing_terms_state").await >= searchable, "changes counted");
+        let (kept, wrong) = ranked_terms_recounted(store).await;
+        assert!(kept > searchable, "each searchable listing's words: {kept}");
+        assert_eq!(wrong, 0, "the ranked words follow the import");
     }
     conn.execute_unprepared("DELETE FROM listings WHERE name = 'Before'").await.unwrap();
     assert_eq!(one(without).await, 0);
     assert_eq!(one("SELECT COUNT(*) AS n FROM listing_view_totals").await, 2 * 12, "a deleted listing's total goes");
+    assert_eq!(ranked_terms_recounted(store).await.1, 0, "a deleted listing's words go");
 });
 
 // Imports running at once, as a bulk load's lanes run them (`DirectoryImport::import_lanes`): each
@@ -1726,6 +1914,7 @@ async fn postgres_import_knows_every_trigger() {
             "listing_founders.listing_details_added",
             "listing_founders.listing_details_changed",
             "listing_founders.listing_details_removed",
+            "listing_search.listing_search_terms_kept",
             "listing_search.listing_terms_bumped",
             "listing_updates.listing_details_added",
             "listing_updates.listing_details_changed",

@@ -539,7 +539,8 @@ async fn deep_pages_take_a_slot_and_the_first_pages_do_not() {
 
 /// At most `slots` searches run in PostgreSQL at once; the others wait their turn in the service,
 /// then are answered, and a search that waits longer than it may is answered "busy". The searches are
-/// held in PostgreSQL by a lock on the search table, so the test sees how many got in. Without the
+/// held in PostgreSQL by a lock on the search tables (a word's search reads its kept ranked words,
+/// migration 54), so the test sees how many got in. Without the
 /// slots all six were in PostgreSQL at once, taking six of the pool's connections and sharing the
 /// database's cores.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -559,7 +560,9 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
 
     let locker = one_connection(t.url()).await;
     let txn = locker.begin().await.expect("begin");
-    txn.execute_unprepared("LOCK TABLE listing_search IN ACCESS EXCLUSIVE MODE").await.expect("lock");
+    txn.execute_unprepared("LOCK TABLE listing_search, listing_search_terms IN ACCESS EXCLUSIVE MODE")
+        .await
+        .expect("lock");
     let searches: Vec<_> = (0..6).map(|_| search()).collect();
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     while searches_waiting(&watcher).await < 2 {
@@ -580,7 +583,9 @@ async fn searches_beyond_the_slots_wait_their_turn_outside_postgres() {
     // One slot, held by a search the lock stops: the next waits its 300 ms and is answered busy.
     let store = t.store.clone().with_search_slots(1, Duration::from_millis(300));
     let txn = locker.begin().await.expect("begin");
-    txn.execute_unprepared("LOCK TABLE listing_search IN ACCESS EXCLUSIVE MODE").await.expect("lock");
+    txn.execute_unprepared("LOCK TABLE listing_search, listing_search_terms IN ACCESS EXCLUSIVE MODE")
+        .await
+        .expect("lock");
     let held = {
         let store = store.clone();
         tokio::spawn(

@@ -1,0 +1,165 @@
+//! PostgreSQL: a search for one word reads that word's best listings in rank order from a kept table,
+//! instead of reading 1 000 candidates' documents to rank them.
+//!
+//! `listing_search_terms` holds one row for each word (lexeme) of each searchable listing: its status,
+//! the word, the listing's `ts_rank` for that word alone, and the listing. A trigger on
+//! `listing_search` keeps it in the same transaction as the listing's text (a text change writes the
+//! listing's rows again; a status change moves them), and a bulk load writes it by set
+//! (`adapters_storage::import`). Its B-tree `(status, term, rank DESC, listing_id DESC)` hands out a
+//! word's listings best first, so a page of a one-word search is a few index entries.
+//!
+//! Why: the candidate path reads each candidate's document from the heap to rank it, and a word's
+//! candidates lie about one to a table page, so a word on more than 1 000 listings cost about 1 000
+//! page visits (4.1–4.5 ms of PostgreSQL's CPU a search at 100k demo listings, where the server took
+//! 0.65 ms). Measured by hand before this migration, three interleaved rounds of 300: a page of
+//! `kanban` 212–251 µs against 4 508–4 602 µs (docs/BENCHMARKS.md, thirty-seventh sitting).
+//!
+//! When: the query is one lexeme without weights (`'word'` or `'word':*`), in a status a search reads,
+//! and in that status exactly one word begins with it (its smallest and largest are the same, two index
+//! probes of this table, current in the reader's snapshot). Then the prefix and the word match the
+//! same listings with the same `ts_rank`, so the order is the one the whole match set would have by
+//! rank, then id: every match is ranked, not only the first 1 000 found. Any other query (several
+//! words, a prefix several words begin, weights) keeps the candidate path unchanged. Which way a word
+//! goes depends only on the words in the listings, never on the kept counts being current, so every
+//! page of a search reads the same order while the directory does not change.
+//!
+//! Its total: the kept count (migration 34) while it is current or already says "the cap or more";
+//! otherwise counted from this table's index up to the cap.
+//!
+//! The function takes `deep` (the page's end): the ranked path returns that many rows, not the 1 000
+//! candidates the other path ranks. It defaults to the candidates, so a caller of the four-argument
+//! form (an instance not yet upgraded, during a rolling start) gets the same rows as before.
+//!
+//! What it costs: a row per word of each searchable listing (44 a listing in the demo data: 4.4
+//! million rows at 100k listings) with two indexes, and a listing's text change rewrites its rows.
+//! Votes, views and follows never write it.
+
+use crate::m20261129_000053_search_buckets::bucketed_function;
+use sea_orm_migration::prelude::*;
+use sea_orm_migration::sea_orm::DbBackend;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+/// The one-lexeme query of a word as it stands in a document (quotes and backslashes escaped as a
+/// tsquery's input reads them), and the rank kept for it.
+const TERM_QUERY: &str = r"CREATE FUNCTION listing_term_query(lexeme text) RETURNS tsquery LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery $$";
+
+/// The rows of `listing_search_terms` for one row of `listing_search`, as a SELECT of `s` (a
+/// `listing_search` row or a record with its columns) joined with its words `w`.
+pub const TERM_ROWS: &str = "SELECT s.status, w.lexeme, ts_rank(s.doc, listing_term_query(w.lexeme)), s.listing_id";
+
+const TRIGGER_FUNCTION: &str = "CREATE FUNCTION listing_search_terms_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+     IF TG_OP = 'UPDATE' AND NEW.listing_id = OLD.listing_id AND NEW.doc = OLD.doc THEN \
+       IF NEW.status IS DISTINCT FROM OLD.status THEN \
+         UPDATE listing_search_terms SET status = NEW.status WHERE listing_id = NEW.listing_id; \
+       END IF; \
+       RETURN NULL; \
+     END IF; \
+     IF TG_OP <> 'INSERT' THEN DELETE FROM listing_search_terms WHERE listing_id = OLD.listing_id; END IF; \
+     IF TG_OP <> 'DELETE' THEN \
+       INSERT INTO listing_search_terms (status, term, rank, listing_id) \
+       SELECT NEW.status, w.lexeme, ts_rank(NEW.doc, listing_term_query(w.lexeme)), NEW.listing_id \
+       FROM unnest(NEW.doc) w; \
+     END IF; \
+     RETURN NULL; END $$";
+
+/// The ranked path, taken before the kept counts are read (see the module). `lexeme` is the query's
+/// word with its quotes undoubled; its backslashes are undoubled here.
+const RANKED_PATH: &str = "IF q::text ~ '^''(?:[^'']|'''')*''(?::\\*)?$' THEN \
+       one_term := replace(lexeme, '\\\\', '\\'); \
+       one_last := CASE WHEN word[2] = '*' THEN one_term || chr(1114111) ELSE one_term END; \
+       SELECT min(t.term), max(t.term) INTO one_lo, one_hi FROM listing_search_terms t \
+         WHERE t.status = want AND t.term >= one_term AND t.term <= one_last; \
+       IF one_lo IS NULL THEN RETURN QUERY SELECT NULL::bigint, NULL::real, 0::bigint; RETURN; END IF; \
+       IF one_lo = one_hi THEN \
+         SELECT s.changes - s.refreshed, k.docs INTO pending, top FROM listing_terms_state s \
+           LEFT JOIN listing_status_terms k ON k.status = want AND k.term = one_lo WHERE s.id = 1; \
+         IF pending = 0 THEN total := least(coalesce(top, 0), cap); \
+         ELSIF top - pending >= cap THEN total := cap; \
+         ELSE SELECT count(*) INTO total FROM (SELECT 1 FROM listing_search_terms t \
+           WHERE t.status = want AND t.term = one_lo LIMIT cap) c; \
+         END IF; \
+         IF candidates <= 0 THEN RETURN QUERY SELECT NULL::bigint, NULL::real, total; RETURN; END IF; \
+         RETURN QUERY SELECT t.listing_id, t.rank, total FROM listing_search_terms t \
+           WHERE t.status = want AND t.term = one_lo ORDER BY t.rank DESC, t.listing_id DESC \
+           LIMIT least(candidates, coalesce(deep, candidates)); \
+         RETURN; \
+       END IF; \
+     END IF; ";
+
+/// Migration 53's function with the ranked path: each `(from, to)` rewrites one part of its text.
+fn edits() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "listing_text_search(q tsquery, want text, cap integer, candidates integer)",
+            "listing_text_search(q tsquery, want text, cap integer, candidates integer, deep integer DEFAULT NULL)"
+                .to_owned(),
+        ),
+        (
+            "exact boolean := false; BEGIN",
+            "exact boolean := false; one_term text; one_last text; one_lo text; one_hi text; BEGIN".to_owned(),
+        ),
+        ("ELSE lexeme END; ", format!("ELSE lexeme END; {RANKED_PATH}")),
+    ]
+}
+
+/// `listing_text_search` with the ranked path; an error if migration 53's text no longer holds a part.
+fn ranked_function() -> Result<String, DbErr> {
+    crate::rewrite(bucketed_function()?, "listing_text_search", &edits())
+}
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let statements = [
+            // Bytewise order ("C"), so the words a prefix begins are one range of the key.
+            "CREATE TABLE listing_search_terms (status VARCHAR NOT NULL, term TEXT COLLATE \"C\" NOT NULL, \
+             rank REAL NOT NULL, listing_id BIGINT NOT NULL)"
+                .to_owned(),
+            TERM_QUERY.to_owned(),
+            format!(
+                "INSERT INTO listing_search_terms (status, term, rank, listing_id) {TERM_ROWS} \
+                 FROM listing_search s, unnest(s.doc) w"
+            ),
+            "CREATE INDEX ix_listing_search_terms_rank ON listing_search_terms \
+             (status, term, rank DESC, listing_id DESC)"
+                .to_owned(),
+            "CREATE INDEX ix_listing_search_terms_listing ON listing_search_terms (listing_id)".to_owned(),
+            TRIGGER_FUNCTION.to_owned(),
+            "CREATE TRIGGER listing_search_terms_kept AFTER INSERT OR UPDATE OR DELETE ON listing_search \
+             FOR EACH ROW EXECUTE FUNCTION listing_search_terms_keep()"
+                .to_owned(),
+            "DROP FUNCTION listing_text_search(tsquery, text, integer, integer)".to_owned(),
+            ranked_function()?,
+            "ANALYZE listing_search_terms".to_owned(),
+        ];
+        crate::execute_on(manager, DbBackend::Postgres, &statements).await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        let statements = [
+            "DROP FUNCTION IF EXISTS listing_text_search(tsquery, text, integer, integer, integer)".to_owned(),
+            bucketed_function()?,
+            "DROP TRIGGER IF EXISTS listing_search_terms_kept ON listing_search".to_owned(),
+            "DROP FUNCTION IF EXISTS listing_search_terms_keep()".to_owned(),
+            "DROP TABLE IF EXISTS listing_search_terms".to_owned(),
+            "DROP FUNCTION IF EXISTS listing_term_query(text)".to_owned(),
+            // A bulk load interrupted before its indexes were built left them to build; their table is gone.
+            "DELETE FROM deferred_indexes WHERE name LIKE 'ix_listing_search_terms_%'".to_owned(),
+        ];
+        crate::execute_on(manager, DbBackend::Postgres, &statements).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_edit_applies_once() {
+        let text = super::ranked_function().expect("each part is in migration 53's text once");
+        assert!(text.contains("deep integer DEFAULT NULL"), "{text}");
+        assert_eq!(text.matches("FROM listing_search_terms t").count(), 3, "{text}");
+        assert!(text.contains(r"one_term := replace(lexeme, '\\', '\');"), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+    }
+}
