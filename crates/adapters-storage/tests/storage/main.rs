@@ -949,6 +949,25 @@ async fn postgres_ranks_one_word_over_every_match_from_its_kept_words() {
     assert_eq!(ids(deep).await.len(), 3);
     assert_eq!(store.search_listings(&search(Some("zzyzx")), PageRequest::default()).await.unwrap().total, 0);
 
+    // The statements the function reads them with, their status written out as it writes it (the
+    // migration's own test checks that), read the live words' own index, under the function's
+    // settings (no sequential scan).
+    let txn = conn.begin().await.unwrap();
+    txn.execute_unprepared("SET LOCAL enable_seqscan = off").await.unwrap();
+    for statement in [
+        "SELECT min(t.term), max(t.term) FROM listing_search_terms t WHERE t.status = 'live' \
+         AND t.term >= 'orbit' AND t.term <= 'orbit' || chr(1114111)",
+        "SELECT t.listing_id, t.rank FROM listing_search_terms t WHERE t.status = 'live' AND t.term = 'orbit' \
+         ORDER BY t.rank DESC, t.listing_id DESC LIMIT 20",
+    ] {
+        let stmt = sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, format!("EXPLAIN {statement}"));
+        let rows = txn.query_all_raw(stmt).await.unwrap();
+        let plan: Vec<String> = rows.iter().map(|r| r.try_get("", "QUERY PLAN").unwrap()).collect();
+        let plan = plan.join("\n");
+        assert!(plan.contains("ix_listing_search_terms_live") && !plan.contains("Sort"), "{statement}: {plan}");
+    }
+    txn.rollback().await.unwrap();
+
     // A listing says "orbweaver" (`orbweav`): "orb" now begins two words and ranks its candidates
     // (all 35 matches, fewer than the candidates); "orbit" still reads its kept words.
     let mut weaver = listing("Weaver", ListingStatus::Live, None);
