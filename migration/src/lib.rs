@@ -11,8 +11,8 @@ pub use m20261126_000036_listing_details::{
 };
 /// The candidates a text search ranks, which PostgreSQL's search function is weighed for (migration 53).
 pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDATES;
-/// The rows a listing's words keep in `listing_search_terms`, for a bulk load that writes them by set (migration 54).
-pub use m20261130_000054_ranked_terms::TERM_ROWS as SEARCH_TERM_ROWS;
+/// The INSERT of the words kept ranked for search, for a bulk load that writes them by set (migration 54).
+pub use m20261130_000054_ranked_terms::insert_terms as insert_search_terms;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;

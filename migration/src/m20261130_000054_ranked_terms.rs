@@ -49,24 +49,33 @@ pub struct Migration;
 /// tsquery's input reads them), and the rank kept for it.
 const TERM_QUERY: &str = r"CREATE FUNCTION listing_term_query(lexeme text) RETURNS tsquery LANGUAGE sql IMMUTABLE STRICT AS $$ SELECT ('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')::tsquery $$";
 
-/// The rows of `listing_search_terms` for one row of `listing_search`, as a SELECT of `s` (a
-/// `listing_search` row or a record with its columns) joined with its words `w`.
-pub const TERM_ROWS: &str = "SELECT s.status, w.lexeme, ts_rank(s.doc, listing_term_query(w.lexeme)), s.listing_id";
+/// The INSERT of the rows of `listing_search_terms` for the rows `source` selects (a query of
+/// `status, doc, listing_id`, as `listing_search` holds them): each of their words with its rank.
+/// The migration's fill, the trigger and a bulk load (`adapters_storage::import`) all write them so.
+pub fn insert_terms(source: &str) -> String {
+    format!(
+        "INSERT INTO listing_search_terms (status, term, rank, listing_id) \
+         SELECT s.status, w.lexeme, ts_rank(s.doc, listing_term_query(w.lexeme)), s.listing_id \
+         FROM ({source}) s, unnest(s.doc) w"
+    )
+}
 
-const TRIGGER_FUNCTION: &str = "CREATE FUNCTION listing_search_terms_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-     IF TG_OP = 'UPDATE' AND NEW.listing_id = OLD.listing_id AND NEW.doc = OLD.doc THEN \
-       IF NEW.status IS DISTINCT FROM OLD.status THEN \
-         UPDATE listing_search_terms SET status = NEW.status WHERE listing_id = NEW.listing_id; \
-       END IF; \
-       RETURN NULL; \
-     END IF; \
-     IF TG_OP <> 'INSERT' THEN DELETE FROM listing_search_terms WHERE listing_id = OLD.listing_id; END IF; \
-     IF TG_OP <> 'DELETE' THEN \
-       INSERT INTO listing_search_terms (status, term, rank, listing_id) \
-       SELECT NEW.status, w.lexeme, ts_rank(NEW.doc, listing_term_query(w.lexeme)), NEW.listing_id \
-       FROM unnest(NEW.doc) w; \
-     END IF; \
-     RETURN NULL; END $$";
+/// Keeps a listing's rows: written again when its text changes, moved when only its status does.
+fn trigger_function() -> String {
+    format!(
+        "CREATE FUNCTION listing_search_terms_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+         IF TG_OP = 'UPDATE' AND NEW.listing_id = OLD.listing_id AND NEW.doc = OLD.doc THEN \
+           IF NEW.status IS DISTINCT FROM OLD.status THEN \
+             UPDATE listing_search_terms SET status = NEW.status WHERE listing_id = NEW.listing_id; \
+           END IF; \
+           RETURN NULL; \
+         END IF; \
+         IF TG_OP <> 'INSERT' THEN DELETE FROM listing_search_terms WHERE listing_id = OLD.listing_id; END IF; \
+         IF TG_OP <> 'DELETE' THEN {}; END IF; \
+         RETURN NULL; END $$",
+        insert_terms("SELECT NEW.status, NEW.doc, NEW.listing_id")
+    )
+}
 
 /// The statuses a search reads, each with a partial index of its own.
 const STATUSES: [&str; 2] = ["live", "scheduled"];
@@ -154,10 +163,7 @@ impl MigrationTrait for Migration {
              rank REAL NOT NULL, listing_id BIGINT NOT NULL)"
                 .to_owned(),
             TERM_QUERY.to_owned(),
-            format!(
-                "INSERT INTO listing_search_terms (status, term, rank, listing_id) {TERM_ROWS} \
-                 FROM listing_search s, unnest(s.doc) w"
-            ),
+            insert_terms("SELECT status, doc, listing_id FROM listing_search"),
             format!(
                 "CREATE INDEX {} ON listing_search_terms (term, rank DESC, listing_id DESC) WHERE status = '{}'",
                 status_index(STATUSES[0]),
@@ -169,7 +175,7 @@ impl MigrationTrait for Migration {
                 STATUSES[1]
             ),
             "CREATE INDEX ix_listing_search_terms_listing ON listing_search_terms (listing_id)".to_owned(),
-            TRIGGER_FUNCTION.to_owned(),
+            trigger_function(),
             "CREATE TRIGGER listing_search_terms_kept AFTER INSERT OR UPDATE OR DELETE ON listing_search \
              FOR EACH ROW EXECUTE FUNCTION listing_search_terms_keep()"
                 .to_owned(),

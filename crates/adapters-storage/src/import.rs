@@ -199,11 +199,9 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
     .await?
     .map_or(0, |a| a.n);
     // Each search row's words, ranked (migration 54): the listings' own rows too.
-    txn.execute_unprepared(&format!(
-        "INSERT INTO listing_search_terms (status, term, rank, listing_id) {} \
-         FROM listing_search s, unnest(s.doc) w WHERE s.listing_id {of}",
-        migration::SEARCH_TERM_ROWS
-    ))
+    txn.execute_unprepared(&migration::insert_search_terms(&format!(
+        "SELECT status, doc, listing_id FROM listing_search WHERE listing_id {of}"
+    )))
     .await?;
     // The counts are rows every import updates: one import at a time from here to its commit, each
     // waiting its turn before it locks any of them, so two never hold what the other waits for.
