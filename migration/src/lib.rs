@@ -68,6 +68,7 @@ mod m20261129_000051_saturating_rank;
 mod m20261129_000052_trending_cards;
 mod m20261129_000053_search_buckets;
 mod m20261130_000054_ranked_terms;
+mod m20261130_000055_launched_votes;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -212,6 +213,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000052_trending_cards::Migration),
             Box::new(m20261129_000053_search_buckets::Migration),
             Box::new(m20261130_000054_ranked_terms::Migration),
+            Box::new(m20261130_000055_launched_votes::Migration),
         ]
     }
 }

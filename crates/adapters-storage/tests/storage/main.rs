@@ -1722,6 +1722,38 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
 // a superuser, with the row triggers off and the counts written once per batch): listings of three
 // statuses, in one or two categories, with votes in two weeks, money, a rating and revenue, in two
 // batches after a listing written before them.
+// Today's launches (the home page's list): the listings launched since midnight and no others, most
+// voted first and the newest first among equals, paged. SQLite reads the page's ids from one index
+// (migration 55); listings launched before midnight, with more votes than any of today's, stay out.
+on_both!(today_s_launches_are_the_day_s_most_voted_first, |store| {
+    let midnight = Utc::now().date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
+    let launched = |name: String, at: DateTime<Utc>, votes: usize| {
+        let mut l = listing(&name, ListingStatus::Draft, None);
+        l.lifecycle.paid_launch(None, at).unwrap();
+        import(l, votes)
+    };
+    let mut items: Vec<ImportListing> = [3, 1, 3, 0, 2]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| launched(format!("Today {i}"), midnight + Duration::seconds(i as i64), *v))
+        .collect();
+    items.extend(
+        [10, 9, 8]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| launched(format!("Yesterday {i}"), midnight - Duration::hours(1 + i as i64), *v)),
+    );
+    store.import_listings(&items, now()).await.unwrap();
+    let today = ListingSearch { launched_since: Some(midnight), sort: SearchSort::Votes, ..Default::default() };
+    let mut seen = Vec::new();
+    for n in 1..=3 {
+        let page = store.search_listings(&today, PageRequest::parse(Some(n), Some(2)).unwrap()).await.unwrap();
+        assert_eq!(page.total, 5, "page {n}: {page:?}");
+        seen.extend(names(&page));
+    }
+    assert_eq!(seen, ["Today 2", "Today 0", "Today 4", "Today 1", "Today 3"]);
+});
+
 on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
     use domain::listing::{DomainRating, Revenue};
     use sea_orm::ConnectionTrait;
