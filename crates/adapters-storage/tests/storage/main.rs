@@ -1723,8 +1723,9 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
 // statuses, in one or two categories, with votes in two weeks, money, a rating and revenue, in two
 // batches after a listing written before them.
 // Today's launches (the home page's list): the listings launched since midnight and no others, most
-// voted first and the newest first among equals, paged. SQLite reads the page's ids from one index
-// (migration 55); listings launched before midnight, with more votes than any of today's, stay out.
+// voted first and the newest first among equals, paged. Both stores read the page from the top of
+// today's run of `(status, launch day, votes)` (migration 55); listings launched before midnight, with
+// more votes than any of today's, stay out.
 on_both!(today_s_launches_are_the_day_s_most_voted_first, |store| {
     let midnight = Utc::now().date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
     let launched = |name: String, at: DateTime<Utc>, votes: usize| {
