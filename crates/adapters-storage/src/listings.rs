@@ -506,7 +506,6 @@ const TERMS_CHUNK: i64 = 5_000;
 /// 53), so a change of it is a migration there.
 const RANKED_CANDIDATES: i64 = migration::TEXT_SEARCH_CANDIDATES;
 
-/// The listing status a status filter selects.
 /// A page of today's launches (launched since `since`, today's midnight in UTC), most voted first: the
 /// top of today's run of `(status, the launch's UTC day, votes_count)` (migration 55), whatever the
 /// day's launches and their votes. On a Monday every launch of the week went live at midnight; before,
@@ -541,6 +540,7 @@ fn today_midnight(since: DateTime<Utc>) -> Option<DateTime<Utc>> {
     (since == today.and_time(chrono::NaiveTime::MIN).and_utc()).then_some(since)
 }
 
+/// The listing status a status filter selects.
 fn status_of(f: StatusFilter) -> ListingStatus {
     match f {
         StatusFilter::Live => ListingStatus::Live,

@@ -1718,10 +1718,6 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         .collect::<Vec<_>>()
 }
 
-// An import keeps every count its rows move, whichever way the store writes them (on PostgreSQL as
-// a superuser, with the row triggers off and the counts written once per batch): listings of three
-// statuses, in one or two categories, with votes in two weeks, money, a rating and revenue, in two
-// batches after a listing written before them.
 // Today's launches (the home page's list): the listings launched since midnight and no others, most
 // voted first and the newest first among equals, paged. Both stores read the page from the top of
 // today's run of `(status, launch day, votes)` (migration 55); listings launched before midnight, with
@@ -1755,6 +1751,10 @@ on_both!(today_s_launches_are_the_day_s_most_voted_first, |store| {
     assert_eq!(seen, ["Today 2", "Today 0", "Today 4", "Today 1", "Today 3"]);
 });
 
+// An import keeps every count its rows move, whichever way the store writes them (on PostgreSQL as
+// a superuser, with the row triggers off and the counts written once per batch): listings of three
+// statuses, in one or two categories, with votes in two weeks, money, a rating and revenue, in two
+// batches after a listing written before them.
 on_both!(an_import_keeps_every_count_a_recount_finds, |store| {
     use domain::listing::{DomainRating, Revenue};
     use sea_orm::ConnectionTrait;
