@@ -13,6 +13,7 @@ pub use m20261126_000036_listing_details::{
 pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDATES;
 /// The INSERT of the words kept ranked for search, for a bulk load that writes them by set (migration 54).
 pub use m20261130_000054_ranked_terms::insert_terms as insert_search_terms;
+pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY};
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;

@@ -22,10 +22,11 @@ use sea_orm_migration::sea_orm::DbBackend;
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
-/// The launch's UTC day as each store's index and statement write it: SQLite keeps `launched_at` as
-/// RFC 3339 text in UTC (`2026-11-30T00:00:00+00:00`), PostgreSQL as `timestamptz`.
-const SQLITE_LAUNCH_DAY: &str = "substr(launched_at, 1, 10)";
-const POSTGRES_LAUNCH_DAY: &str = "((launched_at AT TIME ZONE 'UTC')::date)";
+/// The launch's UTC day as each store's index and `adapters-storage`'s statement write it, one text for
+/// both (an index on an expression serves only a statement that writes the same expression): SQLite
+/// keeps `launched_at` as RFC 3339 text in UTC (`2026-11-30T00:00:00+00:00`), PostgreSQL as `timestamptz`.
+pub const SQLITE_LAUNCH_DAY: &str = "substr(launched_at, 1, 10)";
+pub const POSTGRES_LAUNCH_DAY: &str = "((launched_at AT TIME ZONE 'UTC')::date)";
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {

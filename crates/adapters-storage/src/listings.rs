@@ -514,9 +514,10 @@ const RANKED_CANDIDATES: i64 = migration::TEXT_SEARCH_CANDIDATES;
 /// fewest votes). The launch time is still checked (`+` keeps it off SQLite's choice of index): the
 /// day only narrows, so the page is the one the range would give, launches after today being none.
 fn today_page(backend: DbBackend, status: StatusFilter, since: DateTime<Utc>, page: PageRequest) -> Statement {
+    // The day as the index writes it (the statement reads `listings` alone, so the column needs no alias).
     let (day, time) = match backend {
-        DbBackend::Sqlite => ("substr(l.launched_at, 1, 10)", " AND +l.launched_at >= "),
-        _ => ("((l.launched_at AT TIME ZONE 'UTC')::date)", " AND l.launched_at >= "),
+        DbBackend::Sqlite => (migration::SQLITE_LAUNCH_DAY, " AND +l.launched_at >= "),
+        _ => (migration::POSTGRES_LAUNCH_DAY, " AND l.launched_at >= "),
     };
     let mut q = RawQuery::new(backend);
     q.sql(SUMMARY_SELECT)
