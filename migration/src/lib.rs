@@ -70,6 +70,7 @@ mod m20261129_000052_trending_cards;
 mod m20261129_000053_search_buckets;
 mod m20261130_000054_ranked_terms;
 mod m20261130_000055_launched_votes;
+mod m20261130_000056_board_orders;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -215,6 +216,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000053_search_buckets::Migration),
             Box::new(m20261130_000054_ranked_terms::Migration),
             Box::new(m20261130_000055_launched_votes::Migration),
+            Box::new(m20261130_000056_board_orders::Migration),
         ]
     }
 }

@@ -534,6 +534,42 @@ fn today_page(backend: DbBackend, status: StatusFilter, since: DateTime<Utc>, pa
     q.build()
 }
 
+/// The column a board ranks by (names are ours, never input).
+fn board_column(metric: RankMetric) -> &'static str {
+    match metric {
+        RankMetric::Votes => "votes_count",
+        RankMetric::BillboardCents => "billboard_cents",
+        RankMetric::DomainRating => "domain_rating",
+        RankMetric::RevenueMonthlyCents => "revenue_monthly_cents",
+    }
+}
+
+/// A board's total, kept per column in `board_counts` (triggers, migration 26).
+fn kept_board_total(q: &mut RawQuery, col: &'static str) {
+    q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").constant(col).sql("), 0)");
+}
+
+/// A page of a ranked board: live listings with the metric above zero, the highest first and ties to
+/// the listing listed first (`col DESC, id ASC`), with the kept total beside each row. Each board has
+/// an index in that order (migration 56), so the page is its first rows, ties included; by the column
+/// alone, a run of equal values was read whole and sorted (130 ms on PostgreSQL for the domain-rating
+/// board at 100k). SQLite would take the status index and sort every live listing for the three boards
+/// whose index does not lead with the status: `+` keeps the status off its choice.
+fn ranked_page(backend: DbBackend, metric: RankMetric, page: PageRequest) -> Statement {
+    let col = board_column(metric);
+    let status = match (backend, metric) {
+        (DbBackend::Sqlite, m) if m != RankMetric::Votes => "+l.status",
+        _ => "l.status",
+    };
+    let mut q = RawQuery::new(backend);
+    q.sql(SUMMARY_SELECT).sql(", ").sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
+    kept_board_total(&mut q, col);
+    q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
+        .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
+        .page(page);
+    q.build()
+}
+
 /// `since` when it is today's midnight in UTC (the home page's "today"), for [`today_page`]: a day's
 /// run holds every launch since then only while no launch is dated after today.
 fn today_midnight(since: DateTime<Utc>) -> Option<DateTime<Utc>> {
@@ -1277,32 +1313,9 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn ranked(&self, metric: RankMetric, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
-        // Column names are ours, never input. The total is kept per column in `board_counts` (triggers,
-        // migration 26) and read beside the page, in its statement.
-        let col = match metric {
-            RankMetric::Votes => "votes_count",
-            RankMetric::BillboardCents => "billboard_cents",
-            RankMetric::DomainRating => "domain_rating",
-            RankMetric::RevenueMonthlyCents => "revenue_monthly_cents",
-        };
-        let kept = |q: &mut RawQuery| {
-            q.sql("COALESCE((SELECT k.listings FROM board_counts k WHERE k.metric = ").constant(col).sql("), 0)");
-        };
-        let mut q = RawQuery::new(self.backend());
-        q.sql(SUMMARY_SELECT).sql(", ").sql(&format!("CAST(l.{col} AS BIGINT) AS week_votes, "));
-        kept(&mut q);
-        // SQLite would take the status index and sort every live listing (135 ms at 100k for the
-        // billboard); `+` keeps the status off the index, so the column's own index is walked from the
-        // top and the page is done after its first rows (0.03 ms). The votes board has (status, votes).
-        let status = match (self.backend(), metric) {
-            (DbBackend::Sqlite, m) if m != RankMetric::Votes => "+l.status",
-            _ => "l.status",
-        };
-        q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
-            .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
-            .page(page);
-        let rows = self.paged_read::<Counted<WeeklyRow>>(q.build(), page).await?;
-        let total = self.page_total(&rows, kept).await?;
+        let rows = self.paged_read::<Counted<WeeklyRow>>(ranked_page(self.backend(), metric, page), page).await?;
+        let col = board_column(metric);
+        let total = self.page_total(&rows, |q| kept_board_total(q, col)).await?;
         let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
         Ok(Paged::new(items, page, total))
     }
@@ -1616,6 +1629,7 @@ pub(crate) fn profile_from_row(r: ProfileRow) -> RepoResult<(Listing, ListingDet
 
 #[cfg(test)]
 mod tests {
+    use domain::listing::RankMetric;
     use sea_orm::ConnectionTrait;
 
     /// On SQLite a page of the trending list is one range of `ix_listings_trending_cards` (migration
@@ -1639,47 +1653,102 @@ mod tests {
         assert_eq!(lines, ["SEARCH l USING COVERING INDEX ix_listings_trending_cards (status=?)"], "{page}");
     }
 
+    /// The plan of `statement`: SQLite's `EXPLAIN QUERY PLAN` details, or PostgreSQL's `EXPLAIN` lines.
+    async fn plan_of(db: &impl ConnectionTrait, statement: sea_orm::Statement) -> Vec<String> {
+        let backend = db.get_database_backend();
+        let (explain, column) = match backend {
+            sea_orm::DbBackend::Sqlite => (format!("EXPLAIN QUERY PLAN {}", statement.sql), "detail"),
+            _ => (format!("EXPLAIN (COSTS OFF) {}", statement.sql), "QUERY PLAN"),
+        };
+        let values = statement.values.unwrap_or(sea_orm::Values(Vec::new()));
+        let plan = db.query_all_raw(sea_orm::Statement::from_sql_and_values(backend, explain, values)).await;
+        plan.expect("explain").iter().map(|r| r.try_get::<String>("", column).expect("a plan line")).collect()
+    }
+
+    /// A migrated SQLite database, and its file.
+    async fn sqlite_db() -> (test_support::TestDatabase, sea_orm::DatabaseConnection) {
+        let t = test_support::sqlite();
+        let db = crate::db::connect(&t.url).await.expect("open the file");
+        crate::db::migrate(&db).await.expect("migrate");
+        (t, db)
+    }
+
+    /// A transaction on a migrated PostgreSQL database in which the planner plans as for full tables
+    /// (an empty table scans cheaper than any index), with the database it holds; `None` without one.
+    async fn postgres_planning() -> Option<(test_support::TestDatabase, sea_orm::DatabaseTransaction)> {
+        let t = test_support::postgres().await?;
+        let db = crate::db::connect(&t.url).await.expect("connect");
+        crate::db::migrate(&db).await.expect("migrate");
+        let txn = sea_orm::TransactionTrait::begin(&db).await.expect("begin");
+        txn.execute_unprepared("SET LOCAL enable_seqscan = off").await.expect("set");
+        Some((t, txn))
+    }
+
     /// A page of today's launches is the top of one run of `ix_listings_status_launch_day_votes`
     /// (migration 55) on both stores: no sort, and no walk of other days' launches or of every live
     /// listing by votes. The expression the statement writes must be the index's, or this fails.
     async fn today_plan(db: &impl ConnectionTrait) -> Vec<String> {
         let midnight = chrono::Utc::now().date_naive().and_time(chrono::NaiveTime::MIN).and_utc();
         let page = domain::paging::PageRequest::parse(Some(2), Some(10)).expect("a page");
-        let backend = db.get_database_backend();
-        let statement = super::today_page(backend, domain::listing::StatusFilter::Live, midnight, page);
-        let explain = match backend {
-            sea_orm::DbBackend::Sqlite => format!("EXPLAIN QUERY PLAN {}", statement.sql),
-            _ => format!("EXPLAIN (COSTS OFF) {}", statement.sql),
-        };
-        let explain =
-            sea_orm::Statement::from_sql_and_values(backend, explain, statement.values.clone().expect("bound"));
-        let plan = db.query_all_raw(explain).await.expect("explain");
-        let column = if backend == sea_orm::DbBackend::Sqlite { "detail" } else { "QUERY PLAN" };
-        plan.iter().map(|r| r.try_get::<String>("", column).expect("a plan line")).collect()
+        let status = domain::listing::StatusFilter::Live;
+        plan_of(db, super::today_page(db.get_database_backend(), status, midnight, page)).await
+    }
+
+    /// Each ranked board's second page and its plan: the top of the board's index (migration 56), ties
+    /// included, with no sort.
+    async fn board_plans(db: &impl ConnectionTrait) -> Vec<(RankMetric, Vec<String>)> {
+        let page = domain::paging::PageRequest::parse(Some(2), Some(20)).expect("a page");
+        let mut plans = Vec::new();
+        for metric in
+            [RankMetric::Votes, RankMetric::BillboardCents, RankMetric::DomainRating, RankMetric::RevenueMonthlyCents]
+        {
+            plans.push((metric, plan_of(db, super::ranked_page(db.get_database_backend(), metric, page)).await));
+        }
+        plans
+    }
+
+    /// The index each board's page walks (migration 56).
+    fn board_index(metric: RankMetric) -> &'static str {
+        match metric {
+            RankMetric::Votes => "ix_listings_board_votes",
+            RankMetric::BillboardCents => "ix_listings_board_billboard",
+            RankMetric::DomainRating => "ix_listings_board_domain_rating",
+            RankMetric::RevenueMonthlyCents => "ix_listings_board_revenue",
+        }
+    }
+
+    #[tokio::test]
+    async fn sqlite_reads_each_board_s_page_in_its_index_order() {
+        let (_t, db) = sqlite_db().await;
+        for (metric, lines) in board_plans(&db).await {
+            assert!(lines.iter().any(|l| l.contains(&format!("USING INDEX {}", board_index(metric)))), "{lines:?}");
+            assert!(!lines.iter().any(|l| l.contains("TEMP B-TREE")), "{metric:?} sorts: {lines:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn postgres_reads_each_board_s_page_in_its_index_order() {
+        let Some((_t, txn)) = postgres_planning().await else { return };
+        for (metric, lines) in board_plans(&txn).await {
+            let walk = format!("Index Scan using {}", board_index(metric));
+            assert!(lines.iter().any(|l| l.contains(&walk)), "{lines:?}");
+            assert!(!lines.iter().any(|l| l.contains("Sort")), "{metric:?} sorts: {lines:?}");
+        }
     }
 
     #[tokio::test]
     async fn sqlite_reads_today_s_launches_from_the_top_of_the_day_s_run() {
-        let t = test_support::sqlite();
-        let db = crate::db::connect(&t.url).await.expect("open the file");
-        crate::db::migrate(&db).await.expect("migrate");
+        let (_t, db) = sqlite_db().await;
         let lines = today_plan(&db).await;
         assert_eq!(lines, ["SEARCH l USING INDEX ix_listings_status_launch_day_votes (status=? AND <expr>=?)"]);
     }
 
     #[tokio::test]
     async fn postgres_reads_today_s_launches_from_the_top_of_the_day_s_run() {
-        let Some(t) = test_support::postgres().await else { return };
-        let db = crate::db::connect(&t.url).await.expect("connect");
-        crate::db::migrate(&db).await.expect("migrate");
-        let txn = sea_orm::TransactionTrait::begin(&db).await.expect("begin");
-        // An empty table scans cheaper than any index: the plan asked for is the one for a full table.
-        txn.execute_unprepared("SET LOCAL enable_seqscan = off").await.expect("set");
+        let Some((_t, txn)) = postgres_planning().await else { return };
         let lines = today_plan(&txn).await;
-        assert!(
-            lines.iter().any(|l| l.contains("Index Scan Backward using ix_listings_status_launch_day_votes")),
-            "{lines:?}"
-        );
+        let walk = "Index Scan Backward using ix_listings_status_launch_day_votes";
+        assert!(lines.iter().any(|l| l.contains(walk)), "{lines:?}");
         assert!(!lines.iter().any(|l| l.contains("Sort")), "{lines:?}");
     }
 }

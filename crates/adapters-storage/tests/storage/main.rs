@@ -1452,6 +1452,40 @@ on_every_store!(ranked_boards_and_the_category_list, |store| {
     assert_eq!(board(RankMetric::RevenueMonthlyCents).await, [("Alpha".to_owned(), 90_000)]);
 });
 
+on_every_store!(every_board_breaks_ties_to_the_listing_listed_first, |store| {
+    use domain::listing::{RankMetric, Revenue};
+    // Five live listings in id order, two pairs of them tied on every board, and a scheduled one above
+    // them all that no board shows.
+    let tied = |name: &str, n: i64| {
+        let mut l = import(listing(name, ListingStatus::Live, None), n as usize);
+        l.billboard = vec![(Cents::new(100 * n), now())];
+        l.listing.domain_rating = Some(DomainRating {
+            value: 10 * n as u8,
+            previous: None,
+            source: "x".into(),
+            measured_on: now().date_naive(),
+        });
+        l.listing.revenue =
+            Some(Revenue { monthly_cents: 1000 * n, source: "self-reported".into(), as_of: now().date_naive() });
+        l
+    };
+    let mut hidden = tied("Hidden", 9);
+    hidden.listing = listing("Hidden", ListingStatus::Scheduled, None);
+    let list = [tied("Alpha", 2), tied("Beta", 3), tied("Gamma", 2), tied("Delta", 3), tied("Epsilon", 1), hidden];
+    store.import_listings(&list, now()).await.unwrap();
+    for metric in
+        [RankMetric::Votes, RankMetric::BillboardCents, RankMetric::DomainRating, RankMetric::RevenueMonthlyCents]
+    {
+        let mut seen = Vec::new();
+        for n in 1..=3 {
+            let page = store.ranked(metric, PageRequest::parse(Some(n), Some(2)).unwrap()).await.unwrap();
+            assert_eq!(page.total, 5, "{metric:?}");
+            seen.push(page.items.into_iter().map(|(s, _)| s.name).collect::<Vec<_>>());
+        }
+        assert_eq!(seen, [vec!["Beta", "Delta"], vec!["Alpha", "Gamma"], vec!["Epsilon"]], "{metric:?}");
+    }
+});
+
 on_every_store!(blog_founders_and_awards_reads, |store| {
     demo_data::seed_reference(store.as_ref()).await.unwrap();
     demo_data::load_demo(store.as_ref(), demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
