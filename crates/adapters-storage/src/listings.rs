@@ -534,6 +534,12 @@ fn today_page(backend: DbBackend, status: StatusFilter, since: DateTime<Utc>, pa
     q.build()
 }
 
+/// The offset from which a page of the weekly board reads its tallies before their listings (see
+/// `weekly_votes`). Nearer the top the join is a little cheaper (no materialized page: 33 against 36
+/// µs for the first page on SQLite at 100k); from here the listings it looks up for the skipped rows
+/// cost more than that.
+const TALLIES_FIRST_FROM: u64 = 100;
+
 /// The column a board ranks by (names are ours, never input).
 fn board_column(metric: RankMetric) -> &'static str {
     match metric {
@@ -1332,13 +1338,26 @@ impl ListingRepository for SeaOrmStore {
         q.sql(SUMMARY_SELECT).sql(", v.votes AS week_votes, ");
         kept(&mut q);
         // No parameters at all: one plan on PostgreSQL (see `RawQuery::count_of_rows`).
-        q.sql(" AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
-            .date_constant(week.monday())
-            .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
-            .page(page);
+        if page.offset() < TALLIES_FIRST_FROM {
+            q.sql(" AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = ")
+                .date_constant(week.monday())
+                .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
+                .page(page);
+        } else {
+            // The page's tallies from the index alone, then their listings: joined first, every
+            // skipped tally's listing was looked up too (2.6 ms for the 101st page of 20 at 100k on
+            // SQLite, 0.11 ms this way). The order is put back below.
+            q.sql(" AS page_total FROM (SELECT t.listing_id, t.votes FROM vote_tallies t WHERE t.week_start = ")
+                .date_constant(week.monday())
+                .sql(" AND t.live = TRUE AND t.votes > 0 ORDER BY t.votes DESC, t.listing_id ASC")
+                .page(page)
+                .sql(") v JOIN listings l ON l.id = v.listing_id");
+        }
         let rows = self.paged_read::<Counted<WeeklyRow>>(q.build(), page).await?;
         let total = self.page_total(&rows, kept).await?;
-        let items = rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
+        let mut items: Vec<(ListingSummary, i64)> =
+            rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
+        items.sort_by(|(a, a_votes), (b, b_votes)| b_votes.cmp(a_votes).then(a.id.cmp(&b.id)));
         Ok(Paged::new(items, page, total))
     }
 

@@ -1486,6 +1486,37 @@ on_every_store!(every_board_breaks_ties_to_the_listing_listed_first, |store| {
     }
 });
 
+on_every_store!(a_deep_page_of_the_weekly_board_is_the_same_slice_of_it, |store| {
+    // 130 live listings with 1–7 votes this week (ties on every count): the pages from offset 100 on
+    // read their tallies first (`TALLIES_FIRST_FROM` in the SQL stores), the ones before through the
+    // join; both must be slices of one order, most votes first and ties to the listing listed first.
+    let week = LaunchWeek::of(now());
+    let list: Vec<_> = (0..130)
+        .map(|i| {
+            let mut l = import(listing(&format!("Weekly {i:03}"), ListingStatus::Live, None), 0);
+            l.votes = vec![week.starts_at(); i % 7 + 1];
+            l
+        })
+        .collect();
+    let ids = store.import_listings(&list, now()).await.unwrap();
+    let mut expected: Vec<(i64, domain::ids::ListingId)> =
+        ids.iter().enumerate().map(|(i, id)| ((i % 7 + 1) as i64, *id)).collect();
+    expected.sort_by(|(a_votes, a), (b_votes, b)| b_votes.cmp(a_votes).then(a.cmp(b)));
+    let page = |n: i64, per: i64| async move {
+        let p = store.weekly_votes(week, PageRequest::parse(Some(n), Some(per)).unwrap()).await.unwrap();
+        assert_eq!(p.total, 130);
+        p.items.into_iter().map(|(s, v)| (v, s.id)).collect::<Vec<_>>()
+    };
+    let mut whole = Vec::new();
+    for n in 1..=3 {
+        whole.extend(page(n, 50).await);
+    }
+    assert_eq!(whole, expected, "pages of 50: offsets 0 and 50 joined, 100 tallies first");
+    assert_eq!(page(6, 20).await, expected[100..120], "offset 100");
+    assert_eq!(page(7, 20).await, expected[120..], "offset 120, the last");
+    assert_eq!(page(5, 20).await, expected[80..100], "offset 80, the join");
+});
+
 on_every_store!(blog_founders_and_awards_reads, |store| {
     demo_data::seed_reference(store.as_ref()).await.unwrap();
     demo_data::load_demo(store.as_ref(), demo_data::generate::DemoConfig::standard(now()), true).await.unwrap();
