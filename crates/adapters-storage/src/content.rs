@@ -17,7 +17,7 @@ use domain::paging::{COUNT_CAP, PageRequest, Paged};
 use domain::ports::{AwardRepository, BlogRepository, FounderRepository, RepoResult};
 use domain::slug::Slug;
 use domain::week::LaunchWeek;
-use sea_orm::FromQueryResult;
+use sea_orm::{DbBackend, FromQueryResult, Statement};
 
 /// `%text%` for LIKE, with LIKE's own wildcards escaped (used with `ESCAPE '\'`).
 fn contains_pattern(text: &str) -> String {
@@ -139,17 +139,29 @@ impl FounderRepository for SeaOrmStore {
         let Some(f) = founders::Model::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)? else {
             return Ok(None);
         };
-        let mut l = RawQuery::new(self.backend());
-        l.sql(crate::listings::SUMMARY_SELECT)
-            .sql(
-                " FROM listing_founders lf \
-               JOIN listings l ON l.id = lf.listing_id WHERE l.status = 'live' AND lf.founder_id = ",
-            )
-            .bind(f.id)
-            .sql(" ORDER BY l.votes_count DESC, l.id");
-        let rows = SummaryRow::find_by_statement(l.build()).all(&self.db).await.map_err(repo_err)?;
+        let l = founder_listings(self.backend(), f.id);
+        let rows = SummaryRow::find_by_statement(l).all(&self.db).await.map_err(repo_err)?;
         Ok(Some((to_founder(f), rows.into_iter().filter_map(SummaryRow::into_summary).collect())))
     }
+}
+
+/// A founder's live listings, most voted first (ties to the listing listed first): the founder's rows
+/// of `listing_founders`, then each listing by its key. SQLite (no statistics) walked every live listing
+/// by votes instead, probing each for the founder, to skip a sort of a few rows: 90–130 ms at 100k
+/// listings, where this takes 0.2 ms. `+` keeps the status off its choice.
+fn founder_listings(backend: DbBackend, founder_id: i64) -> Statement {
+    let status = match backend {
+        DbBackend::Sqlite => "+l.status",
+        _ => "l.status",
+    };
+    let mut q = RawQuery::new(backend);
+    q.sql(crate::listings::SUMMARY_SELECT)
+        .sql(" FROM listing_founders lf JOIN listings l ON l.id = lf.listing_id WHERE ")
+        .sql(status)
+        .sql(" = 'live' AND lf.founder_id = ")
+        .bind(founder_id)
+        .sql(" ORDER BY l.votes_count DESC, l.id");
+    q.build()
 }
 
 #[derive(Debug, FromQueryResult)]
@@ -200,5 +212,21 @@ impl AwardRepository for SeaOrmStore {
             })
             .collect();
         Ok(Paged::new(items, page, total))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::plans::{plan_of, sqlite_db};
+
+    /// A founder's listings start from the founder's rows (`founder_listings`), never from a walk of
+    /// every live listing by votes.
+    #[tokio::test]
+    async fn sqlite_reads_a_founder_s_listings_from_the_founder_s_rows() {
+        let (_t, db) = sqlite_db().await;
+        let lines = plan_of(&db, super::founder_listings(sea_orm::DbBackend::Sqlite, 7)).await;
+        let first = lines.first().map(String::as_str);
+        assert_eq!(first, Some("SEARCH lf USING INDEX ix_listing_founders_founder (founder_id=?)"), "{lines:?}");
+        assert!(!lines.iter().any(|l| l.ends_with("(status=?)")), "{lines:?}");
     }
 }

@@ -22,6 +22,8 @@ mod oauth;
 mod orders;
 mod own;
 mod pipe;
+#[cfg(test)]
+mod plans;
 mod profiles;
 mod reference;
 mod sql;
