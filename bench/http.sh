@@ -11,7 +11,7 @@
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
-# (BENCH_PASSES picks the passes: on, off, churn; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
+# (BENCH_PASSES picks the passes: on, off, churn, reads; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
 # the server binary; BENCH_POSTGRES_SOCKET PostgreSQL's socket directory — see below and the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -220,7 +220,8 @@ pass() {
 }
 
 # BENCH_PASSES picks the passes: "on off churn" (default), or any of them. churn: the cache on and one
-# public change a second (a follow or unfollow on the site, by bench/churn.py).
+# public change a second (a follow or unfollow on the site, by bench/churn.py). reads: every public
+# read and page one at a time, cache off (bench/reads.py), for the reads wrk does not drive.
 # BENCH_STORES picks the stores: "sqlite" (default) or "sqlite postgres" (PostgreSQL at BENCH_POSTGRES_URL's
 # server, sharing this machine's cores with the service and wrk).
 for store in ${BENCH_STORES:-sqlite}; do
@@ -233,7 +234,18 @@ for p in ${BENCH_PASSES:-on off churn}; do
       printf 'correct horse churn\n' | "$BIN" admin create-user --email bench-churn@bench.example --password-stdin \
         --database-url "$DB_URL" >/dev/null 2>&1 || true
       pass 60 "read cache on, one public change a second (a follow or unfollow)" churn ;;
-    *) echo "unknown pass $p (on, off, churn)"; exit 2 ;;
+    reads)
+      # Every public read once at a time, cache off (bench/reads.py): a slow plan shows at one connection.
+      if [ "$STORE" = postgres ]; then psql "$DB_URL" -qc "VACUUM ANALYZE"; fi
+      RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
+        --read-cache-secs 0 --rate-limit 1000000 &
+      SERVER=$!
+      for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+      echo "== every public read, one at a time, read cache off: listings=$N, release build, $STORE"
+      python3 bench/reads.py "$PORT"
+      echo
+      kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER="" ;;
+    *) echo "unknown pass $p (on, off, churn, reads)"; exit 2 ;;
   esac
 done
 done
