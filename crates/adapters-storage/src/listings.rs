@@ -912,7 +912,7 @@ impl SeaOrmStore {
 
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
     /// `by_views` joins the listings' view totals as `t`, for the most-viewed order.
-    fn search_from_where(&self, q: &mut RawQuery, s: &ListingSearch, by_views: bool) -> Option<bool> {
+    fn search_from_where(&self, q: &mut RawQuery, s: &ListingSearch, tree: &[i64], by_views: bool) -> Option<bool> {
         let totals = if by_views { " JOIN listing_view_totals t ON t.listing_id = l.id" } else { "" };
         let backend = q.backend();
         let fts = match &s.q {
@@ -948,17 +948,19 @@ impl SeaOrmStore {
             // `(status, views, listing_id)`.
             q.sql(" AND t.status = ").constant(status_of(s.status).as_str());
         }
-        if let Some(c) = &s.category {
+        if s.category.is_some() {
             // Where the FTS table drives (SQLite), the category's listings are a check on each match
             // (`+` keeps the list off the lookup of `l`): `l.id` is the rowid, and as a term of that
             // lookup SQLite walked the whole list for every match — a word with 2 500 matches in a
             // category of 18 500 listings took 4.6 s to count, `workflow` 92 s; 5 ms and 18 ms as a check.
             let check = if matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) { "+" } else { "" };
-            q.sql(" AND ").sql(check).sql("l.id IN (SELECT lc.listing_id FROM listing_categories lc JOIN categories c ON c.id = lc.category_id WHERE c.slug = ")
-                .bind(c.as_str())
-                .sql(" OR c.parent_id IN (SELECT p.id FROM categories p WHERE p.slug = ")
-                .bind(c.as_str())
-                .sql("))");
+            q.sql(" AND ")
+                .sql(check)
+                .sql("l.id IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (");
+            // The ids as constants (ours, from the database), so PostgreSQL plans for these categories'
+            // rows: behind a join on the slug it could not tell how many, guessed half the directory
+            // and read all of `listing_categories` for each page and count (45–80 ms at 100k).
+            q.sql(&tree.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")).sql("))");
         }
         if let Some(st) = &s.stage {
             q.sql(" AND l.stage = ").bind(st.as_str());
@@ -1121,9 +1123,21 @@ impl ListingRepository for SeaOrmStore {
         if let (DbBackend::Postgres, true, Some(tsq), SearchSort::Relevance) = (backend, text_only(s), &fts, s.sort) {
             return self.postgres_text_search(tsq, s.status, page).await;
         }
+        // A category filter is the category and its subcategories: their ids, from the kept tree.
+        let tree = match &s.category {
+            Some(slug) => {
+                let all = domain::ports::CategoryRepository::all_categories(self).await?;
+                let Some(top) = all.iter().find(|c| &c.slug == slug) else {
+                    return Ok(Paged::new(vec![], page, 0));
+                };
+                let below = all.iter().filter(|c| c.parent_id == Some(top.id)).map(|c| c.id.get());
+                std::iter::once(top.id.get()).chain(below).collect()
+            }
+            None => Vec::new(),
+        };
         let mut count = RawQuery::new(backend);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
-        let Some(_) = self.search_from_where(&mut count, s, false) else {
+        let Some(_) = self.search_from_where(&mut count, s, &tree, false) else {
             return Ok(Paged::new(vec![], page, 0));
         };
         count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
@@ -1160,7 +1174,7 @@ impl ListingRepository for SeaOrmStore {
                     q.sql("-").sql(BM25).sql(" AS r");
                 }
             }
-            self.search_from_where(&mut q, s, false);
+            self.search_from_where(&mut q, s, &tree, false);
             q.sql(" LIMIT ")
                 .count_of_rows(candidates)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r DESC, l.votes_count DESC, l.id DESC")
@@ -1199,7 +1213,7 @@ impl ListingRepository for SeaOrmStore {
             kept(&mut q);
             q.sql(" AS page_total");
         }
-        let with_fts = self.search_from_where(&mut q, s, s.sort == SearchSort::MostViewed).unwrap_or(false);
+        let with_fts = self.search_from_where(&mut q, s, &tree, s.sort == SearchSort::MostViewed).unwrap_or(false);
         let order = match (s.sort, with_fts, s.status) {
             // Upcoming launches have no votes yet: soonest week first.
             (SearchSort::Relevance, false, StatusFilter::Upcoming) => " ORDER BY l.launch_week ASC, l.id ASC",
