@@ -1154,7 +1154,19 @@ impl ListingRepository for SeaOrmStore {
         let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
         let short = ((unfiltered || week.is_some()) && bounded) || s.only_launched_since().is_some();
         let _slot = if short { None } else { self.search_slot().await? };
-        let counted = if unfiltered || week.is_some() { 0 } else { self.count(&count).await? };
+        let counted = if unfiltered || week.is_some() {
+            0
+        } else if let ([id], Some(_), StatusFilter::Live) = (tree.as_slice(), s.only_category(), s.status) {
+            // A category without subcategories alone: its live listings are kept on its row (triggers,
+            // migration 19), the number this count would reach (4.5–17 ms at 100k listings).
+            let mut kept = RawQuery::new(backend);
+            kept.sql("SELECT COALESCE((SELECT c.live_listings FROM categories c WHERE c.id = ")
+                .bind(*id)
+                .sql("), 0) AS n");
+            self.count_short(&kept).await?
+        } else {
+            self.count(&count).await?
+        };
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters

@@ -812,6 +812,19 @@ impl ListingSearch {
         self.launched_since.filter(|_| self.launch_week.is_none() && self.no_words_or_filter_but_dates())
     }
 
+    /// The category when it is the only filter and there are no words (a category's page): the
+    /// stores keep each category's live listings, so a category without subcategories needs no count.
+    pub fn only_category(&self) -> Option<&Slug> {
+        let rest = self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
+            && self.stage.is_none()
+            && self.country.is_none()
+            && self.pricing_model.is_none()
+            && self.domain.is_none()
+            && self.launch_week.is_none()
+            && self.launched_since.is_none();
+        self.category.as_ref().filter(|_| rest)
+    }
+
     fn unfiltered_but_the_week(&self) -> bool {
         self.launched_since.is_none() && self.no_words_or_filter_but_dates()
     }
@@ -1168,5 +1181,22 @@ mod tests {
         assert_eq!(weekly.only_launched_since(), None);
         assert_eq!(weekly.only_launch_week(), None, "two date filters are neither alone");
         assert_eq!(ListingSearch::default().only_launched_since(), None);
+    }
+
+    #[test]
+    fn a_category_page_is_the_category_alone() {
+        let ai = Slug::parse("ai").unwrap();
+        let page = ListingSearch { category: Some(ai.clone()), sort: SearchSort::Newest, ..Default::default() };
+        assert_eq!(page.only_category(), Some(&ai), "any order");
+        assert!(!page.is_unfiltered());
+        let worded = ListingSearch { q: Some(SearchText::parse("rockets").unwrap()), ..page.clone() };
+        assert_eq!(worded.only_category(), None, "words make it a search");
+        let blank = ListingSearch { q: Some(SearchText::parse(" ").unwrap()), ..page.clone() };
+        assert_eq!(blank.only_category(), Some(&ai), "blank words are none");
+        let weekly = ListingSearch { launch_week: Some(LaunchWeek::of(chrono::Utc::now())), ..page.clone() };
+        assert_eq!(weekly.only_category(), None);
+        let staged = ListingSearch { stage: Some(Slug::parse("growing").unwrap()), ..page };
+        assert_eq!(staged.only_category(), None);
+        assert_eq!(ListingSearch::default().only_category(), None);
     }
 }
