@@ -911,7 +911,8 @@ impl SeaOrmStore {
     }
 
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
-    /// `by_views` joins the listings' view totals as `t`, for the most-viewed order.
+    /// `by_views` joins the listings' view totals as `t`, for the most-viewed order. `tree` holds the
+    /// ids of the category filter's category and its subcategories (never empty when `s` has one).
     fn search_from_where(&self, q: &mut RawQuery, s: &ListingSearch, tree: &[i64], by_views: bool) -> Option<bool> {
         let totals = if by_views { " JOIN listing_view_totals t ON t.listing_id = l.id" } else { "" };
         let backend = q.backend();
