@@ -150,18 +150,23 @@ trap '[ -n "$CHURN" ] && kill $CHURN 2>/dev/null; [ -n "$SERVER" ] && kill $SERV
 BASE="http://127.0.0.1:$PORT"
 UA="Mozilla/5.0 (X11; Linux x86_64) launchdir-bench"
 
-# One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
-pass() {
-  local cache="$1" label="$2" churn="${3:-}"
+# Starts the server with the read-cache TTL $1 and waits until it is ready (SERVER is its pid).
+start_server() {
   # Each pass writes (views, follows), and the earlier passes' row versions stay behind until a vacuum.
   # A production PostgreSQL vacuums them in the background; a test server may run with autovacuum off
   # (this machine's does), where the week's count read 20 000 dead versions for 10 000 rows (84 ms,
   # not 10). So each pass starts on a vacuumed database, as it would find one in production.
   if [ "$STORE" = postgres ]; then psql "$DB_URL" -qc "VACUUM ANALYZE"; fi
   RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
-    --read-cache-secs "$cache" --rate-limit 1000000 &
+    --read-cache-secs "$1" --rate-limit 1000000 &
   SERVER=$!
   for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+}
+
+# One pass: start the server with the given read-cache TTL, drive every endpoint, print the table.
+pass() {
+  local cache="$1" label="$2" churn="${3:-}"
+  start_server "$cache"
   CHURN=""
   if [ -n "$churn" ]; then
     python3 bench/churn.py "$PORT" bench-churn@bench.example "correct horse churn" "$OUT/slugs.txt" &
@@ -236,11 +241,7 @@ for p in ${BENCH_PASSES:-on off churn}; do
       pass 60 "read cache on, one public change a second (a follow or unfollow)" churn ;;
     reads)
       # Every public read once at a time, cache off (bench/reads.py): a slow plan shows at one connection.
-      if [ "$STORE" = postgres ]; then psql "$DB_URL" -qc "VACUUM ANALYZE"; fi
-      RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
-        --read-cache-secs 0 --rate-limit 1000000 &
-      SERVER=$!
-      for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+      start_server 0
       echo "== every public read, one at a time, read cache off: listings=$N, release build, $STORE"
       python3 bench/reads.py "$PORT"
       echo

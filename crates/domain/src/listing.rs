@@ -815,13 +815,9 @@ impl ListingSearch {
     /// The category when it is the only filter and there are no words (a category's page): the
     /// stores keep each category's live listings, so a category without subcategories needs no count.
     pub fn only_category(&self) -> Option<&Slug> {
-        let rest = self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
-            && self.stage.is_none()
-            && self.country.is_none()
-            && self.pricing_model.is_none()
-            && self.domain.is_none()
-            && self.launch_week.is_none()
-            && self.launched_since.is_none();
+        let rest = self.launch_week.is_none()
+            && self.launched_since.is_none()
+            && self.no_words_or_filter_but_dates_and_category();
         self.category.as_ref().filter(|_| rest)
     }
 
@@ -830,8 +826,11 @@ impl ListingSearch {
     }
 
     fn no_words_or_filter_but_dates(&self) -> bool {
+        self.category.is_none() && self.no_words_or_filter_but_dates_and_category()
+    }
+
+    fn no_words_or_filter_but_dates_and_category(&self) -> bool {
         self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
-            && self.category.is_none()
             && self.stage.is_none()
             && self.country.is_none()
             && self.pricing_model.is_none()
