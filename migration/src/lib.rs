@@ -71,6 +71,8 @@ mod m20261129_000053_search_buckets;
 mod m20261130_000054_ranked_terms;
 mod m20261130_000055_launched_votes;
 mod m20261130_000056_board_orders;
+mod m20261130_000057_category_tree_counts;
+mod m20261130_000058_listing_value_counts;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -101,6 +103,58 @@ pub(crate) async fn execute_on<S: AsRef<str>>(
         return Ok(());
     }
     execute_all(manager, statements).await
+}
+
+/// The triggers on `listings` that keep a count of live listings (named `{prefix}_…`): `leave` (over
+/// `OLD`) runs when a listing leaves live or is deleted while live, `enter` (over `NEW`) when one goes
+/// live. The deletion's runs before the row goes: the rows that hang off the listing (its category or
+/// founder links) are deleted after it, by the foreign key, when the listing is no longer there to
+/// count. On PostgreSQL one function, `{prefix}_of_listing()`, behind `{prefix}_status` and
+/// `{prefix}_deleted`; on SQLite `{prefix}_went_live`, `{prefix}_left_live` and `{prefix}_deleted`.
+pub(crate) fn live_listing_moves(
+    backend: sea_orm_migration::sea_orm::DbBackend,
+    prefix: &str,
+    leave: &str,
+    enter: &str,
+) -> Vec<String> {
+    match backend {
+        sea_orm_migration::sea_orm::DbBackend::Postgres => vec![
+            format!(
+                "CREATE FUNCTION {prefix}_of_listing() RETURNS trigger AS $$ BEGIN \
+                 IF TG_OP = 'DELETE' THEN \
+                   IF OLD.status = 'live' THEN {leave}; END IF; \
+                   RETURN OLD; \
+                 END IF; \
+                 IF OLD.status = 'live' AND NEW.status <> 'live' THEN {leave}; \
+                 ELSIF OLD.status <> 'live' AND NEW.status = 'live' THEN {enter}; \
+                 END IF; \
+                 RETURN NEW; \
+                 END $$ LANGUAGE plpgsql"
+            ),
+            format!(
+                "CREATE TRIGGER {prefix}_status AFTER UPDATE OF status ON listings \
+                 FOR EACH ROW EXECUTE FUNCTION {prefix}_of_listing()"
+            ),
+            format!(
+                "CREATE TRIGGER {prefix}_deleted BEFORE DELETE ON listings \
+                 FOR EACH ROW EXECUTE FUNCTION {prefix}_of_listing()"
+            ),
+        ],
+        _ => vec![
+            format!(
+                "CREATE TRIGGER {prefix}_went_live AFTER UPDATE OF status ON listings \
+                 WHEN OLD.status <> 'live' AND NEW.status = 'live' BEGIN {enter}; END"
+            ),
+            format!(
+                "CREATE TRIGGER {prefix}_left_live AFTER UPDATE OF status ON listings \
+                 WHEN OLD.status = 'live' AND NEW.status <> 'live' BEGIN {leave}; END"
+            ),
+            format!(
+                "CREATE TRIGGER {prefix}_deleted BEFORE DELETE ON listings \
+                 WHEN OLD.status = 'live' BEGIN {leave}; END"
+            ),
+        ],
+    }
 }
 
 /// An index as a migration names it: its name and its columns, as SQL (`"week_start, votes DESC"`).
@@ -217,6 +271,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000054_ranked_terms::Migration),
             Box::new(m20261130_000055_launched_votes::Migration),
             Box::new(m20261130_000056_board_orders::Migration),
+            Box::new(m20261130_000057_category_tree_counts::Migration),
+            Box::new(m20261130_000058_listing_value_counts::Migration),
         ]
     }
 }

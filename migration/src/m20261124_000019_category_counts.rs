@@ -61,53 +61,17 @@ impl MigrationTrait for Migration {
                      FOR EACH ROW EXECUTE FUNCTION category_count_of_link()"
                         .into(),
                 );
-                statements.push(format!(
-                    "CREATE FUNCTION category_count_of_listing() RETURNS trigger AS $$ BEGIN \
-                     IF TG_OP = 'DELETE' THEN \
-                       IF OLD.status = 'live' THEN {}; END IF; \
-                       RETURN OLD; \
-                     END IF; \
-                     IF OLD.status = 'live' AND NEW.status <> 'live' THEN {}; \
-                     ELSIF OLD.status <> 'live' AND NEW.status = 'live' THEN {}; \
-                     END IF; \
-                     RETURN NEW; \
-                     END $$ LANGUAGE plpgsql",
-                    all_of("OLD.id", "- 1"),
-                    all_of("OLD.id", "- 1"),
-                    all_of("NEW.id", "+ 1"),
-                ));
-                statements.push(
-                    "CREATE TRIGGER category_count_status AFTER UPDATE OF status ON listings \
-                     FOR EACH ROW EXECUTE FUNCTION category_count_of_listing()"
-                        .into(),
-                );
-                // Before the row goes (its category links are deleted after it, by the foreign key,
-                // when the listing is no longer there to count).
-                statements.push(
-                    "CREATE TRIGGER category_count_deleted BEFORE DELETE ON listings \
-                     FOR EACH ROW EXECUTE FUNCTION category_count_of_listing()"
-                        .into(),
-                );
             }
             _ => {
                 statements.extend(SQLITE.iter().map(|s| (*s).to_owned()));
-                statements.push(format!(
-                    "CREATE TRIGGER category_count_went_live AFTER UPDATE OF status ON listings \
-                     WHEN OLD.status <> 'live' AND NEW.status = 'live' BEGIN {}; END",
-                    all_of("NEW.id", "+ 1")
-                ));
-                statements.push(format!(
-                    "CREATE TRIGGER category_count_left_live AFTER UPDATE OF status ON listings \
-                     WHEN OLD.status = 'live' AND NEW.status <> 'live' BEGIN {}; END",
-                    all_of("OLD.id", "- 1")
-                ));
-                statements.push(format!(
-                    "CREATE TRIGGER category_count_deleted BEFORE DELETE ON listings \
-                     WHEN OLD.status = 'live' BEGIN {}; END",
-                    all_of("OLD.id", "- 1")
-                ));
             }
         }
+        statements.extend(crate::live_listing_moves(
+            manager.get_database_backend(),
+            "category_count",
+            &all_of("OLD.id", "- 1"),
+            &all_of("NEW.id", "+ 1"),
+        ));
         statements.push(
             "UPDATE categories SET live_listings = (SELECT COUNT(*) FROM listing_categories lc \
              JOIN listings l ON l.id = lc.listing_id WHERE lc.category_id = categories.id AND l.status = 'live')"

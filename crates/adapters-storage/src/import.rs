@@ -171,13 +171,14 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 
 /// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
 /// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
-/// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported with
-/// them turned off: the search table, its change count and its ranked words (migrations 30, 34, 54), the live listings per
-/// category (19), listings per status (21) and per launch week and status (37), listings per week with
-/// votes (25) and per board (26), and the listings' kept details (36; nothing while a bulk load defers
-/// them to its end). `vote_tallies.live` (20) was written with each tally, and each listing's view total
-/// (48) with the listings, whether the triggers ran or not. A trigger added to these
-/// tables must be added here too: `postgres_import_knows_every_trigger` lists them.
+/// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported
+/// with them turned off: the search table, its change count and its ranked words (migrations 30, 34,
+/// 54), the live listings per category (19) and per category tree (57), listings per status (21), per
+/// status and value (58) and per launch week and status (37), listings per week with votes (25) and per
+/// board (26), and the listings' kept details (36; nothing while a bulk load defers them to its end).
+/// `vote_tallies.live` (20) was written with each tally, and each listing's view total (48) with the
+/// listings, whether the triggers ran or not. A trigger added to these tables must be added here too:
+/// `postgres_import_knows_every_trigger` lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     #[derive(FromQueryResult)]
     struct Added {
@@ -212,6 +213,20 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
             "UPDATE categories c SET live_listings = live_listings + d.n FROM (SELECT lc.category_id, count(*) AS n \
              FROM listing_categories lc JOIN listings l ON l.id = lc.listing_id \
              WHERE lc.listing_id {of} AND l.status = 'live' GROUP BY lc.category_id) d WHERE c.id = d.category_id"
+        ),
+        // Each tree a listing has a link in, once (migration 57): the link's category and its parent.
+        format!(
+            "UPDATE categories c SET tree_live_listings = tree_live_listings + d.n FROM (SELECT t.id, \
+             count(DISTINCT lc.listing_id) AS n FROM listing_categories lc JOIN listings l ON l.id = lc.listing_id \
+             JOIN categories k ON k.id = lc.category_id JOIN categories t ON t.id = k.id OR t.id = k.parent_id \
+             WHERE lc.listing_id {of} AND l.status = 'live' GROUP BY t.id) d WHERE c.id = d.id"
+        ),
+        // Each status's listings per stage, pricing model and country (58).
+        format!(
+            "INSERT INTO listing_value_counts (status, field, value, listings) SELECT l.status, v.f, v.v, count(*) \
+             FROM listings l CROSS JOIN LATERAL (VALUES ('stage', l.stage), ('pricing_model', lower(l.pricing_model)), \
+             ('country', l.country)) v (f, v) WHERE l.id {of} AND v.v IS NOT NULL GROUP BY l.status, v.f, v.v \
+             ON CONFLICT (status, field, value) DO UPDATE SET listings = listing_value_counts.listings + EXCLUDED.listings"
         ),
         format!(
             "INSERT INTO listing_counts (status, listings) SELECT status, count(*) FROM listings WHERE id {of} \

@@ -813,12 +813,29 @@ impl ListingSearch {
     }
 
     /// The category when it is the only filter and there are no words (a category's page): the
-    /// stores keep each category's live listings, so a category without subcategories needs no count.
+    /// stores keep each category's live listings with its subcategories', so the page needs no count.
     pub fn only_category(&self) -> Option<&Slug> {
         let rest = self.launch_week.is_none()
             && self.launched_since.is_none()
             && self.no_words_or_filter_but_dates_and_category();
         self.category.as_ref().filter(|_| rest)
+    }
+
+    /// The stage, pricing model or country when it is the only filter and there are no words (say
+    /// `?stage=growing`): the stores keep the listings of each status and value, so the list needs no
+    /// count (its total still reads as a count's would: exact up to the cap).
+    pub fn only_value(&self) -> Option<ValueFilter<'_>> {
+        let words = self.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
+        let dated = self.launch_week.is_some() || self.launched_since.is_some();
+        if words || dated || self.category.is_some() || self.domain.is_some() {
+            return None;
+        }
+        match (&self.stage, &self.pricing_model, &self.country) {
+            (Some(s), None, None) => Some(ValueFilter::Stage(s)),
+            (None, Some(p), None) => Some(ValueFilter::PricingModel(p)),
+            (None, None, Some(c)) => Some(ValueFilter::Country(c)),
+            _ => None,
+        }
     }
 
     fn unfiltered_but_the_week(&self) -> bool {
@@ -836,6 +853,15 @@ impl ListingSearch {
             && self.pricing_model.is_none()
             && self.domain.is_none()
     }
+}
+
+/// A list's one filter on a listing's own field ([`ListingSearch::only_value`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueFilter<'a> {
+    Stage(&'a Slug),
+    /// Compared without case.
+    PricingModel(&'a PricingModel),
+    Country(&'a CountryCode),
 }
 
 /// What a ranked board orders live listings by (the community-weekly board counts votes per week
@@ -1197,5 +1223,34 @@ mod tests {
         let staged = ListingSearch { stage: Some(Slug::parse("growing").unwrap()), ..page };
         assert_eq!(staged.only_category(), None);
         assert_eq!(ListingSearch::default().only_category(), None);
+    }
+
+    #[test]
+    fn a_list_of_one_stage_pricing_model_or_country_is_that_value_alone() {
+        let growing = Slug::parse("growing").unwrap();
+        let staged = ListingSearch { stage: Some(growing.clone()), sort: SearchSort::Newest, ..Default::default() };
+        assert_eq!(staged.only_value(), Some(ValueFilter::Stage(&growing)), "any order");
+        let free = PricingModel::parse("Free").unwrap();
+        let priced = ListingSearch { pricing_model: Some(free.clone()), ..Default::default() };
+        assert_eq!(priced.only_value(), Some(ValueFilter::PricingModel(&free)));
+        let us = CountryCode::parse("us").unwrap();
+        let located = ListingSearch { country: Some(us.clone()), status: StatusFilter::Upcoming, ..Default::default() };
+        assert_eq!(located.only_value(), Some(ValueFilter::Country(&us)), "upcoming too");
+        let blank = ListingSearch { q: Some(SearchText::parse(" ").unwrap()), ..staged.clone() };
+        assert_eq!(blank.only_value(), Some(ValueFilter::Stage(&growing)), "blank words are none");
+        // Anything more, and it is a search counted to the cap.
+        let two = ListingSearch { country: Some(us), ..staged.clone() };
+        assert_eq!(two.only_value(), None, "two values");
+        let worded = ListingSearch { q: Some(SearchText::parse("rockets").unwrap()), ..staged.clone() };
+        assert_eq!(worded.only_value(), None);
+        let in_category = ListingSearch { category: Some(Slug::parse("ai").unwrap()), ..staged.clone() };
+        assert_eq!(in_category.only_value(), None);
+        let weekly = ListingSearch { launch_week: Some(LaunchWeek::of(chrono::Utc::now())), ..staged.clone() };
+        assert_eq!(weekly.only_value(), None);
+        let today = ListingSearch { launched_since: Some(chrono::Utc::now()), ..staged.clone() };
+        assert_eq!(today.only_value(), None);
+        let domain = ListingSearch { domain: Some(DomainFilter::parse("a.example").unwrap()), ..staged };
+        assert_eq!(domain.only_value(), None);
+        assert_eq!(ListingSearch::default().only_value(), None, "no filter: the status's kept count");
     }
 }

@@ -22,6 +22,8 @@ pub struct Model {
     pub synonyms: String,
     /// Live listings in this category, kept by triggers (migration 19).
     pub live_listings: i64,
+    /// Live listings in this category and its subcategories, each once, kept by triggers (migration 57).
+    pub tree_live_listings: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

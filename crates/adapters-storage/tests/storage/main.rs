@@ -428,9 +428,13 @@ on_every_store!(a_category_filter_is_the_category_and_its_subcategories, |store|
     let (dev, api, marketing) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
     let mut extra = listing("Also An Api Tool", ListingStatus::Live, Some(marketing));
     extra.categories = Some(ListingCategories::with_extras(marketing, vec![api]).unwrap());
+    // In the parent and its subcategory: once in the parent's total.
+    let mut both = listing("Both Tool", ListingStatus::Live, Some(dev));
+    both.categories = Some(ListingCategories::with_extras(dev, vec![api]).unwrap());
     let listings = [
         import(listing("Parent Tool", ListingStatus::Live, Some(dev)), 3),
         import(listing("Child Tool", ListingStatus::Live, Some(api)), 2),
+        import(both, 1),
         import(listing("Elsewhere", ListingStatus::Live, Some(marketing)), 1),
         import(extra, 0),
         import(listing("Not Yet", ListingStatus::Scheduled, Some(api)), 0),
@@ -439,26 +443,86 @@ on_every_store!(a_category_filter_is_the_category_and_its_subcategories, |store|
     let in_category = |slug_: &str, sort| ListingSearch { category: Some(slug(slug_)), sort, ..search(None) };
     for sort in [SearchSort::Relevance, SearchSort::Votes, SearchSort::Newest, SearchSort::Trending] {
         let mut found = store.search_listings(&in_category("dev-tools", sort), PageRequest::default()).await.unwrap();
-        assert_eq!(found.total, 3, "{sort:?}: {found:?}");
+        assert_eq!(found.total, 4, "{sort:?}: {found:?}");
         let mut got = names(&found);
         got.sort();
-        assert_eq!(got, ["Also An Api Tool", "Child Tool", "Parent Tool"], "{sort:?}");
+        assert_eq!(got, ["Also An Api Tool", "Both Tool", "Child Tool", "Parent Tool"], "{sort:?}");
         found = store.search_listings(&in_category("api-tools", sort), PageRequest::default()).await.unwrap();
         got = names(&found);
         got.sort();
-        assert_eq!((found.total, got), (2, vec!["Also An Api Tool".to_owned(), "Child Tool".to_owned()]), "{sort:?}");
+        assert_eq!((found.total, got), (3, vec!["Also An Api Tool".into(), "Both Tool".into(), "Child Tool".into()]));
         found = store.search_listings(&in_category("no-such-category", sort), PageRequest::default()).await.unwrap();
         assert_eq!((found.total, found.items.len()), (0, 0), "{sort:?}");
     }
     let by_votes = store.search_listings(&in_category("dev-tools", SearchSort::Votes), PageRequest::default()).await;
-    assert_eq!(names(&by_votes.unwrap()), ["Parent Tool", "Child Tool", "Also An Api Tool"]);
+    assert_eq!(names(&by_votes.unwrap()), ["Parent Tool", "Child Tool", "Both Tool", "Also An Api Tool"]);
     // A subcategory added after the tree was read, and a listing in it.
     store.ensure_categories(&[cat("api-tests", Some("dev-tools"), 4)]).await.unwrap();
     let tests = store.list_categories().await.unwrap().into_iter().find(|c| c.category.slug.as_str() == "api-tests");
     let late = listing("Late Test Tool", ListingStatus::Live, Some(tests.unwrap().category.id));
     store.import_listings(&[import(late, 0)], now()).await.unwrap();
     let found = store.search_listings(&in_category("dev-tools", SearchSort::Votes), PageRequest::default()).await;
-    assert_eq!(found.unwrap().total, 4, "the new subcategory's listing is in its parent");
+    assert_eq!(found.unwrap().total, 5, "the new subcategory's listing is in its parent");
+});
+
+// A list filtered by one stage, pricing model (any case) or country alone takes its total from the
+// listings kept per status and value; each must be the list's own count.
+on_every_store!(a_list_of_one_value_counts_the_listings_of_that_value_and_status, |store| {
+    use domain::listing::{CountryCode, PricingModel};
+    let with = |name: &str, status, stage: Option<&str>, pricing: &str, country: Option<&str>| {
+        let mut l = listing(name, status, None);
+        l.profile.stage = stage.map(slug);
+        l.profile.pricing_model = pricing.into();
+        l.profile.country = country.map(|c| CountryCode::parse(c).unwrap());
+        import(l, 0)
+    };
+    let ids = store
+        .import_listings(
+            &[
+                with("Grows Free Us", ListingStatus::Live, Some("growing"), "Free", Some("US")),
+                with("Grows Free Gb", ListingStatus::Live, Some("growing"), "free", Some("GB")),
+                with("Grows Soon", ListingStatus::Scheduled, Some("growing"), "Paid", Some("US")),
+                with("Mvp Shouting", ListingStatus::Live, Some("mvp"), "FREE", None),
+                with("Grows Draft", ListingStatus::Draft, Some("growing"), "Free", Some("US")),
+            ],
+            now(),
+        )
+        .await
+        .unwrap();
+    let list = |stage: Option<&str>, pricing: Option<&str>, country: Option<&str>, status| ListingSearch {
+        stage: stage.map(slug),
+        pricing_model: pricing.map(|p| PricingModel::parse(p).unwrap()),
+        country: country.map(|c| CountryCode::parse(c).unwrap()),
+        status,
+        ..search(None)
+    };
+    let found = |s: ListingSearch| async move {
+        let p = store.search_listings(&s, PageRequest::default()).await.unwrap();
+        let mut got = names(&p);
+        got.sort();
+        (p.total, got)
+    };
+    let (live, upcoming) = (StatusFilter::Live, StatusFilter::Upcoming);
+    assert_eq!(
+        found(list(Some("growing"), None, None, live)).await,
+        (2, vec!["Grows Free Gb".into(), "Grows Free Us".into()])
+    );
+    assert_eq!(found(list(Some("growing"), None, None, upcoming)).await, (1, vec!["Grows Soon".into()]));
+    let free = found(list(None, Some("fReE"), None, live)).await;
+    assert_eq!(free.0, 3, "the pricing model in any case: {free:?}");
+    assert_eq!(found(list(None, None, Some("us"), live)).await, (1, vec!["Grows Free Us".into()]));
+    assert_eq!(found(list(None, None, Some("US"), upcoming)).await.0, 1);
+    assert_eq!(found(list(Some("idea"), None, None, live)).await, (0, vec![]));
+    assert_eq!(found(list(None, None, Some("FR"), live)).await, (0, vec![]));
+    assert_eq!(found(list(Some("growing"), Some("free"), None, live)).await.0, 2, "two values: counted");
+    // A listing leaving live leaves its values' counts.
+    let gone = store.get_listing(ids[0]).await.unwrap().unwrap();
+    let mut removed = gone.lifecycle;
+    removed.remove().unwrap();
+    assert!(store.move_lifecycle(gone.id, &gone.lifecycle, &removed, now()).await.unwrap());
+    assert_eq!(found(list(Some("growing"), None, None, live)).await, (1, vec!["Grows Free Gb".into()]));
+    assert_eq!(found(list(None, Some("free"), None, live)).await.0, 2);
+    assert_eq!(found(list(None, None, Some("US"), live)).await.0, 0);
 });
 
 // The founders behind live listings, where each of 10 050 founders has a live listing of their own:
@@ -1735,6 +1799,43 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         ))
         .await
         .unwrap();
+    // Each status's listings of each stage, pricing model (lowercased) and country.
+    let values = conn
+        .query_one_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "WITH c AS (SELECT status, 'stage' AS field, stage AS value, COUNT(*) AS n FROM listings \
+             WHERE stage IS NOT NULL GROUP BY status, stage \
+             UNION ALL SELECT status, 'pricing_model', lower(pricing_model), COUNT(*) FROM listings \
+             GROUP BY status, lower(pricing_model) \
+             UNION ALL SELECT status, 'country', country, COUNT(*) FROM listings \
+             WHERE country IS NOT NULL GROUP BY status, country) \
+             SELECT COUNT(*) AS n FROM (SELECT k.status FROM listing_value_counts k LEFT JOIN c \
+             ON c.status = k.status AND c.field = k.field AND c.value = k.value WHERE k.listings <> COALESCE(c.n, 0) \
+             UNION ALL SELECT c.status FROM c LEFT JOIN listing_value_counts k \
+             ON k.status = c.status AND k.field = c.field AND k.value = c.value WHERE k.listings IS NULL) d",
+        ))
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get::<i64>("", "n")
+        .unwrap();
+    assert_eq!(values, 0, "listings per status and value: kept counts that differ from a recount");
+    // Each category's tree (it and its subcategories), a listing once however many links it has there.
+    let trees = conn
+        .query_all_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT t.slug AS slug, t.tree_live_listings AS kept, (SELECT COUNT(DISTINCT lc.listing_id) \
+             FROM listing_categories lc JOIN categories c ON c.id = lc.category_id \
+             JOIN listings l ON l.id = lc.listing_id \
+             WHERE (c.id = t.id OR c.parent_id = t.id) AND l.status = 'live') AS counted FROM categories t",
+        ))
+        .await
+        .unwrap();
+    for r in &trees {
+        let slug: String = r.try_get("", "slug").unwrap();
+        let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
+        assert_eq!(kept, counted, "the tree of {slug}: kept {kept}, counted {counted}");
+    }
     let statuses = conn
         .query_all_raw(sea_orm::Statement::from_string(
             store.backend(),
@@ -2068,6 +2169,7 @@ async fn postgres_import_knows_every_trigger() {
             "awards.listing_details_removed",
             "founders.listing_details_changed",
             "listing_categories.category_count_link",
+            "listing_categories.category_tree_count_link",
             "listing_categories.listing_details_added",
             "listing_categories.listing_details_changed",
             "listing_categories.listing_details_removed",
@@ -2083,10 +2185,14 @@ async fn postgres_import_knows_every_trigger() {
             "listings.board_counts_written",
             "listings.category_count_deleted",
             "listings.category_count_status",
+            "listings.category_tree_count_deleted",
+            "listings.category_tree_count_status",
             "listings.listing_counts_moved",
             "listings.listing_counts_written",
             "listings.listing_search_added",
             "listings.listing_search_changed",
+            "listings.listing_value_counts_moved",
+            "listings.listing_value_counts_written",
             "listings.listing_view_totals_added",
             "listings.listing_view_totals_moved",
             "listings.tally_live_status",
@@ -2109,7 +2215,7 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
     use sea_orm::ConnectionTrait;
     let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
     let cats = seed_categories(&shared).await;
-    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    let (dev, api, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
     let ids = store
         .import_listings(
             &[
@@ -2140,7 +2246,29 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         ),
         format!("UPDATE listings SET status = 'removed' WHERE id = {}", ids[1]),
         format!("DELETE FROM listing_categories WHERE listing_id = {} AND category_id = {mkt}", ids[0]),
+        // A live listing linked to a parent and its subcategory in one statement (each row's trigger
+        // must see the other's row, and not its own), linked again where it already is, and unlinked
+        // from both in one statement.
+        format!(
+            "INSERT INTO listing_categories (listing_id, category_id, is_primary) VALUES ({0}, {api}, FALSE), \
+             ({0}, {dev}, FALSE)",
+            ids[2]
+        ),
+        format!(
+            "INSERT INTO listing_categories (listing_id, category_id, is_primary) VALUES ({}, {api}, FALSE) \
+             ON CONFLICT DO NOTHING",
+            ids[2]
+        ),
+        // Leaving live and coming back with three links in two trees.
+        format!("UPDATE listings SET status = 'hidden' WHERE id = {}", ids[2]),
+        format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
+        format!("DELETE FROM listing_categories WHERE listing_id = {} AND category_id IN ({api}, {dev})", ids[2]),
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
+        // A stage, pricing model and country given, changed in case only, changed, and taken away.
+        format!("UPDATE listings SET stage = 'growing', pricing_model = 'Free', country = 'US' WHERE id = {}", ids[0]),
+        format!("UPDATE listings SET pricing_model = 'FREE' WHERE id = {}", ids[0]),
+        format!("UPDATE listings SET stage = 'mvp', pricing_model = 'Paid' WHERE id IN ({}, {})", ids[0], ids[2]),
+        format!("UPDATE listings SET stage = NULL, country = NULL WHERE id = {}", ids[0]),
         // A listing moved to another launch week, taken out of every week, and given one again.
         format!("UPDATE listings SET launch_week = '2026-01-12' WHERE id = {}", ids[0]),
         format!("UPDATE listings SET launch_week = NULL WHERE id = {}", ids[3]),
