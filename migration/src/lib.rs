@@ -73,6 +73,7 @@ mod m20261130_000055_launched_votes;
 mod m20261130_000056_board_orders;
 mod m20261130_000057_category_tree_counts;
 mod m20261130_000058_listing_value_counts;
+mod m20261130_000059_founders_behind_live;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -153,6 +154,45 @@ pub(crate) fn live_listing_moves(
                 "CREATE TRIGGER {prefix}_deleted BEFORE DELETE ON listings \
                  WHEN OLD.status = 'live' BEGIN {leave}; END"
             ),
+        ],
+    }
+}
+
+/// The triggers on `table`, a listing's links (its categories, its founders: rows with `listing_id`),
+/// that keep a count of live listings (named `{prefix}_…`): `added` (over `NEW`) runs when a link of a
+/// live listing is inserted, `taken` (over `OLD`) when one is deleted, each `when` (`BEFORE` or
+/// `AFTER`) the row's write. On PostgreSQL one function, `{prefix}_of_link()`, behind `{prefix}_link`;
+/// on SQLite `{prefix}_added` and `{prefix}_taken`.
+pub(crate) fn live_link_moves(
+    backend: sea_orm_migration::sea_orm::DbBackend,
+    prefix: &str,
+    table: &str,
+    when: &str,
+    added: &str,
+    taken: &str,
+) -> Vec<String> {
+    let live = |id: &str| format!("EXISTS (SELECT 1 FROM listings WHERE id = {id}.listing_id AND status = 'live')");
+    let (new, old) = (live("NEW"), live("OLD"));
+    match backend {
+        sea_orm_migration::sea_orm::DbBackend::Postgres => vec![
+            format!(
+                "CREATE FUNCTION {prefix}_of_link() RETURNS trigger AS $$ BEGIN \
+                 IF TG_OP = 'INSERT' THEN \
+                   IF {new} THEN {added}; END IF; \
+                   RETURN NEW; \
+                 END IF; \
+                 IF {old} THEN {taken}; END IF; \
+                 RETURN OLD; \
+                 END $$ LANGUAGE plpgsql"
+            ),
+            format!(
+                "CREATE TRIGGER {prefix}_link {when} INSERT OR DELETE ON {table} \
+                 FOR EACH ROW EXECUTE FUNCTION {prefix}_of_link()"
+            ),
+        ],
+        _ => vec![
+            format!("CREATE TRIGGER {prefix}_added {when} INSERT ON {table} WHEN {new} BEGIN {added}; END"),
+            format!("CREATE TRIGGER {prefix}_taken {when} DELETE ON {table} WHEN {old} BEGIN {taken}; END"),
         ],
     }
 }
@@ -273,6 +313,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000056_board_orders::Migration),
             Box::new(m20261130_000057_category_tree_counts::Migration),
             Box::new(m20261130_000058_listing_value_counts::Migration),
+            Box::new(m20261130_000059_founders_behind_live::Migration),
         ]
     }
 }

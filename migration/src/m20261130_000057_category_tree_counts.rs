@@ -96,45 +96,17 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
-        let mut statements: Vec<String> = Vec::new();
-        match manager.get_database_backend() {
-            DbBackend::Postgres => {
-                statements.push(format!(
-                    "CREATE FUNCTION category_tree_count_of_link() RETURNS trigger AS $$ BEGIN \
-                     IF TG_OP = 'INSERT' THEN \
-                       IF EXISTS (SELECT 1 FROM listings WHERE id = NEW.listing_id AND status = 'live') THEN {}; END IF; \
-                       RETURN NEW; \
-                     END IF; \
-                     IF EXISTS (SELECT 1 FROM listings WHERE id = OLD.listing_id AND status = 'live') THEN {}; END IF; \
-                     RETURN OLD; \
-                     END $$ LANGUAGE plpgsql",
-                    link_moves("NEW.listing_id", "NEW.category_id", "+ 1"),
-                    link_moves("OLD.listing_id", "OLD.category_id", "- 1"),
-                ));
-                statements.push(
-                    "CREATE TRIGGER category_tree_count_link BEFORE INSERT OR DELETE ON listing_categories \
-                     FOR EACH ROW EXECUTE FUNCTION category_tree_count_of_link()"
-                        .into(),
-                );
-            }
-            _ => {
-                let live = |id: &str| format!("(SELECT status FROM listings WHERE id = {id}) = 'live'");
-                statements.push(format!(
-                    "CREATE TRIGGER category_tree_count_added BEFORE INSERT ON listing_categories \
-                     WHEN {} BEGIN {}; END",
-                    live("NEW.listing_id"),
-                    link_moves("NEW.listing_id", "NEW.category_id", "+ 1")
-                ));
-                statements.push(format!(
-                    "CREATE TRIGGER category_tree_count_taken BEFORE DELETE ON listing_categories \
-                     WHEN {} BEGIN {}; END",
-                    live("OLD.listing_id"),
-                    link_moves("OLD.listing_id", "OLD.category_id", "- 1")
-                ));
-            }
-        }
+        let backend = manager.get_database_backend();
+        let mut statements = crate::live_link_moves(
+            backend,
+            "category_tree_count",
+            "listing_categories",
+            "BEFORE",
+            &link_moves("NEW.listing_id", "NEW.category_id", "+ 1"),
+            &link_moves("OLD.listing_id", "OLD.category_id", "- 1"),
+        );
         statements.extend(crate::live_listing_moves(
-            manager.get_database_backend(),
+            backend,
             "category_tree_count",
             &trees_of("OLD.id", "- 1"),
             &trees_of("NEW.id", "+ 1"),
@@ -144,11 +116,8 @@ impl MigrationTrait for Migration {
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        let drops = match manager.get_database_backend() {
-            DbBackend::Postgres => DROPS_POSTGRES,
-            _ => DROPS_SQLITE,
-        };
-        crate::execute_all(manager, drops).await?;
+        crate::execute_on(manager, DbBackend::Postgres, DROPS_POSTGRES).await?;
+        crate::execute_on(manager, DbBackend::Sqlite, DROPS_SQLITE).await?;
         manager
             .alter_table(
                 Table::alter().table(Alias::new("categories")).drop_column(Alias::new("tree_live_listings")).to_owned(),

@@ -175,10 +175,11 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// with them turned off: the search table, its change count and its ranked words (migrations 30, 34,
 /// 54), the live listings per category (19) and per category tree (57), listings per status (21), per
 /// status and value (58) and per launch week and status (37), listings per week with votes (25) and per
-/// board (26), and the listings' kept details (36; nothing while a bulk load defers them to its end).
-/// `vote_tallies.live` (20) was written with each tally, and each listing's view total (48) with the
-/// listings, whether the triggers ran or not. A trigger added to these tables must be added here too:
-/// `postgres_import_knows_every_trigger` lists them.
+/// board (26), each founder's live listings and the founders with any (59), and the listings' kept
+/// details (36; nothing while a bulk load defers them to its end). `vote_tallies.live` (20) was written
+/// with each tally, and each listing's view total (48) with the listings, whether the triggers ran or
+/// not. A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
+/// lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     #[derive(FromQueryResult)]
     struct Added {
@@ -220,6 +221,17 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
              count(DISTINCT lc.listing_id) AS n FROM listing_categories lc JOIN listings l ON l.id = lc.listing_id \
              JOIN categories k ON k.id = lc.category_id JOIN categories t ON t.id = k.id OR t.id = k.parent_id \
              WHERE lc.listing_id {of} AND l.status = 'live' GROUP BY t.id) d WHERE c.id = d.id"
+        ),
+        // Each founder's live listings, and the founders who have their first (59): the founders'
+        // counts before this statement's upsert, as every part of it reads them.
+        format!(
+            "WITH d AS (SELECT lf.founder_id, count(*) AS n FROM listing_founders lf JOIN listings l \
+             ON l.id = lf.listing_id WHERE lf.listing_id {of} AND l.status = 'live' GROUP BY lf.founder_id), \
+             first AS (SELECT count(*) AS n FROM d LEFT JOIN founder_live_listings k ON k.founder_id = d.founder_id \
+             WHERE COALESCE(k.listings, 0) <= 0), \
+             added AS (INSERT INTO founder_live_listings (founder_id, listings) SELECT founder_id, n FROM d \
+             ON CONFLICT (founder_id) DO UPDATE SET listings = founder_live_listings.listings + EXCLUDED.listings) \
+             UPDATE founder_counts SET founders = founders + (SELECT n FROM first) WHERE status = 'live'"
         ),
         // Each status's listings per stage, pricing model and country (58).
         format!(

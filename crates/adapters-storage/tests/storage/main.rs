@@ -1820,6 +1820,41 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         .try_get::<i64>("", "n")
         .unwrap();
     assert_eq!(values, 0, "listings per status and value: kept counts that differ from a recount");
+    // Each founder's live listings (no row: none), and the founders with any.
+    let founders = conn
+        .query_one_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT COUNT(*) AS n, (SELECT founders FROM founder_counts WHERE status = 'live') AS kept, \
+             SUM(CASE WHEN c.counted > 0 THEN 1 ELSE 0 END) AS counted, \
+             SUM(CASE WHEN c.counted <> c.kept THEN 1 ELSE 0 END) AS differ \
+             FROM (SELECT (SELECT COUNT(*) FROM listing_founders lf JOIN listings l ON l.id = lf.listing_id \
+             WHERE lf.founder_id = f.id AND l.status = 'live') AS counted, \
+             COALESCE((SELECT k.listings FROM founder_live_listings k WHERE k.founder_id = f.id), 0) AS kept \
+             FROM founders f) c",
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    let n: i64 = founders.try_get("", "n").unwrap();
+    let (kept, counted, differ): (i64, Option<i64>, Option<i64>) = (
+        founders.try_get("", "kept").unwrap(),
+        founders.try_get("", "counted").unwrap(),
+        founders.try_get("", "differ").unwrap(),
+    );
+    assert_eq!(differ.unwrap_or(0), 0, "founders whose kept live listings differ from a recount (of {n})");
+    assert_eq!(kept, counted.unwrap_or(0), "founders behind a live listing: kept {kept}, counted {counted:?}");
+    let astray = conn
+        .query_one_raw(sea_orm::Statement::from_string(
+            store.backend(),
+            "SELECT COUNT(*) AS n FROM founder_live_listings k WHERE NOT EXISTS \
+             (SELECT 1 FROM founders f WHERE f.id = k.founder_id)",
+        ))
+        .await
+        .unwrap()
+        .unwrap()
+        .try_get::<i64>("", "n")
+        .unwrap();
+    assert_eq!(astray, 0, "kept live listings of a founder deleted");
     // Each category's tree (it and its subcategories), a listing once however many links it has there.
     let trees = conn
         .query_all_raw(sea_orm::Statement::from_string(
@@ -2167,12 +2202,16 @@ async fn postgres_import_knows_every_trigger() {
             "awards.listing_details_added",
             "awards.listing_details_changed",
             "awards.listing_details_removed",
+            "founder_live_listings.founder_counts_moved",
+            "founder_live_listings.founder_counts_written",
+            "founders.founder_live_listings_dropped",
             "founders.listing_details_changed",
             "listing_categories.category_count_link",
             "listing_categories.category_tree_count_link",
             "listing_categories.listing_details_added",
             "listing_categories.listing_details_changed",
             "listing_categories.listing_details_removed",
+            "listing_founders.founder_count_link",
             "listing_founders.listing_details_added",
             "listing_founders.listing_details_changed",
             "listing_founders.listing_details_removed",
@@ -2187,6 +2226,8 @@ async fn postgres_import_knows_every_trigger() {
             "listings.category_count_status",
             "listings.category_tree_count_deleted",
             "listings.category_tree_count_status",
+            "listings.founder_count_deleted",
+            "listings.founder_count_status",
             "listings.listing_counts_moved",
             "listings.listing_counts_written",
             "listings.listing_search_added",
@@ -2216,13 +2257,28 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
     let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
     let cats = seed_categories(&shared).await;
     let (dev, api, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
+    let maker = |name: &str| domain::founder::NewFounder {
+        slug: slug(name),
+        name: name.into(),
+        headline: "Maker".into(),
+        bio: String::new(),
+        country: None,
+        avatar_url: String::new(),
+        socials: Socials::default(),
+    };
+    let makers = store.import_founders(&[maker("ada"), maker("bo")]).await.unwrap();
+    let (ada, bo) = (makers[0], makers[1]);
+    let by = |l: NewListing, votes, founders: &[domain::ids::FounderId]| ImportListing {
+        founders: founders.iter().map(|f| (*f, "Founder".to_owned())).collect(),
+        ..import(l, votes)
+    };
     let ids = store
         .import_listings(
             &[
-                import(listing("One", ListingStatus::Live, Some(dev)), 3),
-                import(listing("Two", ListingStatus::Live, Some(dev)), 1),
-                import(listing("Three", ListingStatus::Scheduled, Some(mkt)), 0),
-                import(listing("Four", ListingStatus::Live, Some(mkt)), 2),
+                by(listing("One", ListingStatus::Live, Some(dev)), 3, &[ada, bo]),
+                by(listing("Two", ListingStatus::Live, Some(dev)), 1, &[ada]),
+                by(listing("Three", ListingStatus::Scheduled, Some(mkt)), 0, &[bo]),
+                by(listing("Four", ListingStatus::Live, Some(mkt)), 2, &[ada]),
             ],
             now(),
         )
@@ -2269,6 +2325,12 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         format!("UPDATE listings SET pricing_model = 'FREE' WHERE id = {}", ids[0]),
         format!("UPDATE listings SET stage = 'mvp', pricing_model = 'Paid' WHERE id IN ({}, {})", ids[0], ids[2]),
         format!("UPDATE listings SET stage = NULL, country = NULL WHERE id = {}", ids[0]),
+        // A founder linked to a live listing, and one unlinked from a live listing while behind another.
+        format!(
+            "INSERT INTO listing_founders (listing_id, founder_id, title, position) VALUES ({}, {ada}, 'CTO', 1)",
+            ids[2]
+        ),
+        format!("DELETE FROM listing_founders WHERE listing_id = {} AND founder_id = {bo}", ids[0]),
         // A listing moved to another launch week, taken out of every week, and given one again.
         format!("UPDATE listings SET launch_week = '2026-01-12' WHERE id = {}", ids[0]),
         format!("UPDATE listings SET launch_week = NULL WHERE id = {}", ids[3]),
@@ -2304,6 +2366,8 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         format!("UPDATE listings SET status = 'hidden' WHERE id = {}", ids[2]),
         format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
         format!("DELETE FROM vote_tallies WHERE listing_id = {}", ids[0]),
+        // A founder behind a live listing deleted.
+        format!("DELETE FROM founders WHERE id = {bo}"),
     ] {
         conn.execute_unprepared(&sql).await.unwrap();
         recount().await;
