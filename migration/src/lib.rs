@@ -74,6 +74,7 @@ mod m20261130_000056_board_orders;
 mod m20261130_000057_category_tree_counts;
 mod m20261130_000058_listing_value_counts;
 mod m20261130_000059_founders_behind_live;
+mod m20261130_000060_newest_ties_by_id;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -314,6 +315,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000057_category_tree_counts::Migration),
             Box::new(m20261130_000058_listing_value_counts::Migration),
             Box::new(m20261130_000059_founders_behind_live::Migration),
+            Box::new(m20261130_000060_newest_ties_by_id::Migration),
         ]
     }
 }

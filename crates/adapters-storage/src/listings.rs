@@ -1800,6 +1800,35 @@ mod tests {
         assert!(!lines.iter().any(|l| l.ends_with("(status=?)")), "{lines:?}");
     }
 
+    /// A page of the newest live listings (`sort=newest`, as `search_listings` writes it): the listings
+    /// that went live together share `launched_at`, so the order's index must end in the id, or each
+    /// page reads the whole run of its instant and sorts it (migration 60).
+    async fn newest_plan(db: &impl ConnectionTrait) -> Vec<String> {
+        let page = format!(
+            "{} FROM listings l WHERE 1 = 1 AND l.status = 'live' ORDER BY l.launched_at DESC, l.id DESC \
+             LIMIT 20 OFFSET 20",
+            super::SUMMARY_SELECT
+        );
+        plan_of(db, sea_orm::Statement::from_string(db.get_database_backend(), page)).await
+    }
+
+    #[tokio::test]
+    async fn sqlite_reads_the_newest_listings_in_their_index_s_order() {
+        let (_t, db) = sqlite_db().await;
+        assert_eq!(newest_plan(&db).await, ["SEARCH l USING INDEX ix_listings_status_launched (status=?)"]);
+    }
+
+    #[tokio::test]
+    async fn postgres_reads_the_newest_listings_in_their_index_s_order() {
+        let Some((_t, txn)) = postgres_planning().await else { return };
+        let lines = newest_plan(&txn).await;
+        assert!(
+            lines.iter().any(|l| l.contains("Index Scan Backward using ix_listings_status_launched_id")),
+            "{lines:?}"
+        );
+        assert!(!lines.iter().any(|l| l.contains("Sort")), "{lines:?}");
+    }
+
     #[tokio::test]
     async fn sqlite_reads_today_s_launches_from_the_top_of_the_day_s_run() {
         let (_t, db) = sqlite_db().await;
