@@ -1784,6 +1784,14 @@ on_every_store!(category_counts_follow_go_lives_extras_and_removals, |store| {
     assert_eq!(count(category_counts(store.as_ref()).await), (1, 1, 0), "Alpha removed");
 });
 
+/// The `n` of a statement that counts (`SELECT COUNT(*) AS n …`).
+async fn single_count(store: &adapters_storage::SeaOrmStore, sql: &str) -> i64 {
+    use sea_orm::ConnectionTrait;
+    let statement = sea_orm::Statement::from_string(store.backend(), sql);
+    let row = store.connection().query_one_raw(statement).await.unwrap().unwrap();
+    row.try_get::<i64>("", "n").unwrap()
+}
+
 /// Every kept count (live listings per category, listings per status, each week's and each board's
 /// ranked listings) against a count of the rows it stands for; panics on the first that differs.
 /// Returns each category's slug and kept count.
@@ -1800,10 +1808,9 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         .await
         .unwrap();
     // Each status's listings of each stage, pricing model (lowercased) and country.
-    let values = conn
-        .query_one_raw(sea_orm::Statement::from_string(
-            store.backend(),
-            "WITH c AS (SELECT status, 'stage' AS field, stage AS value, COUNT(*) AS n FROM listings \
+    let values = single_count(
+        store,
+        "WITH c AS (SELECT status, 'stage' AS field, stage AS value, COUNT(*) AS n FROM listings \
              WHERE stage IS NOT NULL GROUP BY status, stage \
              UNION ALL SELECT status, 'pricing_model', lower(pricing_model), COUNT(*) FROM listings \
              GROUP BY status, lower(pricing_model) \
@@ -1813,12 +1820,8 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
              ON c.status = k.status AND c.field = k.field AND c.value = k.value WHERE k.listings <> COALESCE(c.n, 0) \
              UNION ALL SELECT c.status FROM c LEFT JOIN listing_value_counts k \
              ON k.status = c.status AND k.field = c.field AND k.value = c.value WHERE k.listings IS NULL) d",
-        ))
-        .await
-        .unwrap()
-        .unwrap()
-        .try_get::<i64>("", "n")
-        .unwrap();
+    )
+    .await;
     assert_eq!(values, 0, "listings per status and value: kept counts that differ from a recount");
     // Each founder's live listings (no row: none), and the founders with any.
     let founders = conn
@@ -1843,17 +1846,12 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
     );
     assert_eq!(differ.unwrap_or(0), 0, "founders whose kept live listings differ from a recount (of {n})");
     assert_eq!(kept, counted.unwrap_or(0), "founders behind a live listing: kept {kept}, counted {counted:?}");
-    let astray = conn
-        .query_one_raw(sea_orm::Statement::from_string(
-            store.backend(),
-            "SELECT COUNT(*) AS n FROM founder_live_listings k WHERE NOT EXISTS \
+    let astray = single_count(
+        store,
+        "SELECT COUNT(*) AS n FROM founder_live_listings k WHERE NOT EXISTS \
              (SELECT 1 FROM founders f WHERE f.id = k.founder_id)",
-        ))
-        .await
-        .unwrap()
-        .unwrap()
-        .try_get::<i64>("", "n")
-        .unwrap();
+    )
+    .await;
     assert_eq!(astray, 0, "kept live listings of a founder deleted");
     // Each category's tree (it and its subcategories), a listing once however many links it has there.
     let trees = conn
@@ -1887,17 +1885,12 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
     }
     // Each listing's view total has its row, with the listing's status (migration 48).
-    let astray = conn
-        .query_one_raw(sea_orm::Statement::from_string(
-            store.backend(),
-            "SELECT COUNT(*) AS n FROM listings l LEFT JOIN listing_view_totals t ON t.listing_id = l.id \
+    let astray = single_count(
+        store,
+        "SELECT COUNT(*) AS n FROM listings l LEFT JOIN listing_view_totals t ON t.listing_id = l.id \
              WHERE t.status IS NULL OR t.status <> l.status",
-        ))
-        .await
-        .unwrap()
-        .unwrap()
-        .try_get::<i64>("", "n")
-        .unwrap();
+    )
+    .await;
     assert_eq!(astray, 0, "view totals without their row or their listing's status");
     // Each launch week's listings per status, kept in week_listing_counts.
     let launches = conn
