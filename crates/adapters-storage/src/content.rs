@@ -108,22 +108,25 @@ impl FounderRepository for SeaOrmStore {
                 r.sql(" AND f.country = ").bind(c.as_str());
             }
         };
-        // Through the pool in a search slot, as a filtered list of listings is: a name matched anywhere
-        // reads every founder. Without it the page walks `(name, id)` (migration 50) from the top and
-        // stops at its last row, and the total is kept (a filtered list's is counted up to the cap, as
-        // a search's is): both were a pass over every founder (0.13–0.6 s on SQLite at 100k listings).
-        let _slot = self.search_slot().await?;
-        let mut count = RawQuery::new(self.backend());
+        // A filtered list goes through the pool in a search slot, as a filtered list of listings does:
+        // a name matched anywhere reads every founder, and its total is counted up to the cap. Without
+        // a filter the page walks `(name, id)` (migration 50) from the top and stops at its last row,
+        // and the total is one kept row (migration 59): no slot near the top (a deep page walks every
+        // founder before it, as a list's does), and the total read as any short read (both were a pass
+        // over every founder: 0.13–0.6 s on SQLite at 100k listings).
         let unfiltered = q.is_none_or(|q| q.trim().is_empty()) && country.is_none();
-        if unfiltered {
-            // Every founder behind a live listing: kept (migration 59).
+        let near_top = unfiltered && page.offset() < crate::store::SHORT_OFFSET;
+        let _slot = if near_top { None } else { self.search_slot().await? };
+        let mut count = RawQuery::new(self.backend());
+        let counted = if unfiltered {
             count.sql("SELECT COALESCE((SELECT founders FROM founder_counts WHERE status = 'live'), 0) AS n");
+            self.count_short(&count).await?
         } else {
             count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
             filter(&mut count);
             count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
-        }
-        let counted = self.count(&count).await?;
+            self.count(&count).await?
+        };
         let mut sel = RawQuery::new(self.backend());
         sel.sql("SELECT ").sql(&crate::sql::columns::<founders::Entity>("f"));
         filter(&mut sel);

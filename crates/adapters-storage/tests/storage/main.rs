@@ -465,6 +465,50 @@ on_every_store!(a_category_filter_is_the_category_and_its_subcategories, |store|
     assert_eq!(found.unwrap().total, 5, "the new subcategory's listing is in its parent");
 });
 
+// One word within a category: every match the category's tree holds, once each, best first (a word
+// said three times before one said twice before one said once), counted; PostgreSQL reads them from the
+// word's kept rows (migration 54) when one word of the index begins with the typed one, and from the
+// documents otherwise (`glim` begins `glimmer` and `glimpse`): both ways give the same answer.
+on_every_store!(a_word_within_a_category_ranks_every_match_the_category_holds, |store| {
+    use domain::category::ListingCategories;
+    let cats = seed_categories(store).await;
+    let (dev, api, marketing) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
+    let said = |name: &str, status, category, tagline: &str| {
+        let mut l = listing(name, status, Some(category));
+        l.profile.tagline = tagline.into();
+        l
+    };
+    let mut twice = said("Beta", ListingStatus::Live, dev, "glimmer glimmer board");
+    twice.categories = Some(ListingCategories::with_extras(dev, vec![api]).unwrap());
+    let listings = [
+        import(said("Alpha", ListingStatus::Live, api, "glimmer glimmer glimmer board"), 0),
+        import(twice, 0),
+        import(said("Gamma", ListingStatus::Live, api, "glimmer board"), 5),
+        import(said("Plain", ListingStatus::Live, dev, "board"), 9),
+        import(said("Elsewhere", ListingStatus::Live, marketing, "glimmer board"), 9),
+        import(said("Peek", ListingStatus::Live, marketing, "glimpse board"), 9),
+        import(said("Soon", ListingStatus::Scheduled, api, "glimmer board"), 0),
+    ];
+    store.import_listings(&listings, now()).await.unwrap();
+    let within = |q: &str, category: &str| ListingSearch { category: Some(slug(category)), ..search(Some(q)) };
+    for q in ["glimmer", "glimm", "glim"] {
+        let found = store.search_listings(&within(q, "dev-tools"), PageRequest::default()).await.unwrap();
+        assert_eq!((found.total, names(&found)), (3, vec!["Alpha".into(), "Beta".into(), "Gamma".into()]), "{q}");
+        let found = store.search_listings(&within(q, "api-tools"), PageRequest::default()).await.unwrap();
+        assert_eq!((found.total, names(&found)), (3, vec!["Alpha".into(), "Beta".into(), "Gamma".into()]), "{q}");
+        let second = PageRequest::parse(Some(2), Some(1)).unwrap();
+        let found = store.search_listings(&within(q, "dev-tools"), second).await.unwrap();
+        assert_eq!((found.total, names(&found)), (3, vec!["Beta".into()]), "{q}: the second page of one");
+        let upcoming = ListingSearch { status: domain::listing::StatusFilter::Upcoming, ..within(q, "api-tools") };
+        let found = store.search_listings(&upcoming, PageRequest::default()).await.unwrap();
+        assert_eq!((found.total, names(&found)), (1, vec!["Soon".into()]), "{q}: upcoming");
+    }
+    let found = store.search_listings(&within("glimpse", "dev-tools"), PageRequest::default()).await.unwrap();
+    assert_eq!((found.total, found.items.len()), (0, 0), "a word only listings elsewhere have");
+    let found = store.search_listings(&within("the", "dev-tools"), PageRequest::default()).await.unwrap();
+    assert_eq!(found.total, 0, "a stop word");
+});
+
 // A list filtered by one stage, pricing model (any case) or country alone takes its total from the
 // listings kept per status and value; each must be the list's own count.
 on_every_store!(a_list_of_one_value_counts_the_listings_of_that_value_and_status, |store| {
