@@ -647,6 +647,30 @@ struct FtsCompleted {
 
 /// True when a search has words and no filter but its status, so SQLite can count and rank inside the
 /// full-text index and read only the page's rows.
+/// How a list checks that a listing is in the category filter's tree (see [`probe_the_tree`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TreeCheck {
+    /// `l.id IN (the tree's links)`: the list of the tree's listings, built once per statement.
+    List,
+    /// `EXISTS (a link of l to the tree)`: one probe of `(listing_id, category_id)` per listing read.
+    Probe,
+}
+
+/// A probe costs about ten steps of the list: see [`probe_the_tree`].
+const PROBE_FACTOR: u64 = 10;
+
+/// SQLite: whether a page of a category's live listings, walked in an index's order, probes each
+/// listing it reads for a link to the tree rather than listing the tree's links first. A page ending at
+/// row `end` walks about `end × live / tree` listings to find `end` of the tree's, each a probe (3–5 µs
+/// at 100k listings); the list costs a step per link (about 0.4 µs), and a tree has about as many links
+/// as live listings: probe when `end × live / tree × PROBE_FACTOR ≤ tree`. `developer-tools` (17 085
+/// live listings of 78 000, 22 800 links) built its list in 7–14 ms and probed 92 listings in 0.3–0.5;
+/// `api-tools` (3 707) lists in about 1 ms, and a category of a few dozen listings would probe most live
+/// listings, so both list.
+fn probe_the_tree(tree: u64, live: u64, end: u64) -> bool {
+    tree > 0 && tree.saturating_mul(tree) >= PROBE_FACTOR.saturating_mul(end).saturating_mul(live)
+}
+
 /// One word (the last typed word always a prefix on PostgreSQL) within a category, and no other
 /// filter: on PostgreSQL its matches are the word's kept rows (migration 54) that the category holds.
 fn one_word_in_category(s: &ListingSearch) -> bool {
@@ -982,7 +1006,14 @@ impl SeaOrmStore {
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
     /// `by_views` joins the listings' view totals as `t`, for the most-viewed order. `tree` holds the
     /// ids of the category filter's category and its subcategories (never empty when `s` has one).
-    fn search_from_where(&self, q: &mut RawQuery, s: &ListingSearch, tree: &[i64], by_views: bool) -> Option<bool> {
+    fn search_from_where(
+        &self,
+        q: &mut RawQuery,
+        s: &ListingSearch,
+        tree: &[i64],
+        check: TreeCheck,
+        by_views: bool,
+    ) -> Option<bool> {
         let totals = if by_views { " JOIN listing_view_totals t ON t.listing_id = l.id" } else { "" };
         let backend = q.backend();
         let fts = match &s.q {
@@ -1026,11 +1057,20 @@ impl SeaOrmStore {
             // The check names the match's rowid, not `l.id`: a term of the FTS table alone is checked
             // before `l` is looked up, so only the category's matches read a listing row (`workflow`
             // in `api-tools`, 1 554 of 33 517 live matches: the count 35 → 20 ms in the sqlite3 shell).
-            let check =
+            let member =
                 if matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) { "+listings_fts.rowid" } else { "l.id" };
-            q.sql(" AND ")
-                .sql(check)
-                .sql(" IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (");
+            match check {
+                TreeCheck::List => {
+                    q.sql(" AND ")
+                        .sql(member)
+                        .sql(" IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (");
+                }
+                TreeCheck::Probe => {
+                    q.sql(" AND EXISTS (SELECT 1 FROM listing_categories lc WHERE lc.listing_id = ")
+                        .sql(member)
+                        .sql(" AND lc.category_id IN (");
+                }
+            }
             // The ids as constants (ours, from the database), so PostgreSQL plans for these categories'
             // rows: behind a join on the slug it could not tell how many, guessed half the directory
             // and read all of `listing_categories` for each page and count (45–80 ms at 100k).
@@ -1217,7 +1257,7 @@ impl ListingRepository for SeaOrmStore {
         }
         let mut count = RawQuery::new(backend);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
-        let Some(_) = self.search_from_where(&mut count, s, &tree, false) else {
+        let Some(_) = self.search_from_where(&mut count, s, &tree, TreeCheck::List, false) else {
             return Ok(Paged::new(vec![], page, 0));
         };
         count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
@@ -1285,7 +1325,7 @@ impl ListingRepository for SeaOrmStore {
                     q.sql("-").sql(BM25).sql(" AS r");
                 }
             }
-            self.search_from_where(&mut q, s, &tree, false);
+            self.search_from_where(&mut q, s, &tree, TreeCheck::List, false);
             q.sql(" LIMIT ")
                 .count_of_rows(candidates)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r DESC, l.votes_count DESC, l.id DESC")
@@ -1324,7 +1364,19 @@ impl ListingRepository for SeaOrmStore {
             kept(&mut q);
             q.sql(" AS page_total");
         }
-        let with_fts = self.search_from_where(&mut q, s, &tree, s.sort == SearchSort::MostViewed).unwrap_or(false);
+        // A category alone, live, walked in an order of `listings`' own indexes: SQLite builds the list
+        // of the tree's listings before the walk, or probes each walked listing's links; which is less
+        // work follows from the tree's share of the live listings (`probe_the_tree`).
+        let check = match (backend, s.only_category(), s.status, s.sort) {
+            (DbBackend::Sqlite, Some(_), StatusFilter::Live, sort) if sort != SearchSort::MostViewed => {
+                let live = self.listings_in(ListingStatus::Live).await?;
+                let end = page.offset().saturating_add(u64::from(page.per_page()));
+                if probe_the_tree(counted, live, end) { TreeCheck::Probe } else { TreeCheck::List }
+            }
+            _ => TreeCheck::List,
+        };
+        let by_views = s.sort == SearchSort::MostViewed;
+        let with_fts = self.search_from_where(&mut q, s, &tree, check, by_views).unwrap_or(false);
         let order = match (s.sort, with_fts, s.status) {
             // Upcoming launches have no votes yet: soonest week first.
             (SearchSort::Relevance, false, StatusFilter::Upcoming) => " ORDER BY l.launch_week ASC, l.id ASC",
@@ -1799,6 +1851,15 @@ mod tests {
     use domain::listing::RankMetric;
     use sea_orm::ConnectionTrait;
 
+    /// A search of live listings within `category`, for words `q` or none.
+    fn in_category(q: Option<&str>, category: &str) -> domain::listing::ListingSearch {
+        domain::listing::ListingSearch {
+            q: q.map(|q| domain::listing::SearchText::parse(q).expect("a search")),
+            category: Some(domain::slug::Slug::parse(category).expect("a slug")),
+            ..Default::default()
+        }
+    }
+
     /// A word within a category on SQLite: the FTS table hands out the word's matches and each is
     /// checked against the category's listings before its listing row is looked up, so a common word
     /// in a small category reads the rows of the category's matches only (a check on `l.id` ran after
@@ -1809,14 +1870,11 @@ mod tests {
     async fn sqlite_checks_a_match_s_category_before_reading_its_listing() {
         let (_t, db) = sqlite_db().await;
         let store = crate::SeaOrmStore::new(db.clone());
-        let s = domain::listing::ListingSearch {
-            q: Some(domain::listing::SearchText::parse("workflow").expect("a search")),
-            category: Some(domain::slug::Slug::parse("api-tools").expect("a slug")),
-            ..Default::default()
-        };
+        let s = in_category(Some("workflow"), "api-tools");
         let mut q = crate::sql::RawQuery::new(sea_orm::DbBackend::Sqlite);
         q.sql("EXPLAIN SELECT 1");
-        assert_eq!(store.search_from_where(&mut q, &s, &[10, 11], false), Some(true), "the FTS table drives");
+        let drives = store.search_from_where(&mut q, &s, &[10, 11], super::TreeCheck::List, false);
+        assert_eq!(drives, Some(true), "the FTS table drives");
         let roots: Vec<i64> = db
             .query_all_raw(sea_orm::Statement::from_string(
                 sea_orm::DbBackend::Sqlite,
@@ -1846,6 +1904,41 @@ mod tests {
         match (check, seek) {
             (Some(check), Some(seek)) => assert!(check < seek, "the category checked after the lookup: {ops:?}"),
             _ => panic!("a membership test and a seek of the listing: {ops:?}"),
+        }
+    }
+
+    /// A big tree probes (`developer-tools` at 100k: 17 085 of 78 000 live listings), a small one or a
+    /// deep page lists, and an empty tree never probes (it would walk every live listing).
+    #[test]
+    fn a_category_page_probes_the_links_only_when_the_tree_is_a_large_share() {
+        assert!(super::probe_the_tree(17_085, 78_000, 20));
+        assert!(!super::probe_the_tree(3_707, 78_000, 20));
+        assert!(!super::probe_the_tree(17_085, 78_000, 2_000), "a deep page walks too far");
+        assert!(!super::probe_the_tree(40, 78_000, 20));
+        assert!(!super::probe_the_tree(0, 0, 20));
+        assert!(super::probe_the_tree(11, 12, 1), "the storage test's probed page");
+        assert!(!super::probe_the_tree(11, 12, 20), "and its listed page");
+    }
+
+    /// A category's live listings by votes on SQLite, as each check writes it: probed, the walk of
+    /// `(status, votes)` looks up each listing's link to the tree by the links' key; listed, the tree's
+    /// links are read into a list first.
+    #[tokio::test]
+    async fn sqlite_walks_a_category_by_votes_probing_or_listing_its_links() {
+        let (_t, db) = sqlite_db().await;
+        let store = crate::SeaOrmStore::new(db.clone());
+        let s = in_category(None, "developer-tools");
+        for (check, probe) in [(super::TreeCheck::Probe, true), (super::TreeCheck::List, false)] {
+            let mut q = crate::sql::RawQuery::new(sea_orm::DbBackend::Sqlite);
+            q.sql(super::SUMMARY_SELECT);
+            assert_eq!(store.search_from_where(&mut q, &s, &[1, 10, 11], check, false), Some(false));
+            q.sql(" ORDER BY l.votes_count DESC, l.id DESC LIMIT 20");
+            let lines = plan_of(&db, q.build()).await;
+            assert!(lines.iter().any(|l| l.starts_with("SEARCH l USING INDEX ix_listings_")), "{check:?}: {lines:?}");
+            assert!(!lines.iter().any(|l| l.contains("TEMP B-TREE")), "{check:?} sorts: {lines:?}");
+            let by_key = lines.iter().any(|l| l.contains("(listing_id=? AND category_id=?)"));
+            let listed = lines.iter().any(|l| l.contains("LIST SUBQUERY"));
+            assert_eq!((by_key, listed), (probe, !probe), "{check:?}: {lines:?}");
         }
     }
 

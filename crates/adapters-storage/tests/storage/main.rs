@@ -465,6 +465,38 @@ on_every_store!(a_category_filter_is_the_category_and_its_subcategories, |store|
     assert_eq!(found.unwrap().total, 5, "the new subcategory's listing is in its parent");
 });
 
+// A page of a category's live listings is the same whether SQLite probes each walked listing's links
+// (a tree that is a large share of the live listings; here 11 of 12 on pages of one) or lists the
+// tree's links first (pages of twenty): every sort, every page.
+on_every_store!(a_category_page_is_the_same_probed_or_listed, |store| {
+    let cats = seed_categories(store).await;
+    let (dev, api, marketing) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
+    let mut listings: Vec<_> = (0..11)
+        .map(|i| {
+            import(
+                listing(&format!("Tree {i}"), ListingStatus::Live, Some(if i % 2 == 0 { dev } else { api })),
+                (i * 7) % 5,
+            )
+        })
+        .collect();
+    listings.push(import(listing("Outside", ListingStatus::Live, Some(marketing)), 9));
+    store.import_listings(&listings, now()).await.unwrap();
+    for sort in
+        [SearchSort::Relevance, SearchSort::Votes, SearchSort::Newest, SearchSort::Trending, SearchSort::MostFollowed]
+    {
+        let s = ListingSearch { category: Some(slug("dev-tools")), sort, ..search(None) };
+        let listed = store.search_listings(&s, PageRequest::parse(Some(1), Some(20)).unwrap()).await.unwrap();
+        assert_eq!(listed.total, 11, "{sort:?}");
+        let mut probed = Vec::new();
+        for n in 1..=12 {
+            let page = store.search_listings(&s, PageRequest::parse(Some(n), Some(1)).unwrap()).await.unwrap();
+            assert_eq!(page.total, 11, "{sort:?}, page {n}");
+            probed.extend(names(&page));
+        }
+        assert_eq!(probed, names(&listed), "{sort:?}");
+    }
+});
+
 // One word within a category: every match the category's tree holds, once each, best first (a word
 // said three times before one said twice before one said once), counted; PostgreSQL reads them from the
 // word's kept rows (migration 54) when one word of the index begins with the typed one, and from the
