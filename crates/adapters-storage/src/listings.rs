@@ -645,8 +645,6 @@ struct FtsCompleted {
     at_least: u64,
 }
 
-/// True when a search has words and no filter but its status, so SQLite can count and rank inside the
-/// full-text index and read only the page's rows.
 /// How a list checks that a listing is in the category filter's tree (see [`probe_the_tree`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TreeCheck {
@@ -675,10 +673,12 @@ fn probe_the_tree(tree: u64, live: u64, end: u64) -> bool {
 /// filter: on PostgreSQL its matches are the word's kept rows (migration 54) that the category holds.
 fn one_word_in_category(s: &ListingSearch) -> bool {
     let words = crate::sql::search_words(s.q.as_ref().map(|t| t.as_str()).unwrap_or_default());
-    let rest = ListingSearch { q: s.q.clone(), category: None, ..s.clone() };
+    let rest = ListingSearch { category: None, ..s.clone() };
     words.len() == 1 && s.category.is_some() && text_only(&rest)
 }
 
+/// True when a search has words and no filter but its status, so SQLite can count and rank inside the
+/// full-text index and read only the page's rows.
 fn text_only(s: &ListingSearch) -> bool {
     s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty())
         && s.category.is_none()
