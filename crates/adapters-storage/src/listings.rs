@@ -654,6 +654,27 @@ enum TreeCheck {
     Probe,
 }
 
+/// Writes ` AND` the condition that the listing `member` names is linked to one of the categories
+/// `tree`, checked as `check` says.
+fn in_tree(q: &mut RawQuery, member: &str, tree: &[i64], check: TreeCheck) {
+    match check {
+        TreeCheck::List => {
+            q.sql(" AND ")
+                .sql(member)
+                .sql(" IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (");
+        }
+        TreeCheck::Probe => {
+            q.sql(" AND EXISTS (SELECT 1 FROM listing_categories lc WHERE lc.listing_id = ")
+                .sql(member)
+                .sql(" AND lc.category_id IN (");
+        }
+    }
+    // The ids as constants (ours, from the database), so PostgreSQL plans for these categories' rows:
+    // behind a join on the slug it could not tell how many, guessed half the directory and read all of
+    // `listing_categories` for each page and count (45–80 ms at 100k).
+    q.sql(&tree.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")).sql("))");
+}
+
 /// A probe costs about ten steps of the list: see [`probe_the_tree`].
 const PROBE_FACTOR: u64 = 10;
 
@@ -938,15 +959,12 @@ impl SeaOrmStore {
         page: PageRequest,
     ) -> RepoResult<Paged<ListingSummary>> {
         let _slot = self.search_slot().await?;
-        let ids = tree.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
         let from = |q: &mut RawQuery| {
             q.sql(" FROM listing_search_terms t WHERE t.status = ")
                 .constant(status_of(status).as_str())
                 .sql(" AND t.term = ")
-                .bind(term.to_owned())
-                .sql(" AND t.listing_id IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (")
-                .sql(&ids)
-                .sql("))");
+                .bind(term.to_owned());
+            in_tree(q, "t.listing_id", tree, TreeCheck::List);
         };
         let mut count = RawQuery::new(DbBackend::Postgres);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
@@ -1059,22 +1077,7 @@ impl SeaOrmStore {
             // in `api-tools`, 1 554 of 33 517 live matches: the count 35 → 20 ms in the sqlite3 shell).
             let member =
                 if matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) { "+listings_fts.rowid" } else { "l.id" };
-            match check {
-                TreeCheck::List => {
-                    q.sql(" AND ")
-                        .sql(member)
-                        .sql(" IN (SELECT lc.listing_id FROM listing_categories lc WHERE lc.category_id IN (");
-                }
-                TreeCheck::Probe => {
-                    q.sql(" AND EXISTS (SELECT 1 FROM listing_categories lc WHERE lc.listing_id = ")
-                        .sql(member)
-                        .sql(" AND lc.category_id IN (");
-                }
-            }
-            // The ids as constants (ours, from the database), so PostgreSQL plans for these categories'
-            // rows: behind a join on the slug it could not tell how many, guessed half the directory
-            // and read all of `listing_categories` for each page and count (45–80 ms at 100k).
-            q.sql(&tree.iter().map(i64::to_string).collect::<Vec<_>>().join(", ")).sql("))");
+            in_tree(q, member, tree, check);
         }
         if let Some(st) = &s.stage {
             q.sql(" AND l.stage = ").bind(st.as_str());
