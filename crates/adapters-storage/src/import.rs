@@ -389,6 +389,12 @@ struct SeaOrmImport {
 impl SeaOrmImport {
     /// [`ImportTransaction::import_listings`], with the listings' ids from `first` on when the caller
     /// reserved them already (otherwise reserved here on PostgreSQL, read from the table on SQLite).
+    ///
+    /// On SQLite the full-text index waits for the listings' links (their category tokens) and takes
+    /// each listing once, at the end (migration 61): its triggers stand aside while
+    /// `listings_fts_deferred` has its row, which is taken away again whether or not the import
+    /// succeeded (a caller that went on with the transaction after a failure would otherwise leave
+    /// every later listing out of the index).
     async fn import_listings_from(
         &self,
         list: &[ImportListing],
@@ -396,7 +402,52 @@ impl SeaOrmImport {
         first: Option<i64>,
     ) -> RepoResult<Vec<ListingId>> {
         let txn = &self.txn;
+        if txn.get_database_backend() != DbBackend::Sqlite {
+            return self.write_listings(list, now, first).await;
+        }
+        txn.execute_unprepared("INSERT OR IGNORE INTO listings_fts_deferred (id) VALUES (1)")
+            .await
+            .map_err(repo_err)?;
+        let written = self.write_listings(list, now, first).await;
+        let indexed = match written.as_deref() {
+            Ok([first, .., last]) | Ok([first @ last]) => {
+                let mut done = Ok(());
+                for sql in migration::sqlite_index_imported() {
+                    let range = [first.get().into(), last.get().into()];
+                    done =
+                        txn.execute_raw(Statement::from_sql_and_values(DbBackend::Sqlite, sql, range)).await.map(drop);
+                    if done.is_err() {
+                        break;
+                    }
+                }
+                done
+            }
+            _ => Ok(()),
+        };
+        let cleared = txn.execute_unprepared("DELETE FROM listings_fts_deferred").await;
+        let ids = written?;
+        indexed.map_err(repo_err)?;
+        cleared.map_err(repo_err)?;
+        Ok(ids)
+    }
+
+    /// The rows of [`SeaOrmImport::import_listings_from`].
+    async fn write_listings(
+        &self,
+        list: &[ImportListing],
+        now: DateTime<Utc>,
+        first: Option<i64>,
+    ) -> RepoResult<Vec<ListingId>> {
+        let txn = &self.txn;
         let by_set = triggers_off_for_import(txn).await.map_err(repo_err)?;
+        // SQLite: the full-text index waits for the listings' links (their category tokens), and takes
+        // each listing once, at the end (migration 61).
+        let sqlite = txn.get_database_backend() == DbBackend::Sqlite;
+        if sqlite {
+            txn.execute_unprepared("INSERT OR IGNORE INTO listings_fts_deferred (id) VALUES (1)")
+                .await
+                .map_err(repo_err)?;
+        }
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
         let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;
         let first = match (first, txn.get_database_backend()) {

@@ -474,15 +474,28 @@ fn sqlite_match(fts: &str, status: StatusFilter) -> String {
     format!("({fts}) AND status:\"{}\"", status.as_str())
 }
 
+/// SQLite: ` AND` one of the categories `tree` (never empty), in the terms of the FTS5 query: the
+/// index holds a token per category a listing is linked to (migration 61). Matched with the words,
+/// FTS5 merges the word's doclist with the tree's tokens': `workflow` (42 954 matches at 100k demo
+/// listings) within `api-tools` counted in 3 ms, where checking each match against the list of the
+/// category's listings took 16–20 ms (and as a term of each match's row lookup, before that check,
+/// 92 s).
+fn sqlite_tree_match(tree: &[i64]) -> String {
+    let mark = migration::CATEGORY_MARK;
+    let tokens: Vec<String> = tree.iter().map(|id| format!("\"{mark}{id}\"")).collect();
+    // In their own column only: a maker could write such a token into a tagline.
+    format!(" AND category_tokens:({})", tokens.join(" OR "))
+}
+
 /// bm25 weights per indexed column: name, tagline, short description, description, features, keywords,
-/// tags, status (0: a filter, not a signal).
-const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
+/// tags, status and categories (0: filters, not signals).
+const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0)";
 
 /// [`BM25`] as the inline readers compute it, with each term's listing count read from
 /// `listing_terms` instead of counted in the index (see [`crate::inline::LISTING_RANK`]), and each
 /// row's length from its `listings_fts_docsize` record, joined by [`SIZES_JOIN`]. Not for a query with
 /// a prefix phrase.
-const COUNTED_BM25: &str = "listing_rank(listings_fts, d.sz, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0)";
+const COUNTED_BM25: &str = "listing_rank(listings_fts, d.sz, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0)";
 
 /// Each ranked row's record of its column lengths, for [`COUNTED_BM25`]. FTS5 would look each up
 /// with a statement of its own (`xColumnSize`): 30 % of the server's CPU under a word on 2 013
@@ -711,7 +724,25 @@ fn text_only(s: &ListingSearch) -> bool {
         && s.domain.is_none()
 }
 
+/// True when a search has words and no filter but its status and, at most, a category: SQLite
+/// matches the category in the full-text index with the words (migration 61), so it ranks and counts
+/// there as for the words alone.
+fn text_in_category(s: &ListingSearch) -> bool {
+    text_only(&ListingSearch { category: None, ..s.clone() })
+}
+
 impl SeaOrmStore {
+    /// The ids of the category `slug` and its subcategories, from the kept tree; `None` when there
+    /// is no such category.
+    async fn category_tree(&self, slug: &domain::slug::Slug) -> RepoResult<Option<Vec<i64>>> {
+        let all = domain::ports::CategoryRepository::all_categories(self).await?;
+        let Some(top) = all.iter().find(|c| &c.slug == slug) else {
+            return Ok(None);
+        };
+        let below = all.iter().filter(|c| c.parent_id == Some(top.id)).map(|c| c.id.get());
+        Ok(Some(std::iter::once(top.id.get()).chain(below).collect()))
+    }
+
     /// A page's kept total: what its first row carries beside it, or for an empty page (past the end)
     /// the expression `kept` writes, read alone.
     async fn page_total<R>(&self, rows: &[Counted<R>], kept: impl Fn(&mut RawQuery)) -> RepoResult<u64> {
@@ -1045,7 +1076,11 @@ impl SeaOrmStore {
                 q.sql(" FROM listings_fts CROSS JOIN listings l ON l.id = listings_fts.rowid")
                     .sql(totals)
                     .sql(" WHERE listings_fts MATCH ");
-                q.bind(sqlite_match(f, s.status));
+                let mut matched = sqlite_match(f, s.status);
+                if s.category.is_some() {
+                    matched.push_str(&sqlite_tree_match(tree));
+                }
+                q.bind(matched);
             }
             (Some(f), _) => {
                 q.sql(" FROM listings l JOIN listing_search ls ON ls.listing_id = l.id")
@@ -1067,17 +1102,10 @@ impl SeaOrmStore {
             // `(status, views, listing_id)`.
             q.sql(" AND t.status = ").constant(status_of(s.status).as_str());
         }
-        if s.category.is_some() {
-            // Where the FTS table drives (SQLite), the category's listings are a check on each match
-            // (`+` keeps the list off the lookup of `l`): `l.id` is the rowid, and as a term of that
-            // lookup SQLite walked the whole list for every match — a word with 2 500 matches in a
-            // category of 18 500 listings took 4.6 s to count, `workflow` 92 s; 5 ms and 18 ms as a check.
-            // The check names the match's rowid, not `l.id`: a term of the FTS table alone is checked
-            // before `l` is looked up, so only the category's matches read a listing row (`workflow`
-            // in `api-tools`, 1 554 of 33 517 live matches: the count 35 → 20 ms in the sqlite3 shell).
-            let member =
-                if matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) { "+listings_fts.rowid" } else { "l.id" };
-            in_tree(q, member, tree, check);
+        // Where the FTS table drives (SQLite), the category is matched in the index with the words
+        // (above); anywhere else it is a check on each listing.
+        if s.category.is_some() && !matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) {
+            in_tree(q, "l.id", tree, check);
         }
         if let Some(st) = &s.stage {
             q.sql(" AND l.stage = ").bind(st.as_str());
@@ -1152,13 +1180,27 @@ impl ListingRepository for SeaOrmStore {
     async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {
         let backend = self.backend();
         let fts = s.q.as_ref().and_then(|t| fts_query(backend, t.as_str()));
-        if let (DbBackend::Sqlite, true, Some(_), SearchSort::Relevance) = (backend, text_only(s), &fts, s.sort) {
+        if let (DbBackend::Sqlite, true, Some(_), SearchSort::Relevance) = (backend, text_in_category(s), &fts, s.sort)
+        {
             // Rank inside the index and read only the page's listings; count apart only when the
             // candidates do not hold every match. Short statements, each bounded (a few index terms,
-            // the candidate set, 10 001 matches): on the calling thread.
+            // the candidate set, 10 001 matches): on the calling thread. A category is matched in the
+            // index with the words (its tokens, migration 61).
+            let tree = match &s.category {
+                Some(slug) => match self.category_tree(slug).await? {
+                    Some(tree) => Some(tree),
+                    None => return Ok(Paged::new(vec![], page, 0)),
+                },
+                None => None,
+            };
             let words = crate::sql::search_words(s.q.as_ref().map(|t| t.as_str()).unwrap_or_default());
             let FtsCompleted { query: fts, prefix, at_least } =
                 self.sqlite_fts_completed(&words, status_of(s.status)).await?;
+            // Within a category, the kept counts of the words' listings say nothing of the count.
+            let (fts, at_least) = match &tree {
+                Some(tree) => (format!("({fts}){}", sqlite_tree_match(tree)), 0),
+                None => (fts, at_least),
+            };
             // A last word with more completions than are spelled out (a letter or two typed) stays a
             // prefix, whose doclists FTS5 merges whole: at 100k listings `s` took 175–250 ms and `a`
             // 105 ms, which on the request's thread held every other request of its HTTP worker. Such a
@@ -1217,22 +1259,28 @@ impl ListingRepository for SeaOrmStore {
                 // (counting them took 1.5 ms of a 3.7 ms search for a word on 43 000 listings of 100k).
                 _ if at_least > COUNT_CAP => at_least,
                 // Every candidate taken (more may match): a word that is one term of the index takes
-                // its live listings from the kept counts (migration 43) while they are current; any
-                // other is counted up to the cap with the status matched in the index, which merges
-                // doclists quickly when there are many matches.
-                _ => match self.kept_live_matches(&fts, prefix, words.len(), s.status).await? {
-                    Some(live) => live,
-                    None => {
-                        let mut count = RawQuery::new(backend);
-                        count
-                            .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
-                            .bind(sqlite_match(&fts, s.status))
-                            .sql(" LIMIT ")
-                            .count_of_rows(COUNT_CAP as i64 + 1)
-                            .sql(") t");
-                        if prefix { self.count(&count).await? } else { self.count_short(&count).await? }
+                // its live listings from the kept counts (migration 43) while they are current (not
+                // within a category); any other is counted up to the cap with the status matched in
+                // the index, which merges doclists quickly when there are many matches.
+                _ => {
+                    let kept = match tree {
+                        Some(_) => None,
+                        None => self.kept_live_matches(&fts, prefix, words.len(), s.status).await?,
+                    };
+                    match kept {
+                        Some(live) => live,
+                        None => {
+                            let mut count = RawQuery::new(backend);
+                            count
+                                .sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+                                .bind(sqlite_match(&fts, s.status))
+                                .sql(" LIMIT ")
+                                .count_of_rows(COUNT_CAP as i64 + 1)
+                                .sql(") t");
+                            if prefix { self.count(&count).await? } else { self.count_short(&count).await? }
+                        }
                     }
-                },
+                }
             };
             let items = rows.into_iter().filter_map(SummaryRow::into_summary).collect();
             return Ok(Paged::counted_to_cap(items, page, counted));
@@ -1242,14 +1290,10 @@ impl ListingRepository for SeaOrmStore {
         }
         // A category filter is the category and its subcategories: their ids, from the kept tree.
         let tree = match &s.category {
-            Some(slug) => {
-                let all = domain::ports::CategoryRepository::all_categories(self).await?;
-                let Some(top) = all.iter().find(|c| &c.slug == slug) else {
-                    return Ok(Paged::new(vec![], page, 0));
-                };
-                let below = all.iter().filter(|c| c.parent_id == Some(top.id)).map(|c| c.id.get());
-                std::iter::once(top.id.get()).chain(below).collect()
-            }
+            Some(slug) => match self.category_tree(slug).await? {
+                Some(tree) => tree,
+                None => return Ok(Paged::new(vec![], page, 0)),
+            },
             None => Vec::new(),
         };
         if let (DbBackend::Postgres, Some(tsq), SearchSort::Relevance) = (backend, &fts, s.sort)
@@ -1312,7 +1356,9 @@ impl ListingRepository for SeaOrmStore {
 
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
-            // applied), as many as the page needs and at least RANKED_CANDIDATES.
+            // applied), as many as the page needs and at least RANKED_CANDIDATES. On SQLite the newest,
+            // as for the word alone (FTS5 walks its doclists backwards as cheaply): in rowid order the
+            // oldest thousand of a word's matches in a category were ranked and a newer one never was.
             let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
             let mut q = RawQuery::new(backend);
             q.sql(SUMMARY_SELECT).sql(" FROM (SELECT l.id AS id, ");
@@ -1329,6 +1375,9 @@ impl ListingRepository for SeaOrmStore {
                 }
             }
             self.search_from_where(&mut q, s, &tree, TreeCheck::List, false);
+            if backend == DbBackend::Sqlite {
+                q.sql(" ORDER BY listings_fts.rowid DESC");
+            }
             q.sql(" LIMIT ")
                 .count_of_rows(candidates)
                 .sql(") f JOIN listings l ON l.id = f.id ORDER BY f.r DESC, l.votes_count DESC, l.id DESC")
@@ -1863,14 +1912,13 @@ mod tests {
         }
     }
 
-    /// A word within a category on SQLite: the FTS table hands out the word's matches and each is
-    /// checked against the category's listings before its listing row is looked up, so a common word
-    /// in a small category reads the rows of the category's matches only (a check on `l.id` ran after
-    /// the lookup: every match's row read, 35 ms instead of 20 for `workflow` in `api-tools` at 100k).
-    /// Read from the statement's bytecode: the first membership test comes before the first seek of
-    /// a cursor on `listings` (its table or one of its indexes).
+    /// A word within a category on SQLite is one match in the full-text index: the category's tokens
+    /// are matched with the word, so the statement neither lists the category's listings nor probes
+    /// their links (checking each of the word's matches against that list took 16–20 ms of a 42 954-match
+    /// word at 100k, the match 3 ms). Read from the statement's bytecode: no cursor on
+    /// `listing_categories` or its indexes, and the tree's tokens in the bound query.
     #[tokio::test]
-    async fn sqlite_checks_a_match_s_category_before_reading_its_listing() {
+    async fn sqlite_matches_a_word_s_category_in_the_text_index() {
         let (_t, db) = sqlite_db().await;
         let store = crate::SeaOrmStore::new(db.clone());
         let s = in_category(Some("workflow"), "api-tools");
@@ -1878,36 +1926,42 @@ mod tests {
         q.sql("EXPLAIN SELECT 1");
         let drives = store.search_from_where(&mut q, &s, &[10, 11], super::TreeCheck::List, false);
         assert_eq!(drives, Some(true), "the FTS table drives");
+        let stmt = q.build();
+        let bound: Vec<String> = stmt
+            .values
+            .iter()
+            .flat_map(|v| v.0.iter())
+            .filter_map(|v| match v {
+                sea_orm::Value::String(Some(text)) => Some(text.to_string()),
+                _ => None,
+            })
+            .collect();
+        let mark = migration::CATEGORY_MARK;
+        let tokens = format!("category_tokens:(\"{mark}10\" OR \"{mark}11\")");
+        assert!(bound.iter().any(|b| b.ends_with(&tokens)), "{bound:?}");
         let roots: Vec<i64> = db
             .query_all_raw(sea_orm::Statement::from_string(
                 sea_orm::DbBackend::Sqlite,
-                "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'listings' AND rootpage > 0",
+                "SELECT rootpage FROM sqlite_master WHERE tbl_name = 'listing_categories' AND rootpage > 0",
             ))
             .await
             .expect("the schema")
             .iter()
             .map(|r| r.try_get::<i64>("", "rootpage").expect("a page"))
             .collect();
-        let ops: Vec<(String, i64, i64)> = db
-            .query_all_raw(q.build())
+        assert!(!roots.is_empty(), "listing_categories and its indexes");
+        let ops: Vec<(String, i64)> = db
+            .query_all_raw(stmt)
             .await
             .expect("explain")
             .iter()
-            .map(|r| {
-                let op = r.try_get::<String>("", "opcode").expect("an opcode");
-                (op, r.try_get::<i64>("", "p1").expect("p1"), r.try_get::<i64>("", "p2").expect("p2"))
-            })
+            .map(|r| (r.try_get::<String>("", "opcode").expect("an opcode"), r.try_get::<i64>("", "p2").expect("p2")))
             .collect();
-        let cursors: Vec<i64> =
-            ops.iter().filter(|(op, _, root)| op == "OpenRead" && roots.contains(root)).map(|o| o.1).collect();
-        assert!(!cursors.is_empty(), "the listing is read: {ops:?}");
-        let seek =
-            ops.iter().position(|(op, c, _)| cursors.contains(c) && (op.starts_with("Seek") || op == "NotExists"));
-        let check = ops.iter().position(|(op, _, _)| op == "NotFound" || op == "Found");
-        match (check, seek) {
-            (Some(check), Some(seek)) => assert!(check < seek, "the category checked after the lookup: {ops:?}"),
-            _ => panic!("a membership test and a seek of the listing: {ops:?}"),
-        }
+        assert!(ops.iter().any(|(op, _)| op == "VFilter"), "the index is matched: {ops:?}");
+        assert!(
+            !ops.iter().any(|(op, root)| op == "OpenRead" && roots.contains(root)),
+            "the category's links are not read: {ops:?}"
+        );
     }
 
     /// A big tree probes (`developer-tools` at 100k: 17 085 of 78 000 live listings), a small one or a
