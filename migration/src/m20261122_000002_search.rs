@@ -12,8 +12,15 @@ pub struct Migration;
 pub(crate) const COLS: &str = "name, tagline, short_description, description, features, keywords, tags";
 
 /// The FTS5 table over `cols` of listings and the triggers that keep it in step (shared with the
-/// migration that adds the status column).
+/// migrations that add the status column and the category tokens).
 pub(crate) fn sqlite_fts(cols: &str) -> Vec<String> {
+    sqlite_fts_when(cols, "")
+}
+
+/// [`sqlite_fts`] with the insert and update triggers written with the condition `when` (`WHEN …`,
+/// or empty for none): migration 61 has them stand aside for an import.
+pub(crate) fn sqlite_fts_when(cols: &str, when: &str) -> Vec<String> {
+    let when = if when.is_empty() { String::new() } else { format!(" {when}") };
     let vals = |prefix: &str| cols.split(", ").map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
     let (new_vals, old_vals) = (vals("new"), vals("old"));
     vec![
@@ -21,13 +28,13 @@ pub(crate) fn sqlite_fts(cols: &str) -> Vec<String> {
             "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({cols}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings BEGIN INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings{when} BEGIN INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
         ),
         format!(
             "CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {cols} ON listings BEGIN \
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {cols} ON listings{when} BEGIN \
              INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); \
              INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
         ),

@@ -18,7 +18,7 @@
 //! transaction: the index's insert and update triggers and the link triggers stand aside, and the
 //! import writes its listings' tokens and their index rows by set at its end (`index_imported`).
 
-use crate::m20261122_000002_search::{COLS, SQLITE_FTS_DOWN, sqlite_fts};
+use crate::m20261122_000002_search::{COLS, SQLITE_FTS_DOWN, sqlite_fts, sqlite_fts_when};
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
 
@@ -63,9 +63,6 @@ pub fn index_imported() -> [String; 2] {
 }
 
 fn up() -> Vec<String> {
-    let cols = indexed();
-    let vals = |prefix: &str| cols.split(", ").map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
-    let (new_vals, old_vals) = (vals("new"), vals("old"));
     let mut s = vec![
         "ALTER TABLE listings ADD COLUMN category_tokens TEXT NOT NULL DEFAULT ''".to_owned(),
         format!("UPDATE listings SET category_tokens = {}", tokens_of("listings.id")),
@@ -74,25 +71,8 @@ fn up() -> Vec<String> {
     s.extend(SQLITE_FTS_DOWN.iter().map(|d| (*d).to_owned()));
     // The index and its triggers as migration 2 writes them, the insert and update triggers standing
     // aside for an import.
+    s.extend(sqlite_fts_when(&indexed(), NOT_DEFERRED));
     s.extend([
-        format!(
-            "CREATE VIRTUAL TABLE listings_fts USING fts5({cols}, content='listings', content_rowid='id', \
-             tokenize='porter unicode61 remove_diacritics 2')"
-        ),
-        format!(
-            "CREATE TRIGGER listings_fts_ai AFTER INSERT ON listings {NOT_DEFERRED} BEGIN \
-             INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
-        ),
-        format!(
-            "CREATE TRIGGER listings_fts_ad AFTER DELETE ON listings BEGIN \
-             INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); END"
-        ),
-        format!(
-            "CREATE TRIGGER listings_fts_au AFTER UPDATE OF {cols} ON listings {NOT_DEFERRED} BEGIN \
-             INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); \
-             INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
-        ),
-        "INSERT INTO listings_fts(listings_fts) VALUES ('rebuild')".to_owned(),
         format!(
             "CREATE TRIGGER listing_category_tokens_added AFTER INSERT ON listing_categories {NOT_DEFERRED} \
              BEGIN {}; END",

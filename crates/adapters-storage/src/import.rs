@@ -440,14 +440,6 @@ impl SeaOrmImport {
     ) -> RepoResult<Vec<ListingId>> {
         let txn = &self.txn;
         let by_set = triggers_off_for_import(txn).await.map_err(repo_err)?;
-        // SQLite: the full-text index waits for the listings' links (their category tokens), and takes
-        // each listing once, at the end (migration 61).
-        let sqlite = txn.get_database_backend() == DbBackend::Sqlite;
-        if sqlite {
-            txn.execute_unprepared("INSERT OR IGNORE INTO listings_fts_deferred (id) VALUES (1)")
-                .await
-                .map_err(repo_err)?;
-        }
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
         let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;
         let first = match (first, txn.get_database_backend()) {
