@@ -13,8 +13,8 @@
 //! changes there.
 //!
 //! A listing's links are written after the listing, so its tokens would be indexed twice: once empty
-//! with the listing, again when its first link arrives (a bulk load of 100k demo listings took 62 s
-//! instead of 50). An import (`adapters-storage`, `import.rs`) sets `listings_fts_deferred` for its
+//! with the listing, again when its first link arrives (a bulk load of 100k demo listings, one pair
+//! of runs: 62 s instead of 50). An import (`adapters-storage`, `import.rs`) sets `listings_fts_deferred` for its
 //! transaction: the index's insert and update triggers and the link triggers stand aside, and the
 //! import writes its listings' tokens and their index rows by set at its end (`index_imported`).
 
