@@ -707,8 +707,7 @@ fn probe_the_tree(tree: u64, live: u64, end: u64) -> bool {
 /// filter: on PostgreSQL its matches are the word's kept rows (migration 54) that the category holds.
 fn one_word_in_category(s: &ListingSearch) -> bool {
     let words = crate::sql::search_words(s.q.as_ref().map(|t| t.as_str()).unwrap_or_default());
-    let rest = ListingSearch { category: None, ..s.clone() };
-    words.len() == 1 && s.category.is_some() && text_only(&rest)
+    words.len() == 1 && s.category.is_some() && text_in_category(s)
 }
 
 /// True when a search has words and no filter but its status, so SQLite can count and rank inside the
