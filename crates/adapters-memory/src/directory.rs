@@ -480,6 +480,15 @@ impl State {
         if let Some(l) = list.iter().find(|l| st.listings.values().any(|r| r.listing.slug == l.listing.slug)) {
             return Err(RepoError::Conflict(format!("a listing with slug {} exists", l.listing.slug)));
         }
+        // Every founder and category named must be held, as the SQL stores' foreign keys require.
+        let founder_held = |f: &FounderId| st.founders.iter().any(|x| x.id == *f);
+        let category_held = |c: CategoryId| st.categories.iter().any(|x| x.id == c);
+        if !list.iter().all(|l| {
+            l.founders.iter().all(|(f, _)| founder_held(f))
+                && l.listing.categories.as_ref().is_none_or(|c| c.all().all(category_held))
+        }) {
+            return Err(RepoError::NotFound);
+        }
         let voters = st.demo_voters(list.iter().map(|l| l.votes.len()).max().unwrap_or(0), now);
         let mut ids = Vec::with_capacity(list.len());
         for item in list {

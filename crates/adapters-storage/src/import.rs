@@ -16,7 +16,7 @@ use domain::blog::NewBlogPost;
 use domain::founder::NewFounder;
 use domain::ids::{FounderId, ListingId};
 use domain::listing::{CommunityRating, ListingStatus, trending};
-use domain::ports::{DirectoryImport, ImportListing, ImportTransaction, RepoResult};
+use domain::ports::{DirectoryImport, ImportListing, ImportTransaction, RepoError, RepoResult};
 use domain::week::LaunchWeek;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend, DbErr,
@@ -140,7 +140,8 @@ where
 /// over the server's socket: 53 s with the triggers, 27 s with them off and the counts written by set
 /// (the triggers, and the foreign-key checks of 1.45 million votes, each a lookup that also locks the
 /// referenced row, were over half of the server's time). The foreign keys are not checked for the
-/// imported rows: every id they hold is one this import wrote or read in the same transaction. Other
+/// imported rows: every id they hold is one this import wrote, read in the same transaction (its demo
+/// voters), or found and locked in [`names_held`] (the founders and categories it was given). Other
 /// sessions, and a role that may not set it, keep their triggers; the counts come out the same either
 /// way (`an_import_keeps_every_count_a_recount_finds`).
 async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbErr> {
@@ -152,6 +153,36 @@ async fn triggers_off_for_import(txn: &DatabaseTransaction) -> Result<bool, DbEr
         txn.execute_unprepared("SET LOCAL session_replication_role = replica").await?;
     }
     Ok(may)
+}
+
+/// Refuses ([`RepoError::NotFound`]) an import whose listings name a founder or a category the
+/// directory does not hold, before anything is written. An import as a PostgreSQL superuser runs
+/// without its foreign keys ([`triggers_off_for_import`]), so this check stands in for theirs: it
+/// locks the rows it finds as theirs would (`FOR KEY SHARE`), so none can be deleted before the import
+/// commits. Elsewhere the foreign keys refuse such rows too, but as a failed statement, not by name.
+async fn names_held(txn: &DatabaseTransaction, list: &[ImportListing]) -> RepoResult<()> {
+    use std::collections::BTreeSet;
+    let founders: BTreeSet<i64> = list.iter().flat_map(|l| l.founders.iter().map(|(f, _)| f.get())).collect();
+    let categories: BTreeSet<i64> =
+        list.iter().filter_map(|l| l.listing.categories.as_ref()).flat_map(|c| c.all().map(|c| c.get())).collect();
+    let backend = txn.get_database_backend();
+    let lock = if backend == DbBackend::Postgres { " FOR KEY SHARE" } else { "" };
+    for (table, ids) in [("founders", founders), ("categories", categories)] {
+        if ids.is_empty() {
+            continue;
+        }
+        let list = ids.iter().map(i64::to_string).collect::<Vec<_>>().join(", ");
+        let sql = format!("SELECT count(*) AS n FROM (SELECT id FROM {table} WHERE id IN ({list}){lock}) held");
+        let held = crate::store::CountRow::find_by_statement(Statement::from_string(backend, sql))
+            .one(txn)
+            .await
+            .map_err(repo_err)?
+            .map_or(0, |r| r.n);
+        if usize::try_from(held).ok() != Some(ids.len()) {
+            return Err(RepoError::NotFound);
+        }
+    }
+    Ok(())
 }
 
 /// Whether the connected PostgreSQL role may turn row triggers off (a superuser).
@@ -439,6 +470,7 @@ impl SeaOrmImport {
         first: Option<i64>,
     ) -> RepoResult<Vec<ListingId>> {
         let txn = &self.txn;
+        names_held(txn, list).await?;
         let by_set = triggers_off_for_import(txn).await.map_err(repo_err)?;
         let max_votes = list.iter().map(|l| l.votes.len()).max().unwrap_or(0);
         let voters = demo_voters(txn, max_votes, now).await.map_err(repo_err)?;

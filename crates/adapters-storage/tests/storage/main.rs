@@ -115,6 +115,19 @@ fn import(l: NewListing, votes: usize) -> ImportListing {
     }
 }
 
+/// A founder to import: `slug`, `name`, a headline and nothing else.
+fn maker(s: &str, name: &str) -> NewFounder {
+    NewFounder {
+        slug: slug(s),
+        name: name.into(),
+        headline: "Makes things".into(),
+        bio: String::new(),
+        country: None,
+        avatar_url: String::new(),
+        socials: Socials::default(),
+    }
+}
+
 fn search(q: Option<&str>) -> ListingSearch {
     ListingSearch { q: q.map(|q| SearchText::parse(q).unwrap()), ..Default::default() }
 }
@@ -667,17 +680,7 @@ on_every_store!(founders_behind_live_listings_are_found_by_their_own_links, |sto
     use domain::founder::NewFounder;
     use domain::paging::COUNT_CAP;
     const N: usize = 10_050;
-    let founders: Vec<NewFounder> = (0..N)
-        .map(|i| NewFounder {
-            slug: slug(&format!("maker-{i}")),
-            name: format!("Maker {i}"),
-            headline: "Builds".into(),
-            bio: String::new(),
-            country: None,
-            avatar_url: String::new(),
-            socials: Socials::default(),
-        })
-        .collect();
+    let founders: Vec<NewFounder> = (0..N).map(|i| maker(&format!("maker-{i}"), &format!("Maker {i}"))).collect();
     let ids = store.import_founders(&founders).await.unwrap();
     let items: Vec<ImportListing> = ids
         .iter()
@@ -1506,15 +1509,7 @@ on_every_store!(a_demo_load_that_fails_part_way_keeps_nothing, |store| {
 on_every_store!(an_import_dropped_without_commit_keeps_nothing, |store| {
     let cats = seed_categories(store).await;
     let dev = cat_id(&cats, "dev-tools");
-    let founder = NewFounder {
-        slug: slug("dropped-founder"),
-        name: "Dropped Founder".into(),
-        headline: "Makes things".into(),
-        bio: String::new(),
-        country: None,
-        avatar_url: String::new(),
-        socials: Socials::default(),
-    };
+    let founder = maker("dropped-founder", "Dropped Founder");
     {
         let txn = store.begin_import().await.unwrap();
         let ids = txn.import_founders(std::slice::from_ref(&founder)).await.unwrap();
@@ -1549,6 +1544,42 @@ on_both!(a_failed_import_leaves_the_text_index_taking_new_listings, |store| {
     store.create_listing(listing("Quetzal Later", ListingStatus::Live, None)).await.unwrap();
     let found = store.search_listings(&search(Some("quetzal")), PageRequest::default()).await.unwrap();
     assert_eq!(names(&found), ["Quetzal Later"], "a listing created after the failed import is searchable");
+});
+
+// An import that names a founder or a category the directory does not hold is refused as not found
+// and keeps nothing, on every store. PostgreSQL's import as a superuser turns the row triggers off
+// for speed (`session_replication_role = replica`), and with them the foreign keys: it wrote the
+// listing with a link to nobody.
+on_every_store!(an_import_naming_a_founder_or_a_category_it_does_not_hold_keeps_nothing, |store| {
+    use domain::ids::FounderId;
+    let cats = seed_categories(store).await;
+    let dev = cat_id(&cats, "dev-tools");
+    let grace = store.import_founders(&[maker("grace", "Grace")]).await.unwrap()[0];
+    let nobody = FounderId::from_db(grace.get() + 1_000);
+    let mut ghost_founder = import(listing("Ghost Founder", ListingStatus::Live, Some(dev)), 2);
+    ghost_founder.founders = vec![(grace, "Maker".into()), (nobody, "Nobody".into())];
+    let refused = store.import_listings(&[ghost_founder], now()).await;
+    assert!(matches!(refused, Err(RepoError::NotFound)), "{refused:?}");
+    let ghost_category = CategoryId::from_db(cats.iter().map(|(_, id)| id.get()).max().unwrap() + 1_000);
+    let refused = store
+        .import_listings(&[import(listing("Ghost Category", ListingStatus::Live, Some(ghost_category)), 1)], now())
+        .await;
+    assert!(matches!(refused, Err(RepoError::NotFound)), "{refused:?}");
+    assert!(store.is_empty().await.unwrap(), "neither refused import kept a listing");
+    assert_eq!(store.count_live_listings().await.unwrap(), 0);
+    assert!(store.get_founder(&slug("grace")).await.unwrap().is_none(), "grace has no live listing");
+    let dev_live = |list: Vec<domain::category::CategoryWithCount>| {
+        list.iter().find(|c| c.category.id == dev).map(|c| c.live_listings)
+    };
+    assert_eq!(dev_live(store.list_categories().await.unwrap()), Some(0), "no count moved");
+
+    // The same listing with the founder and category it may name is taken.
+    let mut kept = import(listing("Ghost Founder", ListingStatus::Live, Some(dev)), 2);
+    kept.founders = vec![(grace, "Maker".into())];
+    store.import_listings(&[kept], now()).await.expect("every id it names is held");
+    assert_eq!(dev_live(store.list_categories().await.unwrap()), Some(1));
+    let (_, listings) = store.get_founder(&slug("grace")).await.unwrap().expect("grace has a live listing");
+    assert_eq!(listings.len(), 1, "{listings:?}");
 });
 
 /// The memory store's import writes into a copy of its state, put in place at the commit: a write
@@ -2347,23 +2378,32 @@ async fn postgres_bulk_load_in_two_lanes_writes_what_one_transaction_writes() {
     assert_eq!(a, b, "the same directory");
 }
 
+/// PostgreSQL: the column `t` of a catalog query's rows on a freshly migrated database; `None` where
+/// no PostgreSQL is configured.
+async fn postgres_catalog(sql: &str) -> Option<Vec<String>> {
+    use sea_orm::ConnectionTrait;
+    let db = harness::postgres().await?;
+    let rows = db
+        .store
+        .connection()
+        .query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql))
+        .await
+        .unwrap();
+    Some(rows.iter().map(|r| r.try_get("", "t").unwrap()).collect())
+}
+
 /// PostgreSQL: the import writes what the row triggers keep itself when it turns them off
 /// (`keep_by_set`), so a trigger on a table it writes that it does not know about would go unkept.
 /// This list is the one `keep_by_set` follows: a new trigger fails here until the import learns it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_import_knows_every_trigger() {
-    use sea_orm::ConnectionTrait;
-    let Some(db) = harness::postgres().await else { return };
-    let rows = db
-        .store
-        .connection()
-        .query_all_raw(sea_orm::Statement::from_string(
-            sea_orm::DbBackend::Postgres,
-            "SELECT tgrelid::regclass::text || '.' || tgname AS t FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
-        ))
-        .await
-        .unwrap();
-    let found: Vec<String> = rows.iter().map(|r| r.try_get("", "t").unwrap()).collect();
+    let Some(found) = postgres_catalog(
+        "SELECT tgrelid::regclass::text || '.' || tgname AS t FROM pg_trigger WHERE NOT tgisinternal ORDER BY 1",
+    )
+    .await
+    else {
+        return;
+    };
     assert_eq!(
         found,
         [
@@ -2416,6 +2456,37 @@ async fn postgres_import_knows_every_trigger() {
             "vote_tallies.tally_live_written",
             "vote_tallies.week_counts_moved",
             "vote_tallies.week_counts_written",
+        ]
+    );
+}
+
+/// PostgreSQL: an import as a superuser runs without its foreign keys (`triggers_off_for_import`), so
+/// every id its rows hold must be one it wrote, read, or checked (`names_held`). This lists each
+/// foreign key of a table it writes whose values do not come from the import's own listings: a new
+/// one fails here until the import accounts for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_import_accounts_for_every_foreign_key() {
+    let Some(found) = postgres_catalog(
+        "SELECT c.conrelid::regclass::text || '.' || a.attname || ' -> ' || c.confrelid::regclass::text AS t \
+             FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY (c.conkey) \
+             WHERE c.contype = 'f' AND c.confrelid <> 'listings'::regclass AND c.conrelid::regclass::text IN \
+             ('listings', 'listing_view_totals', 'listing_categories', 'listing_founders', 'votes', 'vote_tallies', \
+             'reviews', 'listing_updates', 'milestones', 'stories', 'billboard_contributions', 'domain_ratings', \
+             'listing_search', 'listing_search_terms') ORDER BY 1",
+    )
+    .await
+    else {
+        return;
+    };
+    assert_eq!(
+        found,
+        [
+            "billboard_contributions.order_line_id -> order_lines", // none: an import's are unpaid
+            "listing_categories.category_id -> categories",         // names_held
+            "listing_founders.founder_id -> founders",              // names_held
+            "listings.primary_category_id -> categories",           // names_held (one of the listing's)
+            "reviews.user_id -> users",                             // none: an import's reviews are anonymous
+            "votes.user_id -> users",                               // the demo voters, read or written
         ]
     );
 }

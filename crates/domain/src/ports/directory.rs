@@ -222,7 +222,9 @@ pub trait ImportTransaction: Send + Sync {
     async fn import_founders(&self, founders: &[NewFounder]) -> RepoResult<Vec<FounderId>>;
 
     /// Imports listings with their details; ids in input order. Slugs are taken as given (a taken one
-    /// refuses the call). Votes are attributed to demo voter accounts created as needed.
+    /// refuses the call). Votes are attributed to demo voter accounts created as needed. A founder or a
+    /// category the directory does not hold refuses the call with [`super::RepoError::NotFound`] before it
+    /// writes anything.
     async fn import_listings(&self, listings: &[ImportListing], now: DateTime<Utc>) -> RepoResult<Vec<ListingId>>;
 
     async fn import_blog_posts(&self, posts: &[NewBlogPost]) -> RepoResult<usize>;
