@@ -17,6 +17,7 @@ pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY
 /// The character that begins each category token in SQLite's full-text index, and what an import
 /// that deferred the index writes at its end (migration 61).
 pub use m20261201_000061_category_tokens::{CATEGORY_MARK, index_imported as sqlite_index_imported};
+pub use m20261201_000062_prefix_index::PREFIXES as SQLITE_PREFIXES;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -79,6 +80,7 @@ mod m20261130_000058_listing_value_counts;
 mod m20261130_000059_founders_behind_live;
 mod m20261130_000060_newest_ties_by_id;
 mod m20261201_000061_category_tokens;
+mod m20261201_000062_prefix_index;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -321,6 +323,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000059_founders_behind_live::Migration),
             Box::new(m20261130_000060_newest_ties_by_id::Migration),
             Box::new(m20261201_000061_category_tokens::Migration),
+            Box::new(m20261201_000062_prefix_index::Migration),
         ]
     }
 }

@@ -20,12 +20,17 @@ pub(crate) fn sqlite_fts(cols: &str) -> Vec<String> {
 /// [`sqlite_fts`] with the insert and update triggers written with the condition `when` (`WHEN …`,
 /// or empty for none): migration 61 has them stand aside for an import.
 pub(crate) fn sqlite_fts_when(cols: &str, when: &str) -> Vec<String> {
+    sqlite_fts_with(cols, when, "")
+}
+
+/// [`sqlite_fts_when`] with more FTS5 options (`, prefix='1 2'`: migration 62), or none (empty).
+pub(crate) fn sqlite_fts_with(cols: &str, when: &str, options: &str) -> Vec<String> {
     let when = if when.is_empty() { String::new() } else { format!(" {when}") };
     let vals = |prefix: &str| cols.split(", ").map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
     let (new_vals, old_vals) = (vals("new"), vals("old"));
     vec![
         format!(
-            "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({cols}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')"
+            "CREATE VIRTUAL TABLE IF NOT EXISTS listings_fts USING fts5({cols}, content='listings', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2'{options})"
         ),
         format!(
             "CREATE TRIGGER IF NOT EXISTS listings_fts_ai AFTER INSERT ON listings{when} BEGIN INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"

@@ -44,12 +44,12 @@ fn refresh(id: &str) -> String {
 }
 
 /// The columns of the full-text index, in its order.
-fn indexed() -> String {
+pub(crate) fn indexed() -> String {
     format!("{COLS}, status, category_tokens")
 }
 
 /// A trigger's condition: no import has set `listings_fts_deferred` in this transaction.
-const NOT_DEFERRED: &str = "WHEN NOT EXISTS (SELECT 1 FROM listings_fts_deferred)";
+pub(crate) const NOT_DEFERRED: &str = "WHEN NOT EXISTS (SELECT 1 FROM listings_fts_deferred)";
 
 /// What an import that set `listings_fts_deferred` runs at its end for the listings with ids from `?1`
 /// to `?2` (bound, SQLite's numbered parameters): their tokens by set, then their rows of the index

@@ -794,7 +794,8 @@ on_both!(the_last_word_completes_beside_the_words_before_it, |store| {
     let mut trace = listing("Trace Viewer", ListingStatus::Live, None);
     trace.profile.description = "Time spent in each span.".into();
     let mut words = listing("Word Shop", ListingStatus::Live, None);
-    words.profile.description = "hours of tea tan tap tar tab tag tax tin tip top tub".into();
+    words.profile.description = "hours of tea tan tap tar tab tag tax tin tip top tub zone zoo zoom zodiac zombie zoology zonal zorro zoetrope zounds"
+            .into();
     store
         .import_listings(&[import(hours, 3), import(capsule, 2), import(trace, 1), import(words, 0)], now())
         .await
@@ -811,11 +812,28 @@ on_both!(the_last_word_completes_beside_the_words_before_it, |store| {
         assert_eq!(found("time tracking").await, vec!["Hours Tracker"], "a whole last word, stemmed");
         assert_eq!(found("time trackers").await, vec!["Hours Tracker"], "a plural finds the singular");
         assert_eq!(found("trac time").await, Vec::<String>::new(), "only the last word is a prefix");
-        // `t` begins more than eight terms here: the prefix query answers.
+        // `t`, `z` and `zo` begin more than eight terms here: the prefix query answers (on SQLite from
+        // the index's lists of first letters and first two letters, migration 62).
         assert_eq!(found("hours t").await, vec!["Hours Tracker", "Word Shop"]);
+        assert_eq!(found("z").await, vec!["Word Shop"]);
+        assert_eq!(found("zo").await, vec!["Word Shop"]);
+        assert_eq!(found("hours zo").await, vec!["Word Shop"]);
+        assert_eq!(found("time zo").await, Vec::<String>::new());
+        assert_eq!(found("zoo").await, vec!["Word Shop"], "three letters, completions spelled out");
         assert_eq!(found("tab").await, vec!["Word Shop"]);
         assert_eq!(found("capsul").await, vec!["Time Capsule"]);
         assert_eq!(store.refresh_search_terms().await.unwrap(), !refreshed);
+    }
+    if store.backend() == sea_orm::DbBackend::Sqlite {
+        let definition = count_of(
+            store,
+            &format!(
+                "SELECT count(*) AS n FROM sqlite_master WHERE name = 'listings_fts' AND sql LIKE '%{}%'",
+                migration::SQLITE_PREFIXES.replace('\'', "''")
+            ),
+        )
+        .await;
+        assert_eq!(definition, 1, "the index keeps its words' first letters and first two letters");
     }
 });
 
