@@ -921,9 +921,9 @@ impl SeaOrmStore {
         let candidates = deep.max(RANKED_CANDIDATES);
         let int = |n: i64| i32::try_from(n).unwrap_or(i32::MAX);
         let search = |q: &mut RawQuery, candidates: i64| {
-            q.sql("listing_text_search(to_tsquery('english', ")
-                .bind(tsq.to_owned())
-                .sql("), ")
+            q.sql("listing_text_search(");
+            crate::sql::pg_tsquery(q, tsq);
+            q.sql(", ")
                 .bind(status_of(status).as_str())
                 .sql(", ")
                 .bind(COUNT_CAP as i32 + 1)
@@ -966,9 +966,9 @@ impl SeaOrmStore {
         }
         let mut q = RawQuery::new(DbBackend::Postgres);
         q.sql("SELECT CASE WHEN min(t.term) = max(t.term) THEN min(t.term) END AS term FROM listing_search_terms t, ")
-            .sql(r"(SELECT substring(to_tsquery('english', ")
-            .bind(tsq.to_owned())
-            .sql(r")::text FROM '^''([^''\\]+)''(:\*)?$') AS w) q WHERE t.status = ")
+            .sql("(SELECT substring(");
+        crate::sql::pg_tsquery(&mut q, tsq);
+        q.sql(r"::text FROM '^''([^''\\]+)''(:\*)?$') AS w) q WHERE t.status = ")
             .constant(status_of(status).as_str())
             .sql(" AND t.term >= q.w AND t.term <= q.w || chr(1114111)");
         let row = Term::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
@@ -1085,9 +1085,8 @@ impl SeaOrmStore {
             (Some(f), _) => {
                 q.sql(" FROM listings l JOIN listing_search ls ON ls.listing_id = l.id")
                     .sql(totals)
-                    .sql(" WHERE ls.doc @@ to_tsquery('english', ")
-                    .bind(f.clone())
-                    .sql(")");
+                    .sql(" WHERE ls.doc @@ ");
+                crate::sql::pg_tsquery(q, f);
             }
             (None, _) => {
                 q.sql(" FROM listings l").sql(totals).sql(" WHERE 1 = 1");
@@ -1370,7 +1369,9 @@ impl ListingRepository for SeaOrmStore {
                     // less and less, and it skips `ts_rank_cd`'s 32 KiB zero-fill for every row.
                     let text = s.q.as_ref().map(|t| t.as_str()).unwrap_or_default();
                     let tsq = fts_query(backend, text).unwrap_or_default();
-                    q.sql("ts_rank(ls.doc, to_tsquery('english', ").bind(tsq).sql(")) AS r");
+                    q.sql("ts_rank(ls.doc, ");
+                    crate::sql::pg_tsquery(&mut q, &tsq);
+                    q.sql(") AS r");
                 }
                 _ => {
                     q.sql("-").sql(BM25).sql(" AS r");

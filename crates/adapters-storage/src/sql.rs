@@ -111,6 +111,160 @@ pub fn fts_query(backend: DbBackend, q: &str) -> Option<String> {
     sqlite_or_pg_query(backend, &search_words(q), None)
 }
 
+/// The words PostgreSQL's `english` text search configuration drops (its `english.stop`, as PostgreSQL
+/// ships it), sorted.
+const PG_ENGLISH_STOP_WORDS: [&str; 127] = [
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "don",
+    "down",
+    "during",
+    "each",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "s",
+    "same",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "t",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// Writes the PostgreSQL `tsquery` of `tsq` (what [`fts_query`] writes for PostgreSQL: `w1 & w2 & last:*`)
+/// into `q`: `to_tsquery('english', …)`, except where the last word, a prefix, is one of the English stop
+/// words that configuration drops (`a`, `s`, `t`, `the` …): that prefix is parsed by `simple`, which
+/// keeps it, so `q=a` finds the listings with a word beginning with `a`, as SQLite and the in-memory
+/// store do, instead of nothing (and `hours t` is not `hours` alone). A stop word is in no listing's
+/// document (its vector drops them too), so such a prefix finds only the longer words it begins.
+/// Every other query is written as before, one bound text.
+pub fn pg_tsquery(q: &mut RawQuery, tsq: &str) {
+    let (rest, last) = tsq.rsplit_once(" & ").unwrap_or(("", tsq));
+    let stop = last.strip_suffix(":*").filter(|w| PG_ENGLISH_STOP_WORDS.binary_search(w).is_ok());
+    match (stop, rest) {
+        (None, _) => q.sql("to_tsquery('english', ").bind(tsq.to_owned()).sql(")"),
+        (Some(_), "") => q.sql("to_tsquery('simple', ").bind(last.to_owned()).sql(")"),
+        (Some(_), rest) => q
+            .sql("(to_tsquery('english', ")
+            .bind(rest.to_owned())
+            .sql(") && to_tsquery('simple', ")
+            .bind(last.to_owned())
+            .sql("))"),
+    };
+}
+
 /// The FTS5 query for `words` with the last word's prefix spelled out as `completions`, the index's
 /// terms that begin with it: `"a" AND ("b" OR "b1" OR "b2")`. The typed word itself stays in as a phrase,
 /// which FTS5 stems as it stemmed the listings (`tools` finds `tool`). `None` when no word is left.
@@ -147,6 +301,23 @@ fn sqlite_or_pg_query(backend: DbBackend, words: &[String], completions: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_last_word_postgres_drops_as_a_stop_word_is_parsed_as_typed() {
+        assert!(PG_ENGLISH_STOP_WORDS.windows(2).all(|w| w[0] < w[1]), "sorted, for the binary search");
+        let written = |tsq: &str| {
+            let mut q = RawQuery::new(DbBackend::Postgres);
+            pg_tsquery(&mut q, tsq);
+            let s = q.build();
+            (s.sql, s.values.map(|v| v.0.len()).unwrap_or(0))
+        };
+        assert_eq!(written("hours & tools:*"), ("to_tsquery('english', $1)".to_owned(), 1));
+        assert_eq!(written("a:*"), ("to_tsquery('simple', $1)".to_owned(), 1));
+        assert_eq!(written("hours & t:*"), ("(to_tsquery('english', $1) && to_tsquery('simple', $2))".to_owned(), 2));
+        // Only the last word, the prefix: a stop word before it is dropped as before.
+        assert_eq!(written("the & tool:*"), ("to_tsquery('english', $1)".to_owned(), 1));
+        assert_eq!(fts_query(DbBackend::Postgres, "Hours T").unwrap(), "hours & t:*");
+    }
 
     #[test]
     fn placeholders_per_backend() {

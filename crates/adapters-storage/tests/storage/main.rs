@@ -815,6 +815,13 @@ on_both!(the_last_word_completes_beside_the_words_before_it, |store| {
         // `t`, `z` and `zo` begin more than eight terms here: the prefix query answers (on SQLite from
         // the index's lists of first letters and first two letters, migration 62).
         assert_eq!(found("hours t").await, vec!["Hours Tracker", "Word Shop"]);
+        // A one-letter English stop word as the last word is a prefix too (PostgreSQL, migration 63).
+        assert_eq!(found("s").await, vec!["Trace Viewer", "Word Shop"]);
+        assert_eq!(found("time s").await, vec!["Trace Viewer"]);
+        assert_eq!(found("tracking t").await, vec!["Hours Tracker"]);
+        let mut in_shop = search(Some("s"));
+        in_shop.domain = Some(domain::listing::DomainFilter::parse("word-shop.example").unwrap());
+        assert_eq!(names(&store.search_listings(&in_shop, page).await.unwrap()), vec!["Word Shop"], "with a filter");
         assert_eq!(found("z").await, vec!["Word Shop"]);
         assert_eq!(found("zo").await, vec!["Word Shop"]);
         assert_eq!(found("hours zo").await, vec!["Word Shop"]);
