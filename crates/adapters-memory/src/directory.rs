@@ -481,11 +481,11 @@ impl State {
             return Err(RepoError::Conflict(format!("a listing with slug {} exists", l.listing.slug)));
         }
         // Every founder and category named must be held, as the SQL stores' foreign keys require.
-        let founder_held = |f: &FounderId| st.founders.iter().any(|x| x.id == *f);
-        let category_held = |c: CategoryId| st.categories.iter().any(|x| x.id == c);
+        let founders: std::collections::HashSet<FounderId> = st.founders.iter().map(|x| x.id).collect();
+        let categories: std::collections::HashSet<CategoryId> = st.categories.iter().map(|x| x.id).collect();
         if !list.iter().all(|l| {
-            l.founders.iter().all(|(f, _)| founder_held(f))
-                && l.listing.categories.as_ref().is_none_or(|c| c.all().all(category_held))
+            l.founders.iter().all(|(f, _)| founders.contains(f))
+                && l.listing.categories.as_ref().is_none_or(|c| c.all().all(|c| categories.contains(&c)))
         }) {
             return Err(RepoError::NotFound);
         }
