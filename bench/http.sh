@@ -11,7 +11,7 @@
 # so the database path is measured too.
 # The rate limiter stays on (its cost is part of every request) with a limit wrk cannot reach.
 # Loopback only; every run is bounded by its duration. Usage: bench/http.sh [listings] [seconds]
-# (BENCH_PASSES picks the passes: on, off, churn, reads; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
+# (BENCH_PASSES picks the passes: on, off, churn, reads, searches; BENCH_STORES the stores: sqlite, postgres; BENCH_BIN
 # the server binary; BENCH_POSTGRES_SOCKET PostgreSQL's socket directory — see below and the end of this file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -226,7 +226,8 @@ pass() {
 
 # BENCH_PASSES picks the passes: "on off churn" (default), or any of them. churn: the cache on and one
 # public change a second (a follow or unfollow on the site, by bench/churn.py). reads: every public
-# read and page one at a time, cache off (bench/reads.py), for the reads wrk does not drive.
+# read and page one at a time, cache off (bench/reads.py), for the reads wrk does not drive; searches:
+# every combination of a search's parameters one at a time, cache off (bench/searches.py).
 # BENCH_STORES picks the stores: "sqlite" (default) or "sqlite postgres" (PostgreSQL at BENCH_POSTGRES_URL's
 # server, sharing this machine's cores with the service and wrk).
 for store in ${BENCH_STORES:-sqlite}; do
@@ -246,7 +247,15 @@ for p in ${BENCH_PASSES:-on off churn}; do
       python3 bench/reads.py "$PORT"
       echo
       kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER="" ;;
-    *) echo "unknown pass $p (on, off, churn, reads)"; exit 2 ;;
+    searches)
+      # Every combination of a search's words, filters, orders and statuses, one at a time, cache off
+      # (bench/searches.py): what a script can ask, not only what someone thought to measure.
+      start_server 0
+      echo "== every kind of search, one at a time, read cache off: listings=$N, release build, $STORE"
+      python3 bench/searches.py "$PORT" 3 "$OUT/searches-$STORE.tsv"
+      echo
+      kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER="" ;;
+    *) echo "unknown pass $p (on, off, churn, reads, searches)"; exit 2 ;;
   esac
 done
 done
