@@ -81,6 +81,7 @@ mod m20261130_000059_founders_behind_live;
 mod m20261130_000060_newest_ties_by_id;
 mod m20261201_000061_category_tokens;
 mod m20261201_000062_prefix_index;
+mod m20261201_000063_vote_and_follow_ties_by_id;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -324,6 +325,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000060_newest_ties_by_id::Migration),
             Box::new(m20261201_000061_category_tokens::Migration),
             Box::new(m20261201_000062_prefix_index::Migration),
+            Box::new(m20261201_000063_vote_and_follow_ties_by_id::Migration),
         ]
     }
 }

@@ -510,6 +510,63 @@ on_every_store!(a_category_page_is_the_same_probed_or_listed, |store| {
     }
 });
 
+// Words in an order of the listings' indexes (not relevance) give the same pages whether SQLite reads
+// and sorts every match (few matches, or a deep page: pages of twenty here) or walks the order's index
+// checking each listing against the list of matches (a word on most of the listings: 10 of 12 on
+// pages of one), alone and within a category, and the same total as the search by relevance (on
+// PostgreSQL that total comes from the text search's kept counts).
+on_every_store!(words_in_an_order_are_the_same_walked_or_read_and_sorted, |store| {
+    let cats = seed_categories(store).await;
+    let (dev, api, marketing) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
+    let mut listings: Vec<_> = (0..10)
+        .map(|i| {
+            let mut l = listing(&format!("Osprey {i}"), ListingStatus::Live, Some(if i % 2 == 0 { dev } else { api }));
+            l.profile.tagline = format!("osprey watch {i}");
+            import(l, (i * 7) % 5)
+        })
+        .collect();
+    let mut rare = listing("Plover", ListingStatus::Live, Some(api));
+    rare.profile.tagline = "plover watch".into();
+    listings.push(import(rare, 3));
+    listings.push(import(listing("Outside", ListingStatus::Live, Some(marketing)), 9));
+    let mut soon = listing("Osprey Soon", ListingStatus::Scheduled, Some(api));
+    soon.profile.tagline = "osprey watch soon".into();
+    listings.push(import(soon, 0));
+    store.import_listings(&listings, now()).await.unwrap();
+    let sorts =
+        [SearchSort::Newest, SearchSort::Votes, SearchSort::Trending, SearchSort::MostFollowed, SearchSort::MostViewed];
+    for (q, category, total) in [
+        ("osprey", None, 10),
+        ("osp", None, 10),
+        ("plover", None, 1),
+        ("watch", None, 11),
+        ("osprey", Some("api-tools"), 5),
+        ("osprey", Some("dev-tools"), 10),
+        ("watch", Some("api-tools"), 6),
+    ] {
+        let base = ListingSearch { category: category.map(slug), ..search(Some(q)) };
+        let ranked = store.search_listings(&base, PageRequest::default()).await.unwrap();
+        assert_eq!(ranked.total, total, "{q} in {category:?}, by relevance");
+        for sort in sorts {
+            let s = ListingSearch { sort, ..base.clone() };
+            let read = store.search_listings(&s, PageRequest::parse(Some(1), Some(20)).unwrap()).await.unwrap();
+            assert_eq!((read.total, read.items.len() as u64), (total, total), "{q} in {category:?}, {sort:?}");
+            let mut walked = Vec::new();
+            for n in 1..=total + 1 {
+                let page =
+                    store.search_listings(&s, PageRequest::parse(Some(n as i64), Some(1)).unwrap()).await.unwrap();
+                assert_eq!(page.total, total, "{q} in {category:?}, {sort:?}, page {n}");
+                walked.extend(names(&page));
+            }
+            assert_eq!(walked, names(&read), "{q} in {category:?}, {sort:?}");
+        }
+        let upcoming =
+            ListingSearch { status: domain::listing::StatusFilter::Upcoming, sort: SearchSort::Newest, ..base };
+        let found = store.search_listings(&upcoming, PageRequest::parse(Some(1), Some(1)).unwrap()).await.unwrap();
+        assert_eq!(found.total, u64::from(q != "plover"), "{q} in {category:?}: upcoming (in api-tools)");
+    }
+});
+
 // One word within a category: every match the category's tree holds, once each, best first (a word
 // said three times before one said twice before one said once), counted; PostgreSQL reads them from the
 // word's kept rows (migration 54) when one word of the index begins with the typed one, and from the
