@@ -745,11 +745,11 @@ enum WordsMatch {
 
 /// SQLite: whether a page of words in an order of `listings`' indexes (newest, votes, trending,
 /// followers, views) walks that index checking each listing against the list of the matches, rather
-/// than reading and sorting every match. Reading a match's row for the sort costs about ten times a
-/// step of the walk plus its entry in the list: `workflow` (33 000 live matches of 78 000 at 100k demo
+/// than reading and sorting every match: `workflow` (33 000 live matches of 78 000 at 100k demo
 /// listings) newest first took 112 ms driven by the index of words and 20 ms as a list, `larkhub` (86)
-/// 0.9 and 4.5 ms. A page ending at row `end` walks about `end × live / matches` listings: walk when
-/// `matches² ≥ end × live`, where the two costs cross.
+/// 0.9 and 4.5 ms. A page ending at row `end` walks about `end × live / matches` listings, and a match's
+/// row read for the sort costs several steps of that walk: walk when the walk is no longer than the
+/// matches (`matches² ≥ end × live`), which leans to reading where the two are close.
 fn walk_the_order(matches: u64, live: u64, end: u64) -> bool {
     matches > 0 && matches.saturating_mul(matches) >= end.saturating_mul(live)
 }
