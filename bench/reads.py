@@ -10,22 +10,16 @@ with the read cache off (bench/http.sh's `reads` pass) so every request reaches 
 
 The addresses come from the directory itself (a listing pair, a parent category and a leaf, a founder,
 a blog post), so any database with demo data works. Usage: reads.py PORT [ROUNDS]"""
-import http.client
 import json
 import statistics
 import sys
-import time
+
+from one_at_a_time import SLOW_MS, Client
 
 port = int(sys.argv[1])
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
-SLOW_MS = 20.0
-conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-
-
-def get(path):
-    conn.request("GET", path, headers={"User-Agent": "launchdir-bench reads"})
-    r = conn.getresponse()
-    return r.status, r.read()
+client = Client(port, "reads", timeout=30)
+get = client.get
 
 
 def first(path, key="slug"):
@@ -104,12 +98,7 @@ site = [
 print(f"{'read':58s} {'status':>6s} {'median ms':>10s} {'max ms':>8s} {'bytes':>8s}")
 slow = 0
 for path in api + site:
-    status, body = get(path)
-    times = []
-    for _ in range(rounds):
-        t = time.perf_counter()
-        status, body = get(path)
-        times.append((time.perf_counter() - t) * 1000)
+    status, body, times = client.timed(path, rounds)
     median = statistics.median(times)
     flag = " slow" if median > SLOW_MS else ""
     slow += bool(flag)

@@ -10,24 +10,19 @@ the API accepts), where wrk's few hot addresses and reads.py's one of each kind 
 someone thought of it. Run it with the read cache off (bench/http.sh's `searches` pass) so every
 request reaches the database. Usage: searches.py PORT [ROUNDS] [TSV] (TSV: every search's median and
 slowest, one a line, to compare two builds)"""
-import http.client
 import json
 import statistics
 import sys
 import time
 import urllib.parse
 
+from one_at_a_time import SLOW_MS, Client
+
 port = int(sys.argv[1])
 rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
 tsv = sys.argv[3] if len(sys.argv) > 3 else None
-SLOW_MS = 20.0
-conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-
-
-def get(path):
-    conn.request("GET", path, headers={"User-Agent": "launchdir-bench searches"})
-    r = conn.getresponse()
-    return r.status, r.read()
+client = Client(port, "searches", timeout=60)
+get = client.get
 
 
 tree = json.loads(get("/api/v1/categories")[1])["items"]
@@ -61,12 +56,7 @@ for text in texts:
                 if status != "live":
                     params["status"] = status
                 path = "/api/v1/listings" + ("?" + urllib.parse.urlencode(params) if params else "")
-                status_code, _ = get(path)
-                times = []
-                for _ in range(rounds):
-                    t = time.perf_counter()
-                    status_code, body = get(path)
-                    times.append((time.perf_counter() - t) * 1000)
+                status_code, body, times = client.timed(path, rounds)
                 assert status_code == 200, (path, status_code, body[:200])
                 results.append((statistics.median(times), max(times), path, text or "(none)", fname))
 took = time.perf_counter() - t0
