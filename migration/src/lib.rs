@@ -18,6 +18,8 @@ pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY
 /// that deferred the index writes at its end (migration 61).
 pub use m20261201_000061_category_tokens::{CATEGORY_MARK, index_imported as sqlite_index_imported};
 pub use m20261201_000062_prefix_index::PREFIXES as SQLITE_PREFIXES;
+/// The filter values a PostgreSQL search row holds, for a bulk load that writes the rows by set (migration 64).
+pub use m20261201_000064_search_values::facets as search_facets;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -82,6 +84,7 @@ mod m20261130_000060_newest_ties_by_id;
 mod m20261201_000061_category_tokens;
 mod m20261201_000062_prefix_index;
 mod m20261201_000063_vote_and_follow_ties_by_id;
+mod m20261201_000064_search_values;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -326,6 +329,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000061_category_tokens::Migration),
             Box::new(m20261201_000062_prefix_index::Migration),
             Box::new(m20261201_000063_vote_and_follow_ties_by_id::Migration),
+            Box::new(m20261201_000064_search_values::Migration),
         ]
     }
 }

@@ -30,7 +30,7 @@ pub struct Migration;
 const DOC_COLS: [&str; 7] = ["name", "tagline", "keywords", "tags", "short_description", "features", "description"];
 
 /// The statuses a search can ask for (`StatusFilter`): live and upcoming.
-const SEARCHABLE: &str = "('live', 'scheduled')";
+pub(crate) const SEARCHABLE: &str = "('live', 'scheduled')";
 
 /// `listing_text_search` as this migration creates it (migration 33 replaces its body). Matches of
 /// `q` among listings in status `want`: up to `cap` of them counted (`matches`, the same on every row),
@@ -46,14 +46,45 @@ pub(crate) const TEXT_SEARCH: &str = "FUNCTION listing_text_search(q tsquery, wa
        SELECT c.listing_id, ts_rank_cd(c.doc, q), n.matches FROM (SELECT count(*) AS matches FROM m) n \
        LEFT JOIN LATERAL (SELECT * FROM m LIMIT candidates) c ON true; END $$";
 
+/// The arguments `prefix.name, prefix.tagline, …` of `listing_search_doc`, from the row `prefix` (`NEW`).
+pub(crate) fn doc_args(prefix: &str) -> String {
+    DOC_COLS.iter().map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `OLD.c IS DISTINCT FROM NEW.c OR …` for each of `cols`.
+pub(crate) fn changed(cols: &[&str]) -> String {
+    cols.iter().map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).collect::<Vec<_>>().join(" OR ")
+}
+
+/// The function behind the triggers that keep `listing_search` as this migration writes it (migration
+/// 64 writes the listing's filter values too, and its `down` restores this).
+pub(crate) fn follow_function() -> String {
+    format!(
+        "CREATE OR REPLACE FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+         IF NEW.status IN {SEARCHABLE} THEN \
+           INSERT INTO listing_search (listing_id, status, doc) VALUES (NEW.id, NEW.status, listing_search_doc({new})) \
+           ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc; \
+         ELSE \
+           DELETE FROM listing_search WHERE listing_id = NEW.id; \
+         END IF; \
+         RETURN NULL; END $$",
+        new = doc_args("NEW")
+    )
+}
+
+/// The trigger that follows a change of a listing's searched columns (and, from migration 64, its
+/// filter values: `more`) into `listing_search`.
+pub(crate) fn changed_trigger(more: &[&str]) -> String {
+    let cols: Vec<&str> = DOC_COLS.iter().copied().chain(["status"]).chain(more.iter().copied()).collect();
+    format!(
+        "CREATE TRIGGER listing_search_changed AFTER UPDATE OF {} ON listings FOR EACH ROW \
+         WHEN ({}) EXECUTE FUNCTION listing_search_follow()",
+        cols.join(", "),
+        changed(&cols)
+    )
+}
+
 fn postgres_search_table() -> Vec<String> {
-    let args = |prefix: &str| DOC_COLS.iter().map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
-    let changed = DOC_COLS
-        .iter()
-        .chain(&["status"])
-        .map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}"))
-        .collect::<Vec<_>>()
-        .join(" OR ");
     let params = DOC_COLS.iter().map(|c| format!("{c} text")).collect::<Vec<_>>().join(", ");
     vec![
         "CREATE TABLE listing_search (listing_id BIGINT PRIMARY KEY REFERENCES listings (id) ON DELETE CASCADE, \
@@ -68,26 +99,12 @@ fn postgres_search_table() -> Vec<String> {
              setweight(to_tsvector('english', coalesce(short_description, '') || ' ' || coalesce(features, '')), 'C') || \
              setweight(to_tsvector('english', coalesce(description, '')), 'D') $$"
         ),
-        format!(
-            "CREATE FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-             IF NEW.status IN {SEARCHABLE} THEN \
-               INSERT INTO listing_search (listing_id, status, doc) VALUES (NEW.id, NEW.status, listing_search_doc({new})) \
-               ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc; \
-             ELSE \
-               DELETE FROM listing_search WHERE listing_id = NEW.id; \
-             END IF; \
-             RETURN NULL; END $$",
-            new = args("NEW")
-        ),
+        follow_function(),
         format!(
             "CREATE TRIGGER listing_search_added AFTER INSERT ON listings FOR EACH ROW \
              WHEN (NEW.status IN {SEARCHABLE}) EXECUTE FUNCTION listing_search_follow()"
         ),
-        format!(
-            "CREATE TRIGGER listing_search_changed AFTER UPDATE OF {cols}, status ON listings FOR EACH ROW \
-             WHEN ({changed}) EXECUTE FUNCTION listing_search_follow()",
-            cols = DOC_COLS.join(", ")
-        ),
+        changed_trigger(&[]),
         format!(
             "INSERT INTO listing_search (listing_id, status, doc) SELECT id, status, search_vector FROM listings \
              WHERE status IN {SEARCHABLE}"

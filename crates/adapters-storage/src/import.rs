@@ -203,10 +203,10 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
 /// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported
-/// with them turned off: the search table, its change count and its ranked words (migrations 30, 34,
-/// 54), the live listings per category (19) and per category tree (57), listings per status (21), per
-/// status and value (58) and per launch week and status (37), listings per week with votes (25) and per
-/// board (26), each founder's live listings and the founders with any (59), and the listings' kept
+/// with them turned off: the search table with its filter values, its change count and its ranked
+/// words (migrations 30, 64, 34, 54), the live listings per category (19) and per category tree (57),
+/// listings per status (21), per status and value (58) and per launch week and status (37), listings
+/// per week with votes (25) and per board (26), each founder's live listings and the founders with any (59), and the listings' kept
 /// details (36; nothing while a bulk load defers them to its end). `vote_tallies.live` (20) was written
 /// with each tally, and each listing's view total (48) with the listings, whether the triggers ran or
 /// not. A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
@@ -221,11 +221,13 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
     // listings' own, so imports running side by side write theirs at once.
     let added = Added::find_by_statement(Statement::from_string(
         DbBackend::Postgres,
+        // With each row its listing's filter values (migration 64).
         format!(
-            "WITH added AS (INSERT INTO listing_search (listing_id, status, doc) SELECT id, status, \
-             listing_search_doc(name, tagline, keywords, tags, short_description, features, description) \
-             FROM listings WHERE id {of} AND status IN ('live', 'scheduled') RETURNING 1) \
-             SELECT count(*) AS n FROM added"
+            "WITH added AS (INSERT INTO listing_search (listing_id, status, doc, facets) SELECT l.id, l.status, \
+             listing_search_doc(l.name, l.tagline, l.keywords, l.tags, l.short_description, l.features, l.description), {} \
+             FROM listings l WHERE l.id {of} AND l.status IN ('live', 'scheduled') RETURNING 1) \
+             SELECT count(*) AS n FROM added",
+            migration::search_facets("l")
         ),
     ))
     .one(txn)

@@ -727,6 +727,112 @@ on_every_store!(a_list_of_one_value_counts_the_listings_of_that_value_and_status
     assert_eq!(found(list(None, None, Some("US"), live)).await.0, 0);
 });
 
+// Words with a stage, a pricing model (any case) or a country, alone, together and within a
+// category, in every order: the listings with the words and every value, counted exactly, and a
+// value's change followed at once (a profile edit, a listing leaving live). PostgreSQL matches the
+// values in its search rows beside the words (migration 64), so they must follow the listing.
+on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
+    use domain::listing::{CountryCode, PricingModel, SearchSort};
+    let cats = seed_categories(store).await;
+    let api = cat_id(&cats, "api-tools");
+    let with = |name: &str, status, stage: Option<&str>, pricing: &str, country: Option<&str>, category| {
+        let mut l = listing(name, status, category);
+        l.profile.tagline = if name.starts_with("Osprey") { "an osprey over the lake" } else { "a kite" }.into();
+        l.profile.stage = stage.map(slug);
+        l.profile.pricing_model = pricing.into();
+        l.profile.country = country.map(|c| CountryCode::parse(c).unwrap());
+        import(l, 0)
+    };
+    let (live, upcoming) = (ListingStatus::Live, ListingStatus::Scheduled);
+    let ids = store
+        .import_listings(
+            &[
+                with("Osprey Grows Free Us", live, Some("growing"), "Free", Some("US"), Some(api)),
+                with("Osprey Grows Paid Gb", live, Some("growing"), "Paid", Some("GB"), None),
+                with("Osprey Mvp Free Us", live, Some("mvp"), "FREE", Some("US"), None),
+                with("Osprey Bare", live, None, "", None, None),
+                with("Osprey Soon", upcoming, Some("growing"), "free", Some("US"), None),
+                with("Osprey Draft", ListingStatus::Draft, Some("growing"), "Free", Some("US"), None),
+                with("Kite Grows", live, Some("growing"), "Free", Some("US"), Some(api)),
+            ],
+            now(),
+        )
+        .await
+        .unwrap();
+    let find =
+        |q: &'static str, stage: Option<&'static str>, pricing: Option<&'static str>, country: Option<&'static str>| {
+            ListingSearch {
+                stage: stage.map(slug),
+                pricing_model: pricing.map(|p| PricingModel::parse(p).unwrap()),
+                country: country.map(|c| CountryCode::parse(c).unwrap()),
+                ..search(Some(q))
+            }
+        };
+    let found = |s: ListingSearch| async move {
+        let p = store.search_listings(&s, PageRequest::default()).await.unwrap();
+        let mut got = names(&p);
+        got.sort();
+        assert_eq!(p.total as usize, got.len(), "{s:?}: the total is the listings found");
+        got
+    };
+    let both = vec!["Osprey Grows Free Us".to_owned(), "Osprey Grows Paid Gb".to_owned()];
+    let free_us = vec!["Osprey Grows Free Us".to_owned(), "Osprey Mvp Free Us".to_owned()];
+    for sort in [
+        SearchSort::Relevance,
+        SearchSort::Newest,
+        SearchSort::Votes,
+        SearchSort::Trending,
+        SearchSort::MostViewed,
+        SearchSort::MostFollowed,
+    ] {
+        let sorted = |s: ListingSearch| ListingSearch { sort, ..s };
+        for q in ["osprey", "ospr", "lake osprey"] {
+            assert_eq!(found(sorted(find(q, Some("growing"), None, None))).await, both, "{q} {sort:?}: a stage");
+            assert_eq!(found(sorted(find(q, None, Some("fReE"), None))).await, free_us, "{q} {sort:?}: pricing");
+            assert_eq!(found(sorted(find(q, None, None, Some("us")))).await, free_us, "{q} {sort:?}: a country");
+        }
+        let all_three = sorted(find("osprey", Some("growing"), Some("free"), Some("US")));
+        assert_eq!(found(all_three).await, ["Osprey Grows Free Us"], "{sort:?}: every value");
+        let within =
+            ListingSearch { category: Some(slug("dev-tools")), ..sorted(find("osprey", Some("growing"), None, None)) };
+        assert_eq!(found(within).await, ["Osprey Grows Free Us"], "{sort:?}: and a category's tree");
+        let soon = ListingSearch {
+            status: StatusFilter::Upcoming,
+            ..sorted(find("osprey", Some("growing"), None, Some("US")))
+        };
+        assert_eq!(found(soon).await, ["Osprey Soon"], "{sort:?}: upcoming");
+        assert!(found(sorted(find("osprey", Some("idea"), None, None))).await.is_empty(), "{sort:?}: no such stage");
+        assert!(found(sorted(find("kestrel", Some("growing"), None, None))).await.is_empty(), "{sort:?}: no such word");
+    }
+    // A profile edit (a maker edits pricing and country; the stage comes with the draft) moves one
+    // listing's values and takes another's away. Changes of the stage by statement are followed in
+    // `kept_counts_equal_a_recount_after_every_kind_of_change`.
+    let ann = store.create_user(accounts::user("ann@acme.example"), now()).await.unwrap();
+    let edit = |id, pricing: &str, country: Option<&str>| {
+        let store = store.clone();
+        let (pricing, country) = (pricing.to_owned(), country.map(|c| CountryCode::parse(c).unwrap()));
+        async move {
+            let mut p = store.get_listing(id).await.unwrap().unwrap().profile;
+            (p.pricing_model, p.country) = (pricing, country);
+            store.save_profile_edit(id, ann.id, &p, "{}", "{}", now()).await.unwrap();
+        }
+    };
+    edit(ids[1], "Free", Some("US")).await;
+    edit(ids[0], "", None).await;
+    let now_free = vec!["Osprey Grows Paid Gb".to_owned(), "Osprey Mvp Free Us".to_owned()];
+    assert_eq!(found(find("osprey", None, Some("free"), None)).await, now_free, "one came to free, one left");
+    assert_eq!(found(find("osprey", None, None, Some("US"))).await, now_free, "and to the US");
+    let grows_free = found(find("osprey", Some("growing"), Some("free"), Some("us"))).await;
+    assert_eq!(grows_free, ["Osprey Grows Paid Gb"], "the stage stays");
+    assert_eq!(found(find("osprey", Some("growing"), None, None)).await, both, "the stage stays");
+    // A listing leaving live leaves the search, values and all.
+    let gone = store.get_listing(ids[2]).await.unwrap().unwrap();
+    let mut removed = gone.lifecycle;
+    removed.remove().unwrap();
+    assert!(store.move_lifecycle(gone.id, &gone.lifecycle, &removed, now()).await.unwrap());
+    assert_eq!(found(find("osprey", None, Some("free"), None)).await, ["Osprey Grows Paid Gb"], "removed");
+});
+
 // The founders behind live listings, where each of 10 050 founders has a live listing of their own:
 // the founder's links must be found by the founder. Joined the other way (SQLite has no statistics),
 // each founder walked every live listing: 10 050 × 10 050 here (over 5 s a statement in a debug build,
@@ -2180,6 +2286,16 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
     )
     .await;
     assert_eq!(astray, 0, "view totals without their row or their listing's status");
+    if store.backend() == sea_orm::DbBackend::Postgres {
+        // Each search row holds its listing's stage, pricing model (lowercased) and country (migration 64).
+        let astray = single_count(
+            store,
+            "SELECT COUNT(*) AS n FROM listing_search s JOIN listings l ON l.id = s.listing_id WHERE s.facets \
+             IS DISTINCT FROM array_remove(ARRAY['s:' || l.stage, 'p:' || lower(l.pricing_model), 'c:' || l.country], NULL)",
+        )
+        .await;
+        assert_eq!(astray, 0, "search rows whose filter values are not their listing's");
+    }
     // Each launch week's listings per status, kept in week_listing_counts.
     let launches = conn
         .query_all_raw(sea_orm::Statement::from_string(
