@@ -14,12 +14,16 @@ pub use m20261129_000053_search_buckets::CLASS_CANDIDATES as TEXT_SEARCH_CANDIDA
 /// The INSERT of the words kept ranked for search, for a bulk load that writes them by set (migration 54).
 pub use m20261130_000054_ranked_terms::insert_terms as insert_search_terms;
 pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY};
-/// The character that begins each category token in SQLite's full-text index, and what an import
-/// that deferred the index writes at its end (migration 61).
-pub use m20261201_000061_category_tokens::{CATEGORY_MARK, index_imported as sqlite_index_imported};
+/// The character that begins each category token in SQLite's full-text index (migration 61).
+pub use m20261201_000061_category_tokens::CATEGORY_MARK;
 pub use m20261201_000062_prefix_index::PREFIXES as SQLITE_PREFIXES;
 /// The filter values a PostgreSQL search row holds, for a bulk load that writes the rows by set (migration 64).
 pub use m20261201_000064_search_values::facets as search_facets;
+/// The token of a stage, pricing model or country in SQLite's full-text index, and what an import
+/// that deferred the index writes at its end (migration 65).
+pub use m20261201_000065_value_tokens::{
+    VALUE_MARKS as SQLITE_VALUE_MARKS, index_imported as sqlite_index_imported, value_token as sqlite_value_token,
+};
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -85,6 +89,7 @@ mod m20261201_000061_category_tokens;
 mod m20261201_000062_prefix_index;
 mod m20261201_000063_vote_and_follow_ties_by_id;
 mod m20261201_000064_search_values;
+mod m20261201_000065_value_tokens;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -330,6 +335,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000062_prefix_index::Migration),
             Box::new(m20261201_000063_vote_and_follow_ties_by_id::Migration),
             Box::new(m20261201_000064_search_values::Migration),
+            Box::new(m20261201_000065_value_tokens::Migration),
         ]
     }
 }

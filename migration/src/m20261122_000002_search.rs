@@ -25,6 +25,13 @@ pub(crate) fn sqlite_fts_when(cols: &str, when: &str) -> Vec<String> {
 
 /// [`sqlite_fts_when`] with more FTS5 options (`, prefix='1 2'`: migration 62), or none (empty).
 pub(crate) fn sqlite_fts_with(cols: &str, when: &str, options: &str) -> Vec<String> {
+    sqlite_fts_watching(cols, cols, when, options)
+}
+
+/// [`sqlite_fts_with`] whose update trigger runs when one of the columns `watched` is written
+/// (`cols` but a generated column, which an UPDATE never names: migration 65 watches the columns it
+/// is made of instead).
+pub(crate) fn sqlite_fts_watching(cols: &str, watched: &str, when: &str, options: &str) -> Vec<String> {
     let when = if when.is_empty() { String::new() } else { format!(" {when}") };
     let vals = |prefix: &str| cols.split(", ").map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ");
     let (new_vals, old_vals) = (vals("new"), vals("old"));
@@ -39,7 +46,7 @@ pub(crate) fn sqlite_fts_with(cols: &str, when: &str, options: &str) -> Vec<Stri
             "CREATE TRIGGER IF NOT EXISTS listings_fts_ad AFTER DELETE ON listings BEGIN INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); END"
         ),
         format!(
-            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {cols} ON listings{when} BEGIN \
+            "CREATE TRIGGER IF NOT EXISTS listings_fts_au AFTER UPDATE OF {watched} ON listings{when} BEGIN \
              INSERT INTO listings_fts(listings_fts, rowid, {cols}) VALUES ('delete', old.id, {old_vals}); \
              INSERT INTO listings_fts(rowid, {cols}) VALUES (new.id, {new_vals}); END"
         ),

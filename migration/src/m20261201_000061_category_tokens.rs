@@ -53,9 +53,8 @@ pub(crate) const NOT_DEFERRED: &str = "WHEN NOT EXISTS (SELECT 1 FROM listings_f
 
 /// What an import that set `listings_fts_deferred` runs at its end for the listings with ids from `?1`
 /// to `?2` (bound, SQLite's numbered parameters): their tokens by set, then their rows of the index
-/// (the triggers stood aside).
-pub fn index_imported() -> [String; 2] {
-    let cols = indexed();
+/// (the triggers stood aside), whose columns are `cols` (migration 65 adds one).
+pub(crate) fn index_imported_of(cols: &str) -> [String; 2] {
     [
         format!("UPDATE listings SET category_tokens = {} WHERE id BETWEEN ?1 AND ?2", tokens_of("listings.id")),
         format!("INSERT INTO listings_fts (rowid, {cols}) SELECT id, {cols} FROM listings WHERE id BETWEEN ?1 AND ?2"),

@@ -487,15 +487,32 @@ fn sqlite_tree_match(tree: &[i64]) -> String {
     format!(" AND category_tokens:({})", tokens.join(" OR "))
 }
 
+/// SQLite: ` AND` the search's stage, pricing model (lowercased) and country, in the terms of the FTS5
+/// query: the index holds a token per value a listing has (migration 65), in their own column (a maker
+/// could write such a token into a tagline). Empty without a value.
+fn sqlite_values_match(s: &ListingSearch) -> String {
+    let [stage, pricing, country] = migration::SQLITE_VALUE_MARKS;
+    let values = [
+        s.stage.as_ref().map(|v| (stage, v.as_str().to_owned())),
+        s.pricing_model.as_ref().map(|v| (pricing, v.as_str().to_lowercase())),
+        s.country.as_ref().map(|v| (country, v.as_str().to_owned())),
+    ];
+    values
+        .into_iter()
+        .flatten()
+        .map(|(mark, v)| format!(" AND value_tokens:\"{}\"", migration::sqlite_value_token(mark, &v)))
+        .collect()
+}
+
 /// bm25 weights per indexed column: name, tagline, short description, description, features, keywords,
-/// tags, status and categories (0: filters, not signals).
-const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0)";
+/// tags, status, categories and values (0: filters, not signals).
+const BM25: &str = "bm25(listings_fts, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0, 0.0)";
 
 /// [`BM25`] as the inline readers compute it, with each term's listing count read from
 /// `listing_terms` instead of counted in the index (see [`crate::inline::LISTING_RANK`]), and each
 /// row's length from its `listings_fts_docsize` record, joined by [`SIZES_JOIN`]. Not for a query with
 /// a prefix phrase.
-const COUNTED_BM25: &str = "listing_rank(listings_fts, d.sz, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0)";
+const COUNTED_BM25: &str = "listing_rank(listings_fts, d.sz, 10.0, 5.0, 3.0, 1.0, 2.0, 4.0, 4.0, 0.0, 0.0, 0.0)";
 
 /// Each ranked row's record of its column lengths, for [`COUNTED_BM25`]. FTS5 would look each up
 /// with a statement of its own (`xColumnSize`): 30 % of the server's CPU under a word on 2 013
@@ -723,12 +740,13 @@ fn search_order(sort: SearchSort, with_fts: bool, status: StatusFilter) -> &'sta
 }
 
 /// SQLite: the FTS5 query of a search's words `fts` among the listings of its status and, with a
-/// category filter, in the category's tree (`tree`).
+/// category filter, in the category's tree (`tree`), with its stage, pricing model and country.
 fn sqlite_words_match(fts: &str, s: &ListingSearch, tree: &[i64]) -> String {
     let mut matched = sqlite_match(fts, s.status);
     if s.category.is_some() {
         matched.push_str(&sqlite_tree_match(tree));
     }
+    matched.push_str(&sqlite_values_match(s));
     matched
 }
 
@@ -832,11 +850,17 @@ fn words_with_values(s: &ListingSearch) -> bool {
     values && text_in_category(&ListingSearch { stage: None, pricing_model: None, country: None, ..s.clone() })
 }
 
-/// True when a search has words and no filter but its status and, at most, a category: SQLite
-/// matches the category in the full-text index with the words (migration 61), so it ranks and counts
-/// there as for the words alone.
+/// True when a search has words and no filter but its status and, at most, a category (on
+/// PostgreSQL, a word within a category is answered from its kept word rows: `one_word_in_category`).
 fn text_in_category(s: &ListingSearch) -> bool {
     text_only(&ListingSearch { category: None, ..s.clone() })
+}
+
+/// True when a search has words and no filter but its status and, at most, a category, a stage, a
+/// pricing model and a country: SQLite matches all of them in the full-text index with the words
+/// (migrations 61 and 65), so it ranks and counts there as for the words alone.
+fn text_in_sqlite_index(s: &ListingSearch) -> bool {
+    text_in_category(&ListingSearch { stage: None, pricing_model: None, country: None, ..s.clone() })
 }
 
 impl SeaOrmStore {
@@ -1254,19 +1278,22 @@ impl SeaOrmStore {
         if s.category.is_some() && !matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) {
             in_tree(q, "l.id", tree, check);
         }
-        if let (Some(_), DbBackend::Postgres) = (&fts, backend) {
+        match (&fts, backend) {
             // Beside words, the values are the search row's (migration 64): two indexes of
             // `listing_search` intersect, where `listings` has none on these columns.
-            in_facets(q, &facets_of(s));
-        } else {
-            if let Some(st) = &s.stage {
-                q.sql(" AND l.stage = ").bind(st.as_str());
-            }
-            if let Some(c) = &s.country {
-                q.sql(" AND l.country = ").bind(c.as_str());
-            }
-            if let Some(p) = &s.pricing_model {
-                q.sql(" AND lower(l.pricing_model) = ").bind(p.as_str().to_lowercase());
+            (Some(_), DbBackend::Postgres) => in_facets(q, &facets_of(s)),
+            // Matched in the full-text index with the words (`sqlite_words_match`, migration 65).
+            (Some(_), DbBackend::Sqlite) => {}
+            _ => {
+                if let Some(st) = &s.stage {
+                    q.sql(" AND l.stage = ").bind(st.as_str());
+                }
+                if let Some(c) = &s.country {
+                    q.sql(" AND l.country = ").bind(c.as_str());
+                }
+                if let Some(p) = &s.pricing_model {
+                    q.sql(" AND lower(l.pricing_model) = ").bind(p.as_str().to_lowercase());
+                }
             }
         }
         if let Some(w) = s.launch_week {
@@ -1333,7 +1360,8 @@ impl ListingRepository for SeaOrmStore {
     async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {
         let backend = self.backend();
         let fts = s.q.as_ref().and_then(|t| fts_query(backend, t.as_str()));
-        if let (DbBackend::Sqlite, true, Some(_), SearchSort::Relevance) = (backend, text_in_category(s), &fts, s.sort)
+        if let (DbBackend::Sqlite, true, Some(_), SearchSort::Relevance) =
+            (backend, text_in_sqlite_index(s), &fts, s.sort)
         {
             // Rank inside the index and read only the page's listings; count apart only when the
             // candidates do not hold every match. Short statements, each bounded (a few index terms,
@@ -1349,11 +1377,15 @@ impl ListingRepository for SeaOrmStore {
             let words = crate::sql::search_words(s.q.as_ref().map(|t| t.as_str()).unwrap_or_default());
             let FtsCompleted { query: fts, prefix, at_least } =
                 self.sqlite_fts_completed(&words, status_of(s.status)).await?;
-            // Within a category, the kept counts of the words' listings say nothing of the count.
+            // Within a category or with a value (matched in the index with the words: migrations 61
+            // and 65), the kept counts of the words' listings say nothing of the count.
+            let values = sqlite_values_match(s);
             let (fts, at_least) = match &tree {
-                Some(tree) => (format!("({fts}){}", sqlite_tree_match(tree)), 0),
+                Some(tree) => (format!("({fts}){}{values}", sqlite_tree_match(tree)), 0),
+                None if !values.is_empty() => (format!("({fts}){values}"), 0),
                 None => (fts, at_least),
             };
+            let filtered = tree.is_some() || !values.is_empty();
             // A last word with more completions than are spelled out (a letter or two typed) stays a
             // prefix: at 100k listings, before the index kept one- and two-letter prefixes (migration
             // 62), `s` took 175–250 ms and `a` 105 ms, which on the request's thread held every other
@@ -1418,9 +1450,9 @@ impl ListingRepository for SeaOrmStore {
                 // within a category); any other is counted up to the cap with the status matched in
                 // the index, which merges doclists quickly when there are many matches.
                 _ => {
-                    let kept = match tree {
-                        Some(_) => None,
-                        None => self.kept_live_matches(&fts, prefix, words.len(), s.status).await?,
+                    let kept = match filtered {
+                        true => None,
+                        false => self.kept_live_matches(&fts, prefix, words.len(), s.status).await?,
                     };
                     match kept {
                         Some(live) => live,
@@ -1505,10 +1537,11 @@ impl ListingRepository for SeaOrmStore {
                 .bind(value)
                 .sql("), 0) AS n");
             self.count_short(&kept).await?
-        } else if let (DbBackend::Sqlite, true, Some(f)) = (backend, text_in_category(s), &fts) {
-            // Words (within a category) in another order than relevance: the status and the category
-            // are in the full-text index, so the matches are counted there without reading a listing
-            // row (`workflow`: 5.6 ms for the capped count, 10.3 joined to the rows).
+        } else if let (DbBackend::Sqlite, true, Some(f)) = (backend, text_in_sqlite_index(s), &fts) {
+            // Words (within a category, with values) in another order than relevance: the status, the
+            // category and the values are in the full-text index, so the matches are counted there
+            // without reading a listing row (`workflow`: 5.6 ms for the capped count, 10.3 joined to
+            // the rows; with `stage=growing` 2.4 ms, 42 checked on each row).
             let mut only = RawQuery::new(backend);
             only.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
                 .bind(sqlite_words_match(f, s, &tree))
@@ -2095,6 +2128,17 @@ mod tests {
         }
     }
 
+    /// The texts bound to a statement, in order.
+    fn bound_texts(stmt: &sea_orm::Statement) -> Vec<String> {
+        let values = stmt.values.iter().flat_map(|v| v.0.iter());
+        values
+            .filter_map(|v| match v {
+                sea_orm::Value::String(Some(text)) => Some(text.to_string()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// A word within a category on SQLite is one match in the full-text index: the category's tokens
     /// are matched with the word, so the statement neither lists the category's listings nor probes
     /// their links (checking each of the word's matches against that list took 16–20 ms of a 42 954-match
@@ -2111,15 +2155,7 @@ mod tests {
             store.search_from_where(&mut q, &s, &[10, 11], super::TreeCheck::List, false, super::WordsMatch::Drive);
         assert_eq!(drives, Some(true), "the FTS table drives");
         let stmt = q.build();
-        let bound: Vec<String> = stmt
-            .values
-            .iter()
-            .flat_map(|v| v.0.iter())
-            .filter_map(|v| match v {
-                sea_orm::Value::String(Some(text)) => Some(text.to_string()),
-                _ => None,
-            })
-            .collect();
+        let bound = bound_texts(&stmt);
         let mark = migration::CATEGORY_MARK;
         let tokens = format!("category_tokens:(\"{mark}10\" OR \"{mark}11\")");
         assert!(bound.iter().any(|b| b.ends_with(&tokens)), "{bound:?}");
@@ -2146,6 +2182,37 @@ mod tests {
             !ops.iter().any(|(op, root)| op == "OpenRead" && roots.contains(root)),
             "the category's links are not read: {ops:?}"
         );
+    }
+
+    /// Words with a stage, pricing model and country on SQLite: the values are matched in the text
+    /// index with the words, as their tokens (migration 65), and never checked on the listing row,
+    /// which the count of such a search does not read.
+    #[tokio::test]
+    async fn sqlite_matches_words_values_in_the_text_index() {
+        let s = domain::listing::ListingSearch {
+            stage: Some(domain::slug::Slug::parse("growing").expect("a stage")),
+            pricing_model: Some(domain::listing::PricingModel::parse("Free").expect("a pricing model")),
+            country: Some(domain::listing::CountryCode::parse("us").expect("a country")),
+            ..in_category(Some("workflow"), "api-tools")
+        };
+        assert!(super::text_in_sqlite_index(&s), "ranked and counted in the index");
+        let (_t, db) = sqlite_db().await;
+        let store = crate::SeaOrmStore::new(db);
+        let mut q = crate::sql::RawQuery::new(sea_orm::DbBackend::Sqlite);
+        q.sql("SELECT 1");
+        store.search_from_where(&mut q, &s, &[10], super::TreeCheck::List, false, super::WordsMatch::Drive);
+        let stmt = q.build();
+        assert!(!stmt.sql.contains("l.stage") && !stmt.sql.contains("pricing_model"), "{}", stmt.sql);
+        assert!(!stmt.sql.contains("l.country"), "{}", stmt.sql);
+        let [stage, pricing, country] = migration::SQLITE_VALUE_MARKS;
+        let values = format!(
+            " AND value_tokens:\"{}\" AND value_tokens:\"{}\" AND value_tokens:\"{}\"",
+            migration::sqlite_value_token(stage, "growing"),
+            migration::sqlite_value_token(pricing, "free"),
+            migration::sqlite_value_token(country, "US")
+        );
+        let bound = bound_texts(&stmt);
+        assert!(bound.iter().any(|b| b.ends_with(&values)), "{bound:?}");
     }
 
     /// Words in an order of `listings`' indexes on SQLite, as each way writes them: as a list, the walk
