@@ -56,11 +56,12 @@ pub(crate) fn changed(cols: &[&str]) -> String {
     cols.iter().map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).collect::<Vec<_>>().join(" OR ")
 }
 
-/// The function behind the triggers that keep `listing_search` as this migration writes it (migration
-/// 64 writes the listing's filter values too, and its `down` restores this).
-pub(crate) fn follow_function() -> String {
+/// The function behind the triggers that keep `listing_search` as this migration writes it, created by
+/// `create` (`CREATE`, or `CREATE OR REPLACE`: migration 64 writes the listing's filter values too, and
+/// its `down` restores this).
+pub(crate) fn follow_function(create: &str) -> String {
     format!(
-        "CREATE OR REPLACE FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+        "{create} FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
          IF NEW.status IN {SEARCHABLE} THEN \
            INSERT INTO listing_search (listing_id, status, doc) VALUES (NEW.id, NEW.status, listing_search_doc({new})) \
            ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc; \
@@ -99,7 +100,7 @@ fn postgres_search_table() -> Vec<String> {
              setweight(to_tsvector('english', coalesce(short_description, '') || ' ' || coalesce(features, '')), 'C') || \
              setweight(to_tsvector('english', coalesce(description, '')), 'D') $$"
         ),
-        follow_function(),
+        follow_function("CREATE"),
         format!(
             "CREATE TRIGGER listing_search_added AFTER INSERT ON listings FOR EACH ROW \
              WHEN (NEW.status IN {SEARCHABLE}) EXECUTE FUNCTION listing_search_follow()"

@@ -79,7 +79,7 @@ fn down() -> Vec<String> {
     vec![
         "DROP TRIGGER IF EXISTS listing_search_changed ON listings".to_owned(),
         changed_trigger(&[]),
-        follow_function(),
+        follow_function("CREATE OR REPLACE"),
         "DROP INDEX IF EXISTS ix_listing_search_facets".to_owned(),
         // A bulk load interrupted before its indexes were built left this one to build; its column is gone.
         "DELETE FROM deferred_indexes WHERE name = 'ix_listing_search_facets'".to_owned(),

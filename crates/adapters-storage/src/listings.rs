@@ -1446,13 +1446,14 @@ impl ListingRepository for SeaOrmStore {
                 // (counting them took 1.5 ms of a 3.7 ms search for a word on 43 000 listings of 100k).
                 _ if at_least > COUNT_CAP => at_least,
                 // Every candidate taken (more may match): a word that is one term of the index takes
-                // its live listings from the kept counts (migration 43) while they are current (not
-                // within a category); any other is counted up to the cap with the status matched in
+                // its live listings from the kept counts (migration 43) while they are current (with
+                // no category or value); any other is counted up to the cap with the status matched in
                 // the index, which merges doclists quickly when there are many matches.
                 _ => {
-                    let kept = match filtered {
-                        true => None,
-                        false => self.kept_live_matches(&fts, prefix, words.len(), s.status).await?,
+                    let kept = if filtered {
+                        None
+                    } else {
+                        self.kept_live_matches(&fts, prefix, words.len(), s.status).await?
                     };
                     match kept {
                         Some(live) => live,
@@ -1541,7 +1542,8 @@ impl ListingRepository for SeaOrmStore {
             // Words (within a category, with values) in another order than relevance: the status, the
             // category and the values are in the full-text index, so the matches are counted there
             // without reading a listing row (`workflow`: 5.6 ms for the capped count, 10.3 joined to
-            // the rows; with `stage=growing` 2.4 ms, 42 checked on each row).
+            // the rows; with `stage=growing`, 2.4 ms, where checking the stage on each match's row
+            // took 42).
             let mut only = RawQuery::new(backend);
             only.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
                 .bind(sqlite_words_match(f, s, &tree))
