@@ -207,9 +207,9 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// words (migrations 30, 64, 34, 54), the live listings per category (19) and per category tree (57),
 /// listings per status (21), per status and value (58) and per launch week and status (37), listings
 /// per week with votes (25) and per board (26), each founder's live listings and the founders with
-/// any (59), and the listings' kept details (36; nothing while a bulk load defers them to its end). `vote_tallies.live` (20) was written
-/// with each tally, and each listing's view total (48) with the listings, whether the triggers ran or
-/// not. A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
+/// any (59), and the listings' kept details (36; nothing while a bulk load defers them to its end).
+/// `vote_tallies.live` (20) was written with each tally, and each listing's view total (48) with the
+/// listings, whether the triggers ran or not. A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
 /// lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     #[derive(FromQueryResult)]
