@@ -18,7 +18,7 @@ pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY
 pub use m20261201_000061_category_tokens::CATEGORY_MARK;
 pub use m20261201_000062_prefix_index::PREFIXES as SQLITE_PREFIXES;
 /// The filter values a PostgreSQL search row holds, for a bulk load that writes the rows by set (migration 64).
-pub use m20261201_000064_search_values::facets as search_facets;
+pub use m20261201_000064_search_values::{FACET_PREFIXES as SEARCH_FACET_PREFIXES, facets as search_facets};
 /// The token of a stage, pricing model or country in SQLite's full-text index, and what an import
 /// that deferred the index writes at its end (migration 65).
 pub use m20261201_000065_value_tokens::{

@@ -30,7 +30,7 @@ pub struct Migration;
 const DOC_COLS: [&str; 7] = ["name", "tagline", "keywords", "tags", "short_description", "features", "description"];
 
 /// The statuses a search can ask for (`StatusFilter`): live and upcoming.
-pub(crate) const SEARCHABLE: &str = "('live', 'scheduled')";
+const SEARCHABLE: &str = "('live', 'scheduled')";
 
 /// `listing_text_search` as this migration creates it (migration 33 replaces its body). Matches of
 /// `q` among listings in status `want`: up to `cap` of them counted (`matches`, the same on every row),
@@ -47,7 +47,7 @@ pub(crate) const TEXT_SEARCH: &str = "FUNCTION listing_text_search(q tsquery, wa
        LEFT JOIN LATERAL (SELECT * FROM m LIMIT candidates) c ON true; END $$";
 
 /// The arguments `prefix.name, prefix.tagline, …` of `listing_search_doc`, from the row `prefix` (`NEW`).
-pub(crate) fn doc_args(prefix: &str) -> String {
+fn doc_args(prefix: &str) -> String {
     DOC_COLS.iter().map(|c| format!("{prefix}.{c}")).collect::<Vec<_>>().join(", ")
 }
 
@@ -56,15 +56,19 @@ pub(crate) fn changed(cols: &[&str]) -> String {
     cols.iter().map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).collect::<Vec<_>>().join(" OR ")
 }
 
-/// The function behind the triggers that keep `listing_search` as this migration writes it, created by
-/// `create` (`CREATE`, or `CREATE OR REPLACE`: migration 64 writes the listing's filter values too, and
-/// its `down` restores this).
-pub(crate) fn follow_function(create: &str) -> String {
+/// The function behind the triggers that keep `listing_search`, created by `create` (`CREATE`, or
+/// `CREATE OR REPLACE`), writing each row's id, status and document and, for each of `more`, a column
+/// from an expression of `NEW` (none here; migration 64 adds the listing's filter values, and its
+/// `down` writes this migration's again).
+pub(crate) fn follow_function(create: &str, more: &[(&str, String)]) -> String {
+    let cols: String = more.iter().map(|(c, _)| format!(", {c}")).collect();
+    let vals: String = more.iter().map(|(_, v)| format!(", {v}")).collect();
+    let sets: String = more.iter().map(|(c, _)| format!(", {c} = EXCLUDED.{c}")).collect();
     format!(
         "{create} FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
          IF NEW.status IN {SEARCHABLE} THEN \
-           INSERT INTO listing_search (listing_id, status, doc) VALUES (NEW.id, NEW.status, listing_search_doc({new})) \
-           ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc; \
+           INSERT INTO listing_search (listing_id, status, doc{cols}) VALUES (NEW.id, NEW.status, listing_search_doc({new}){vals}) \
+           ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc{sets}; \
          ELSE \
            DELETE FROM listing_search WHERE listing_id = NEW.id; \
          END IF; \
@@ -100,7 +104,7 @@ fn postgres_search_table() -> Vec<String> {
              setweight(to_tsvector('english', coalesce(short_description, '') || ' ' || coalesce(features, '')), 'C') || \
              setweight(to_tsvector('english', coalesce(description, '')), 'D') $$"
         ),
-        follow_function("CREATE"),
+        follow_function("CREATE", &[]),
         format!(
             "CREATE TRIGGER listing_search_added AFTER INSERT ON listings FOR EACH ROW \
              WHEN (NEW.status IN {SEARCHABLE}) EXECUTE FUNCTION listing_search_follow()"
@@ -143,5 +147,35 @@ impl MigrationTrait for Migration {
         ];
         crate::execute_all(manager, &drops).await?;
         crate::execute_all(manager, &postgres_up()).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A released migration is never edited: the function and the trigger are written as this
+    /// migration first wrote them, whatever later ones add through the same helpers.
+    #[test]
+    fn the_follow_function_and_trigger_are_as_released() {
+        let doc = "listing_search_doc(NEW.name, NEW.tagline, NEW.keywords, NEW.tags, NEW.short_description, \
+                   NEW.features, NEW.description)";
+        assert_eq!(
+            super::follow_function("CREATE", &[]),
+            format!(
+                "CREATE FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.status \
+                 IN ('live', 'scheduled') THEN INSERT INTO listing_search (listing_id, status, doc) VALUES (NEW.id, \
+                 NEW.status, {doc}) ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = \
+                 EXCLUDED.doc; ELSE DELETE FROM listing_search WHERE listing_id = NEW.id; END IF; RETURN NULL; END $$"
+            )
+        );
+        let cols = ["name", "tagline", "keywords", "tags", "short_description", "features", "description", "status"];
+        let changed = cols.map(|c| format!("OLD.{c} IS DISTINCT FROM NEW.{c}")).join(" OR ");
+        assert_eq!(
+            super::changed_trigger(&[]),
+            format!(
+                "CREATE TRIGGER listing_search_changed AFTER UPDATE OF name, tagline, keywords, tags, \
+                 short_description, features, description, status ON listings FOR EACH ROW WHEN ({changed}) \
+                 EXECUTE FUNCTION listing_search_follow()"
+            )
+        );
     }
 }

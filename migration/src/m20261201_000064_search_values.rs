@@ -16,7 +16,7 @@
 //! anyway: as an element it made every rare word's bitmap AND the whole status's (2.7–3.7 ms against
 //! 0.8–2).
 
-use crate::m20261125_000030_search_table::{SEARCHABLE, changed_trigger, doc_args, follow_function};
+use crate::m20261125_000030_search_table::{changed_trigger, follow_function};
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
 
@@ -26,29 +26,18 @@ pub struct Migration;
 /// The listing columns behind `facets`, in its order.
 const VALUE_COLS: [&str; 3] = ["stage", "pricing_model", "country"];
 
-/// The elements of `facets` for the listing row `prefix` (an alias, or `NEW`): `s:` and the stage,
-/// `p:` and the pricing model lowercased (`lower`, as the filter always compared it), `c:` and the
-/// country; a value the listing does not have, none. A search writes the same strings
-/// (`adapters_storage`, `facets_of`).
-pub fn facets(prefix: &str) -> String {
-    format!(
-        "array_remove(ARRAY['s:' || {prefix}.stage, 'p:' || lower({prefix}.pricing_model), 'c:' || {prefix}.country], NULL)"
-    )
-}
+/// What begins the element of a stage, a pricing model and a country in `facets`.
+pub const FACET_PREFIXES: [&str; 3] = ["s:", "p:", "c:"];
 
-fn follow_with_facets() -> String {
+/// The elements of `facets` for the listing row `prefix` (an alias, or `NEW`): each of
+/// [`FACET_PREFIXES`] with the stage, the pricing model lowercased (`lower`, as the filter always
+/// compared it) and the country; a value the listing does not have, none. A search writes the same
+/// strings (`adapters_storage`, `facets_of`).
+pub fn facets(prefix: &str) -> String {
+    let [stage, pricing, country] = FACET_PREFIXES;
     format!(
-        "CREATE OR REPLACE FUNCTION listing_search_follow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
-         IF NEW.status IN {SEARCHABLE} THEN \
-           INSERT INTO listing_search (listing_id, status, doc, facets) \
-           VALUES (NEW.id, NEW.status, listing_search_doc({new}), {f}) \
-           ON CONFLICT (listing_id) DO UPDATE SET status = EXCLUDED.status, doc = EXCLUDED.doc, facets = EXCLUDED.facets; \
-         ELSE \
-           DELETE FROM listing_search WHERE listing_id = NEW.id; \
-         END IF; \
-         RETURN NULL; END $$",
-        new = doc_args("NEW"),
-        f = facets("NEW")
+        "array_remove(ARRAY['{stage}' || {prefix}.stage, '{pricing}' || lower({prefix}.pricing_model), \
+         '{country}' || {prefix}.country], NULL)"
     )
 }
 
@@ -67,7 +56,7 @@ fn up() -> Vec<String> {
     s.extend(QUIET.iter().map(|t| format!("ALTER TABLE listing_search ENABLE TRIGGER {t}")));
     s.extend([
         "CREATE INDEX ix_listing_search_facets ON listing_search USING GIN (facets)".to_owned(),
-        follow_with_facets(),
+        follow_function("CREATE OR REPLACE", &[("facets", facets("NEW"))]),
         "DROP TRIGGER listing_search_changed ON listings".to_owned(),
         changed_trigger(&VALUE_COLS),
         "ANALYZE listing_search".to_owned(),
@@ -79,7 +68,7 @@ fn down() -> Vec<String> {
     vec![
         "DROP TRIGGER IF EXISTS listing_search_changed ON listings".to_owned(),
         changed_trigger(&[]),
-        follow_function("CREATE OR REPLACE"),
+        follow_function("CREATE OR REPLACE", &[]),
         "DROP INDEX IF EXISTS ix_listing_search_facets".to_owned(),
         // A bulk load interrupted before its indexes were built left this one to build; its column is gone.
         "DELETE FROM deferred_indexes WHERE name = 'ix_listing_search_facets'".to_owned(),

@@ -487,21 +487,24 @@ fn sqlite_tree_match(tree: &[i64]) -> String {
     format!(" AND category_tokens:({})", tokens.join(" OR "))
 }
 
+/// The stage, pricing model and country a search asks for, each as a store compares it (the pricing
+/// model lowercased) with its place in that order (0, 1, 2): the order of
+/// `migration::SQLITE_VALUE_MARKS` and `migration::SEARCH_FACET_PREFIXES`.
+fn values_asked(s: &ListingSearch) -> Vec<(usize, String)> {
+    let values = [
+        s.stage.as_ref().map(|v| v.as_str().to_owned()),
+        s.pricing_model.as_ref().map(|v| v.as_str().to_lowercase()),
+        s.country.as_ref().map(|v| v.as_str().to_owned()),
+    ];
+    values.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect()
+}
+
 /// SQLite: ` AND` the search's stage, pricing model (lowercased) and country, in the terms of the FTS5
 /// query: the index holds a token per value a listing has (migration 65), in their own column (a maker
 /// could write such a token into a tagline). Empty without a value.
 fn sqlite_values_match(s: &ListingSearch) -> String {
-    let [stage, pricing, country] = migration::SQLITE_VALUE_MARKS;
-    let values = [
-        s.stage.as_ref().map(|v| (stage, v.as_str().to_owned())),
-        s.pricing_model.as_ref().map(|v| (pricing, v.as_str().to_lowercase())),
-        s.country.as_ref().map(|v| (country, v.as_str().to_owned())),
-    ];
-    values
-        .into_iter()
-        .flatten()
-        .map(|(mark, v)| format!(" AND value_tokens:\"{}\"", migration::sqlite_value_token(mark, &v)))
-        .collect()
+    let token = |i: usize, v: &str| migration::sqlite_value_token(migration::SQLITE_VALUE_MARKS[i], v);
+    values_asked(s).iter().map(|(i, v)| format!(" AND value_tokens:\"{}\"", token(*i, v))).collect()
 }
 
 /// bm25 weights per indexed column: name, tagline, short description, description, features, keywords,
@@ -808,13 +811,9 @@ fn text_only(s: &ListingSearch) -> bool {
 }
 
 /// PostgreSQL: the elements of a search row's `facets` (migration 64, `migration::search_facets`)
-/// that a search's stage, pricing model and country ask for, none without them: `s:` and the stage,
-/// `p:` and the pricing model lowercased, `c:` and the country.
+/// that a search's stage, pricing model and country ask for, none without them.
 fn facets_of(s: &ListingSearch) -> Vec<String> {
-    let stage = s.stage.as_ref().map(|v| format!("s:{}", v.as_str()));
-    let pricing = s.pricing_model.as_ref().map(|v| format!("p:{}", v.as_str().to_lowercase()));
-    let country = s.country.as_ref().map(|v| format!("c:{}", v.as_str()));
-    [stage, pricing, country].into_iter().flatten().collect()
+    values_asked(s).into_iter().map(|(i, v)| format!("{}{v}", migration::SEARCH_FACET_PREFIXES[i])).collect()
 }
 
 /// PostgreSQL: writes ` AND` the condition that the search row `ls` holds every one of `facets`
@@ -846,8 +845,7 @@ fn words_with_values_from_where(q: &mut RawQuery, tsq: &str, s: &ListingSearch, 
 /// other filter but its status and, at most, a category: PostgreSQL counts and ranks its matches in
 /// `listing_search` alone (`postgres_values_total`, `postgres_values_search`).
 fn words_with_values(s: &ListingSearch) -> bool {
-    let values = s.stage.is_some() || s.pricing_model.is_some() || s.country.is_some();
-    values && text_in_category(&ListingSearch { stage: None, pricing_model: None, country: None, ..s.clone() })
+    !values_asked(s).is_empty() && text_in_sqlite_index(s)
 }
 
 /// True when a search has words and no filter but its status and, at most, a category (on
@@ -858,7 +856,8 @@ fn text_in_category(s: &ListingSearch) -> bool {
 
 /// True when a search has words and no filter but its status and, at most, a category, a stage, a
 /// pricing model and a country: SQLite matches all of them in the full-text index with the words
-/// (migrations 61 and 65), so it ranks and counts there as for the words alone.
+/// (migrations 61 and 65), so it ranks and counts there as for the words alone (PostgreSQL, with a
+/// value, in its search rows: [`words_with_values`]).
 fn text_in_sqlite_index(s: &ListingSearch) -> bool {
     text_in_category(&ListingSearch { stage: None, pricing_model: None, country: None, ..s.clone() })
 }
