@@ -17,13 +17,20 @@ pub use m20261130_000055_launched_votes::{POSTGRES_LAUNCH_DAY, SQLITE_LAUNCH_DAY
 /// The character that begins each category token in SQLite's full-text index (migration 61).
 pub use m20261201_000061_category_tokens::CATEGORY_MARK;
 pub use m20261201_000062_prefix_index::PREFIXES as SQLITE_PREFIXES;
-/// The filter values a PostgreSQL search row holds, for a bulk load that writes the rows by set (migration 64).
-pub use m20261201_000064_search_values::{FACET_PREFIXES as SEARCH_FACET_PREFIXES, facets as search_facets};
+/// What begins each filter value's element in a PostgreSQL search row (migration 64).
+pub use m20261201_000064_search_values::FACET_PREFIXES as SEARCH_FACET_PREFIXES;
 /// The token of a stage, pricing model or country in SQLite's full-text index, and what an import
 /// that deferred the index writes at its end (migration 65).
 pub use m20261201_000065_value_tokens::{
     VALUE_MARKS as SQLITE_VALUE_MARKS, index_imported as sqlite_index_imported, value_token as sqlite_value_token,
 };
+/// The filter values, status and categories a PostgreSQL search row holds, for a bulk load that
+/// writes the rows by set, and what begins a category's element and the status's (migration 66).
+pub use m20261202_000066_search_categories::{
+    CATEGORY_PREFIX as SEARCH_CATEGORY_PREFIX, STATUS_PREFIX as SEARCH_STATUS_PREFIX, facets as search_facets,
+};
+/// What the stores say when an `UPDATE` would move a listing's link (migration 67).
+pub use m20261202_000067_links_not_moved::REFUSAL as LINK_MOVE_REFUSAL;
 
 mod m20261122_000001_initial;
 mod m20261122_000002_search;
@@ -90,6 +97,8 @@ mod m20261201_000062_prefix_index;
 mod m20261201_000063_vote_and_follow_ties_by_id;
 mod m20261201_000064_search_values;
 mod m20261201_000065_value_tokens;
+mod m20261202_000066_search_categories;
+mod m20261202_000067_links_not_moved;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -336,6 +345,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000063_vote_and_follow_ties_by_id::Migration),
             Box::new(m20261201_000064_search_values::Migration),
             Box::new(m20261201_000065_value_tokens::Migration),
+            Box::new(m20261202_000066_search_categories::Migration),
+            Box::new(m20261202_000067_links_not_moved::Migration),
         ]
     }
 }

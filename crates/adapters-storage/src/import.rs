@@ -203,8 +203,8 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// What PostgreSQL's triggers on `listings`, `vote_tallies`, `listing_search` and the tables of a
 /// listing's details (`listing_categories`, `listing_founders`, `listing_updates`, `milestones`,
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported
-/// with them turned off: the search table with its filter values, its change count and its ranked
-/// words (migrations 30, 64, 34, 54), the live listings per category (19) and per category tree (57),
+/// with them turned off: the search table with its filter values and categories, its change count and its ranked
+/// words (migrations 30, 64, 66, 34, 54), the live listings per category (19) and per category tree (57),
 /// listings per status (21), per status and value (58) and per launch week and status (37), listings
 /// per week with votes (25) and per board (26), each founder's live listings and the founders with
 /// any (59), and the listings' kept details (36; nothing while a bulk load defers them to its end).
@@ -221,7 +221,7 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
     // listings' own, so imports running side by side write theirs at once.
     let added = Added::find_by_statement(Statement::from_string(
         DbBackend::Postgres,
-        // With each row its listing's filter values (migration 64).
+        // With each row its listing's filter values and categories (migrations 64 and 66).
         format!(
             "WITH added AS (INSERT INTO listing_search (listing_id, status, doc, facets) SELECT l.id, l.status, \
              listing_search_doc(l.name, l.tagline, l.keywords, l.tags, l.short_description, l.features, l.description), {} \

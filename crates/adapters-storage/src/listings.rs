@@ -810,10 +810,19 @@ fn text_only(s: &ListingSearch) -> bool {
         && s.domain.is_none()
 }
 
-/// PostgreSQL: the elements of a search row's `facets` (migration 64, `migration::search_facets`)
-/// that a search's stage, pricing model and country ask for, none without them.
+/// PostgreSQL: the elements of a search row's `facets` (migrations 64 and 66,
+/// `migration::search_facets`) that a search's stage, pricing model and country ask for, and its
+/// status where that measured faster than checking the status on each row (100k listings, the same
+/// counts one after the other): for upcoming listings, always (12 000 of 90 000 rows; without it
+/// PostgreSQL read every row to count `q=a&category=developer-tools&status=upcoming`, 90 ms); for live
+/// ones, within a category, where it keeps a letter's prefix out of the bitmaps (`q=a` in
+/// `developer-tools`: 60–84 ms with the words' bitmap, 17 without) for a millisecond or two more on a
+/// rare word. Elsewhere live is most rows, and its list ANDed in cost more than it saved.
 fn facets_of(s: &ListingSearch) -> Vec<String> {
-    values_asked(s).into_iter().map(|(i, v)| format!("{}{v}", migration::SEARCH_FACET_PREFIXES[i])).collect()
+    let values = values_asked(s).into_iter().map(|(i, v)| format!("{}{v}", migration::SEARCH_FACET_PREFIXES[i]));
+    let status = (s.status == StatusFilter::Upcoming || s.category.is_some())
+        .then(|| format!("{}{}", migration::SEARCH_STATUS_PREFIX, status_of(s.status).as_str()));
+    values.chain(status).collect()
 }
 
 /// PostgreSQL: writes ` AND` the condition that the search row `ls` holds every one of `facets`
@@ -829,23 +838,51 @@ fn in_facets(q: &mut RawQuery, facets: &[String]) {
     q.sql("]::text[]");
 }
 
-/// PostgreSQL: ` FROM listing_search ls WHERE` the words `tsq` match, in the search's status, with
-/// its values (and within `tree` for a category): the search rows alone, for [`words_with_values`].
-fn words_with_values_from_where(q: &mut RawQuery, tsq: &str, s: &ListingSearch, tree: &[i64]) {
-    q.sql(" FROM listing_search ls WHERE ls.doc @@ ");
-    crate::sql::pg_tsquery(q, tsq);
-    q.sql(" AND ls.status = ").constant(status_of(s.status).as_str());
+/// PostgreSQL: writes ` AND` the condition that the search row `ls` holds one of the categories
+/// `tree` (migration 66: an element per link, `k:` and the category's id), which the same GIN scan as
+/// [`in_facets`] answers. Checked against the list of the tree's links instead, a count of words with
+/// a stage in `developer-tools` (six categories, 10 600 links at 100k listings) hashed the list for
+/// every count and page (34 ms).
+fn in_categories(q: &mut RawQuery, tree: &[i64]) {
+    q.sql(" AND ls.facets && ARRAY[");
+    for (i, id) in tree.iter().enumerate() {
+        // Constants (ours, from the database), so PostgreSQL estimates these elements' rows.
+        q.sql(if i == 0 { "'" } else { ", '" }).sql(migration::SEARCH_CATEGORY_PREFIX).sql(&id.to_string()).sql("'");
+    }
+    q.sql("]::text[]");
+}
+
+/// PostgreSQL: ` FROM listing_search ls WHERE` the words `tsq` match (any row without words), in the
+/// search's status, with its values (and within `tree` for a category): the search rows alone, for
+/// [`on_search_rows`].
+fn search_rows_from_where(q: &mut RawQuery, tsq: Option<&str>, s: &ListingSearch, tree: &[i64]) {
+    q.sql(" FROM listing_search ls WHERE ls.status = ").constant(status_of(s.status).as_str());
+    if let Some(tsq) = tsq {
+        q.sql(" AND ls.doc @@ ");
+        crate::sql::pg_tsquery(q, tsq);
+    }
     in_facets(q, &facets_of(s));
     if s.category.is_some() {
-        in_tree(q, "ls.listing_id", tree, TreeCheck::List);
+        in_categories(q, tree);
     }
 }
 
-/// True when a search has words, at least one of a stage, a pricing model and a country, and no
-/// other filter but its status and, at most, a category: PostgreSQL counts and ranks its matches in
-/// `listing_search` alone (`postgres_values_total`, `postgres_values_search`).
-fn words_with_values(s: &ListingSearch) -> bool {
-    !values_asked(s).is_empty() && text_in_sqlite_index(s)
+/// True when a search has no filter but its status and at least one of a category, a stage, a
+/// pricing model and a country, so its search rows (migrations 64 and 66) hold everything it asks.
+fn only_facets(s: &ListingSearch) -> bool {
+    (s.category.is_some() || !values_asked(s).is_empty())
+        && s.launch_week.is_none()
+        && s.launched_since.is_none()
+        && s.domain.is_none()
+}
+
+/// True when PostgreSQL matches a search on its search rows alone (`listing_search`, whose GIN
+/// indexes of words and facets intersect) and counts it there ([`SeaOrmStore::postgres_rows_total`]):
+/// words with a category or values, or, without words, at least two of them (a category with a
+/// stage, say). A category or a value alone keeps its kept count and its walk of an order's index.
+fn on_search_rows(s: &ListingSearch) -> bool {
+    let words = s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
+    only_facets(s) && (words || usize::from(s.category.is_some()) + values_asked(s).len() >= 2)
 }
 
 /// True when a search has words and no filter but its status and, at most, a category (on
@@ -857,7 +894,7 @@ fn text_in_category(s: &ListingSearch) -> bool {
 /// True when a search has words and no filter but its status and, at most, a category, a stage, a
 /// pricing model and a country: SQLite matches all of them in the full-text index with the words
 /// (migrations 61 and 65), so it ranks and counts there as for the words alone (PostgreSQL, with a
-/// value, in its search rows: [`words_with_values`]).
+/// value, in its search rows: [`on_search_rows`]).
 fn text_in_sqlite_index(s: &ListingSearch) -> bool {
     text_in_category(&ListingSearch { stage: None, pricing_model: None, country: None, ..s.clone() })
 }
@@ -1078,25 +1115,25 @@ impl SeaOrmStore {
         Ok(row.map_or(0, |r| r.n).max(0) as u64)
     }
 
-    /// PostgreSQL: how many listings in the search's status the words `tsq` match with its stage,
-    /// pricing model and country (and within `tree`, its category's, if any), up to the cap, counted in
-    /// `listing_search` alone: the words' bitmap and the values' (migration 64) intersect, and the
-    /// status is checked on the search row.
-    async fn postgres_values_total(&self, tsq: &str, s: &ListingSearch, tree: &[i64]) -> RepoResult<u64> {
+    /// PostgreSQL: how many listings in the search's status the words `tsq` (if any) match with its
+    /// stage, pricing model and country and within `tree`, its category's (if any), up to the cap,
+    /// counted in `listing_search` alone: the words' bitmap and the facets' (migrations 64 and 66)
+    /// intersect, and the status is checked on the search row.
+    async fn postgres_rows_total(&self, tsq: Option<&str>, s: &ListingSearch, tree: &[i64]) -> RepoResult<u64> {
         let mut count = RawQuery::new(DbBackend::Postgres);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
-        words_with_values_from_where(&mut count, tsq, s, tree);
+        search_rows_from_where(&mut count, tsq, s, tree);
         count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
         self.count(&count).await
     }
 
-    /// PostgreSQL: a page of the words `tsq` with the search's stage, pricing model and country (and
-    /// within `tree`, its category's, if any), by relevance, of `counted` matches: the first
-    /// candidates the search rows hand out (`listing_search` alone, the words' and the values' indexes
-    /// intersected), ranked by `ts_rank` as the words alone are, ties by id, and only the page's
-    /// listings read. Through the general search's join every live listing was hashed for the
+    /// PostgreSQL: a page of the words `tsq` with the search's stage, pricing model and country and
+    /// within `tree`, its category's (any of them it has), by relevance, of `counted` matches: the
+    /// first candidates the search rows hand out (`listing_search` alone, the words' and the facets'
+    /// indexes intersected), ranked by `ts_rank` as the words alone are, ties by id, and only the
+    /// page's listings read. Through the general search's join every live listing was hashed for the
     /// candidates, and again for the page (57 ms of `q=workflow&stage=growing` at 100k listings).
-    async fn postgres_values_search(
+    async fn postgres_rows_search(
         &self,
         tsq: &str,
         s: &ListingSearch,
@@ -1109,7 +1146,7 @@ impl SeaOrmStore {
         q.sql(SUMMARY_SELECT).sql(" FROM (SELECT c.id, c.r FROM (SELECT ls.listing_id AS id, ts_rank(ls.doc, ");
         crate::sql::pg_tsquery(&mut q, tsq);
         q.sql(") AS r");
-        words_with_values_from_where(&mut q, tsq, s, tree);
+        search_rows_from_where(&mut q, Some(tsq), s, tree);
         q.sql(" LIMIT ")
             .count_of_rows(candidates)
             .sql(") c ORDER BY c.r DESC, c.id DESC")
@@ -1217,10 +1254,20 @@ impl SeaOrmStore {
             .collect())
     }
 
+    /// How a page of `counted` matches in an order of `listings`' indexes is read: walking the order
+    /// and checking each listing (`List`) or reading the matches first (`Drive`): [`walk_the_order`].
+    async fn walk_or_read(&self, counted: u64, status: StatusFilter, page: PageRequest) -> RepoResult<WordsMatch> {
+        let all = self.listings_in(status_of(status)).await?;
+        let end = page.offset().saturating_add(u64::from(page.per_page()));
+        Ok(if walk_the_order(counted, all, end) { WordsMatch::List } else { WordsMatch::Drive })
+    }
+
     /// Writes the FROM and WHERE of a listing search; returns whether the FTS table is joined.
     /// `by_views` joins the listings' view totals as `t`, for the most-viewed order. `tree` holds the
     /// ids of the category filter's category and its subcategories (never empty when `s` has one).
-    /// `words` says how SQLite matches the words (PostgreSQL ignores it).
+    /// `words` says how SQLite matches the words, and how PostgreSQL reads a search it matches on its
+    /// search rows ([`on_search_rows`]): `Drive`, the matching rows first, then their listings
+    /// (sorted by the caller); `List`, as the planner chooses (a walk of the order's index, mostly).
     fn search_from_where(
         &self,
         q: &mut RawQuery,
@@ -1236,7 +1283,17 @@ impl SeaOrmStore {
             Some(text) if !text.as_str().trim().is_empty() => Some(fts_query(backend, text.as_str())?),
             _ => None,
         };
+        let rows_first = backend == DbBackend::Postgres && on_search_rows(s) && words == WordsMatch::Drive;
         match (&fts, backend) {
+            _ if rows_first => {
+                // The matching search rows alone, fenced (`OFFSET 0`) so the planner reads them first:
+                // it walked the order's index probing each listing's search row instead, misjudging
+                // how few match (`q=pro&category=developer-tools&stage=growing&sort=votes` at 100k
+                // listings: 23 562 probes for 20 listings, 77 ms).
+                q.sql(" FROM (SELECT ls.listing_id");
+                search_rows_from_where(q, fts.as_deref(), s, tree);
+                q.sql(" OFFSET 0) m JOIN listings l ON l.id = m.listing_id").sql(totals).sql(" WHERE 1 = 1");
+            }
             (Some(f), DbBackend::Sqlite) if words == WordsMatch::List => {
                 // The walk in the order's index checks each listing against the list of the matches.
                 q.sql(" FROM listings l")
@@ -1259,10 +1316,18 @@ impl SeaOrmStore {
                     .sql(" WHERE ls.doc @@ ");
                 crate::sql::pg_tsquery(q, f);
             }
+            (None, DbBackend::Postgres) if on_search_rows(s) => {
+                // Two of a category and values: matched on the search rows (below).
+                q.sql(" FROM listings l JOIN listing_search ls ON ls.listing_id = l.id")
+                    .sql(totals)
+                    .sql(" WHERE 1 = 1");
+            }
             (None, _) => {
                 q.sql(" FROM listings l").sql(totals).sql(" WHERE 1 = 1");
             }
         }
+        // PostgreSQL matches the category and the values on the search row where it reads one.
+        let facets = backend == DbBackend::Postgres && (fts.is_some() || on_search_rows(s));
         match s.status {
             StatusFilter::Live => q.sql(" AND l.status = 'live'"),
             StatusFilter::Upcoming => q.sql(" AND l.status = 'scheduled'"),
@@ -1272,15 +1337,22 @@ impl SeaOrmStore {
             // `(status, views, listing_id)`.
             q.sql(" AND t.status = ").constant(status_of(s.status).as_str());
         }
-        // Where SQLite matches words, the category is matched in the index with them (above); anywhere
-        // else it is a check on each listing.
-        if s.category.is_some() && !matches!((&fts, backend), (Some(_), DbBackend::Sqlite)) {
-            in_tree(q, "l.id", tree, check);
+        // Where SQLite matches words, the category is matched in the index with them (above); on
+        // PostgreSQL's search row, one of its facets (migration 66); anywhere else it is a check on
+        // each listing.
+        if s.category.is_some() {
+            match (&fts, backend) {
+                _ if rows_first => {}
+                (Some(_), DbBackend::Sqlite) => {}
+                _ if facets => in_categories(q, tree),
+                _ => in_tree(q, "l.id", tree, check),
+            }
         }
         match (&fts, backend) {
-            // Beside words, the values are the search row's (migration 64): two indexes of
+            _ if rows_first => {}
+            // On the search row, the values are its facets (migration 64): two indexes of
             // `listing_search` intersect, where `listings` has none on these columns.
-            (Some(_), DbBackend::Postgres) => in_facets(q, &facets_of(s)),
+            _ if facets => in_facets(q, &facets_of(s)),
             // Matched in the full-text index with the words (`sqlite_words_match`, migration 65).
             (Some(_), DbBackend::Sqlite) => {}
             _ => {
@@ -1550,10 +1622,12 @@ impl ListingRepository for SeaOrmStore {
                 .count_of_rows(COUNT_CAP as i64 + 1)
                 .sql(") t");
             self.count(&only).await?
-        } else if let (DbBackend::Postgres, true, Some(tsq)) = (backend, words_with_values(s), &fts) {
-            // Words with a stage, pricing model or country: the search rows alone. Joined to
-            // `listings`, `q=workflow&stage=growing` read and hashed the whole table (123–140 ms at 100k).
-            self.postgres_values_total(tsq, s, &tree).await?
+        } else if let (DbBackend::Postgres, true) = (backend, on_search_rows(s)) {
+            // Words with a category, a stage, a pricing model or a country, or two of those without
+            // words: the search rows alone. Joined to `listings`, `q=workflow&stage=growing` read and
+            // hashed the whole table (123–140 ms at 100k), and `q=co&category=developer-tools` checked
+            // 47 000 matches against the tree's list of links (59 ms; 19 on the search rows).
+            self.postgres_rows_total(fts.as_deref(), s, &tree).await?
         } else if let (DbBackend::Postgres, true, Some(tsq)) = (backend, text_only(s), &fts) {
             // Words alone in another order than relevance: the relevance search's total (kept counts).
             // Counted here, every such search hashed all the listings of its status against the
@@ -1565,9 +1639,9 @@ impl ListingRepository for SeaOrmStore {
         };
 
         if let (DbBackend::Postgres, true, Some(tsq), SearchSort::Relevance) =
-            (backend, words_with_values(s), &fts, s.sort)
+            (backend, on_search_rows(s), &fts, s.sort)
         {
-            return self.postgres_values_search(tsq, s, &tree, page, counted).await;
+            return self.postgres_rows_search(tsq, s, &tree, page, counted).await;
         }
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
@@ -1647,12 +1721,11 @@ impl ListingRepository for SeaOrmStore {
         // Words in an order of `listings`' indexes (relevance ranked above): SQLite reads and sorts
         // every match, or walks the order's index checking each listing against the list of matches;
         // which is less work follows from the matches' share of the listings (`walk_the_order`).
+        // PostgreSQL, a search on its search rows: the same choice between reading the matches first
+        // and walking the order's index (which the planner makes, misjudging a sparse match).
         let words = match (backend, &fts) {
-            (DbBackend::Sqlite, Some(_)) => {
-                let all = self.listings_in(status_of(s.status)).await?;
-                let end = page.offset().saturating_add(u64::from(page.per_page()));
-                if walk_the_order(counted, all, end) { WordsMatch::List } else { WordsMatch::Drive }
-            }
+            (DbBackend::Sqlite, Some(_)) => self.walk_or_read(counted, s.status, page).await?,
+            (DbBackend::Postgres, _) if on_search_rows(s) => self.walk_or_read(counted, s.status, page).await?,
             _ => WordsMatch::Drive,
         };
         let by_views = s.sort == SearchSort::MostViewed;

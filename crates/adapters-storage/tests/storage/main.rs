@@ -734,7 +734,7 @@ on_every_store!(a_list_of_one_value_counts_the_listings_of_that_value_and_status
 on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
     use domain::listing::{CountryCode, PricingModel, SearchSort};
     let cats = seed_categories(store).await;
-    let api = cat_id(&cats, "api-tools");
+    let (api, mkt) = (cat_id(&cats, "api-tools"), cat_id(&cats, "marketing"));
     let with = |name: &str, status, stage: Option<&str>, pricing: &str, country: Option<&str>, category| {
         let mut l = listing(name, status, category);
         l.profile.tagline = if name.starts_with("Osprey") { "an osprey over the lake" } else { "a kite" }.into();
@@ -748,7 +748,7 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
         .import_listings(
             &[
                 with("Osprey Grows Free Us", live, Some("growing"), "Free", Some("US"), Some(api)),
-                with("Osprey Grows Paid Gb", live, Some("growing"), "Paid", Some("GB"), None),
+                with("Osprey Grows Paid Gb", live, Some("growing"), "Paid", Some("GB"), Some(mkt)),
                 with("Osprey Mvp Free Us", live, Some("mvp"), "FREE", Some("US"), None),
                 with("Osprey Bare", live, None, "", None, None),
                 with("Osprey Soon", upcoming, Some("growing"), "free", Some("US"), None),
@@ -803,7 +803,25 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
         assert_eq!(found(soon).await, ["Osprey Soon"], "{sort:?}: upcoming");
         assert!(found(sorted(find("osprey", Some("idea"), None, None))).await.is_empty(), "{sort:?}: no such stage");
         assert!(found(sorted(find("kestrel", Some("growing"), None, None))).await.is_empty(), "{sort:?}: no such word");
+        // Words within a category alone, and a category with values and no words: on PostgreSQL
+        // matched on the search rows' facets (migration 66), read first or walked (`walk_or_read`).
+        for q in ["ospr", "lake osprey", "o"] {
+            let within = ListingSearch { category: Some(slug("dev-tools")), ..sorted(find(q, None, None, None)) };
+            assert_eq!(found(within).await, ["Osprey Grows Free Us"], "{q} {sort:?}: words in a category");
+        }
+        let grows =
+            ListingSearch { category: Some(slug("dev-tools")), ..sorted(find("x", Some("growing"), None, None)) };
+        let grows = ListingSearch { q: None, ..grows };
+        assert_eq!(found(grows.clone()).await, ["Kite Grows", "Osprey Grows Free Us"], "{sort:?}: a tree and a stage");
+        let free = ListingSearch { category: None, pricing_model: Some(PricingModel::parse("free").unwrap()), ..grows };
+        assert_eq!(found(free.clone()).await, ["Kite Grows", "Osprey Grows Free Us"], "{sort:?}: a stage and pricing");
+        let soon = ListingSearch { status: StatusFilter::Upcoming, ..free };
+        assert_eq!(found(soon).await, ["Osprey Soon"], "{sort:?}: upcoming, two values");
     }
+    // A link added to a live listing puts it in the category's searches at once.
+    domain::ports::OrderRepository::add_extra_categories(store.as_ref(), ids[1], &[api]).await.unwrap();
+    let within = ListingSearch { category: Some(slug("api-tools")), ..find("osprey", Some("growing"), None, None) };
+    assert_eq!(found(within).await, both, "a link added");
     // A profile edit (a maker edits pricing and country; the stage comes with the draft) moves one
     // listing's values and takes another's away. Changes of the stage by statement are followed in
     // `kept_counts_equal_a_recount_after_every_kind_of_change`.
@@ -2287,14 +2305,17 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
     .await;
     assert_eq!(astray, 0, "view totals without their row or their listing's status");
     if store.backend() == sea_orm::DbBackend::Postgres {
-        // Each search row holds its listing's stage, pricing model (lowercased) and country (migration 64).
+        // Each search row holds its listing's stage, pricing model (lowercased) and country (migration
+        // 64), then its status and its categories in id order (66).
         let astray = single_count(
             store,
             "SELECT COUNT(*) AS n FROM listing_search s JOIN listings l ON l.id = s.listing_id WHERE s.facets \
-             IS DISTINCT FROM array_remove(ARRAY['s:' || l.stage, 'p:' || lower(l.pricing_model), 'c:' || l.country], NULL)",
+             IS DISTINCT FROM array_remove(ARRAY['s:' || l.stage, 'p:' || lower(l.pricing_model), 'c:' || l.country], NULL) \
+             || ('t:' || l.status) || ARRAY(SELECT 'k:' || lc.category_id FROM listing_categories lc WHERE lc.listing_id = l.id \
+             ORDER BY lc.category_id)",
         )
         .await;
-        assert_eq!(astray, 0, "search rows whose filter values are not their listing's");
+        assert_eq!(astray, 0, "search rows whose filter values or categories are not their listing's");
     } else {
         // The full-text index holds what its content says, the value tokens too (migration 65: its
         // update trigger runs when a stage, pricing model or country is written). An error otherwise.
@@ -2620,13 +2641,17 @@ async fn postgres_import_knows_every_trigger() {
             "founders.listing_details_changed",
             "listing_categories.category_count_link",
             "listing_categories.category_tree_count_link",
+            "listing_categories.listing_category_not_moved",
             "listing_categories.listing_details_added",
             "listing_categories.listing_details_changed",
             "listing_categories.listing_details_removed",
+            "listing_categories.listing_search_links_added",
+            "listing_categories.listing_search_links_taken",
             "listing_founders.founder_count_link",
             "listing_founders.listing_details_added",
             "listing_founders.listing_details_changed",
             "listing_founders.listing_details_removed",
+            "listing_founders.listing_founder_not_moved",
             "listing_search.listing_search_terms_kept",
             "listing_search.listing_terms_bumped",
             "listing_updates.listing_details_added",
@@ -2805,6 +2830,8 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         format!("UPDATE listings SET status = 'hidden' WHERE id = {}", ids[2]),
         format!("UPDATE listings SET status = 'live' WHERE id = {}", ids[2]),
         format!("DELETE FROM listing_categories WHERE listing_id = {} AND category_id IN ({api}, {dev})", ids[2]),
+        // A link's other column written in place (a move of a link is refused: below).
+        format!("UPDATE listing_categories SET is_primary = NOT is_primary WHERE listing_id = {}", ids[0]),
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
         // A stage, pricing model and country given, changed in case only, changed, and taken away.
         format!("UPDATE listings SET stage = 'growing', pricing_model = 'Free', country = 'US' WHERE id = {}", ids[0]),
@@ -2860,6 +2887,24 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
     }
     let after: Vec<i64> = recount().await.into_iter().map(|(_, n)| n).collect();
     assert_eq!(after.iter().sum::<i64>(), 2, "One in dev-tools, Three in marketing: {after:?}");
+    // A link moved by an UPDATE (an operator's SQL) is refused, its counts untouched: the counts follow
+    // a link's insert and delete (migration 67). It moved api-tools' tree count to 0 with One in it.
+    for sql in [
+        format!(
+            "UPDATE listing_categories SET category_id = {api} WHERE listing_id = {} AND category_id = {dev}",
+            ids[0]
+        ),
+        format!("UPDATE listing_categories SET listing_id = {} WHERE listing_id = {}", ids[2], ids[0]),
+        format!("UPDATE listing_founders SET listing_id = {} WHERE listing_id = {}", ids[0], ids[2]),
+    ] {
+        let refused = conn.execute_unprepared(&sql).await.expect_err(&sql).to_string();
+        assert!(refused.contains(migration::LINK_MOVE_REFUSAL), "{sql}: {refused}");
+    }
+    let unmoved: Vec<i64> = recount().await.into_iter().map(|(_, n)| n).collect();
+    assert_eq!(unmoved, after, "the refused moves left every count as it was");
+    // Written to the same values, a link is not moved.
+    let same = format!("UPDATE listing_categories SET category_id = category_id WHERE listing_id = {}", ids[0]);
+    conn.execute_unprepared(&same).await.unwrap();
 });
 
 on_every_store!(search_totals_are_exact_up_to_the_cap_and_say_so_beyond, |store| {
