@@ -2617,6 +2617,39 @@ async fn postgres_catalog(sql: &str) -> Option<Vec<String>> {
     Some(rows.iter().map(|r| r.try_get("", "t").unwrap()).collect())
 }
 
+/// PostgreSQL: a category linked to a live listing, or unlinked, rewrites its search row's facets
+/// (migration 66) without marking the kept word counts stale (`listing_terms_state.changes`), which a
+/// full recount at the next search refresh would follow; a change of its words still marks them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_a_category_change_leaves_the_word_counts_current() {
+    use sea_orm::ConnectionTrait;
+    let Some(db) = harness::postgres().await else {
+        return;
+    };
+    let store = &db.store;
+    let shared: std::sync::Arc<dyn domain::ports::Store> = std::sync::Arc::new(store.clone());
+    let cats = seed_categories(&shared).await;
+    let (dev, mkt) = (cat_id(&cats, "dev-tools"), cat_id(&cats, "marketing"));
+    let ids =
+        store.import_listings(&[import(listing("Heron", ListingStatus::Live, Some(dev)), 0)], now()).await.unwrap();
+    let conn = store.connection();
+    let changes = || single_count(store, "SELECT changes AS n FROM listing_terms_state");
+    let linked =
+        || single_count(store, "SELECT COUNT(*) AS n FROM listing_search s, unnest(s.facets) f WHERE f LIKE 'k:%'");
+    let before = changes().await;
+    assert_eq!(linked().await, 1, "the import wrote the link's element");
+    let id = ids[0].get();
+    let add =
+        format!("INSERT INTO listing_categories (listing_id, category_id, is_primary) VALUES ({id}, {mkt}, FALSE)");
+    conn.execute_unprepared(&add).await.unwrap();
+    assert_eq!(linked().await, 2, "a link added");
+    conn.execute_unprepared(&format!("DELETE FROM listing_categories WHERE listing_id = {id}")).await.unwrap();
+    assert_eq!(linked().await, 0, "every link taken, in one statement");
+    assert_eq!(changes().await, before, "no word moved");
+    conn.execute_unprepared(&format!("UPDATE listings SET tagline = 'wading birds' WHERE id = {id}")).await.unwrap();
+    assert!(changes().await > before, "a change of the words is counted");
+}
+
 /// PostgreSQL: the import writes what the row triggers keep itself when it turns them off
 /// (`keep_by_set`), so a trigger on a table it writes that it does not know about would go unkept.
 /// This list is the one `keep_by_set` follows: a new trigger fails here until the import learns it.
