@@ -11,8 +11,8 @@
 //! category with a stage read every listing of the tree: `category=developer-tools&stage=growing`
 //! 112 → 17 ms, `q=a&category=developer-tools` 92 → 37, `q=workflow export&category=api-tools`
 //! 92 → 33 (docs/BENCHMARKS.md, the forty-eighth sitting). The status is an element for the searches
-//! that measured faster with it (upcoming ones, and live ones within a category: see
-//! `adapters_storage`, `facets_of`); the others still check it on the row.
+//! that measured faster with it (upcoming ones with a value or a category, and live ones within a
+//! category: see `adapters_storage`, `facets_of`); the others still check it on the row.
 //!
 //! The elements are kept where the links are written: statement triggers on `listing_categories`
 //! (with their transition tables, so replacing a listing's links writes its search row once per

@@ -813,16 +813,19 @@ fn text_only(s: &ListingSearch) -> bool {
 /// PostgreSQL: the elements of a search row's `facets` (migrations 64 and 66,
 /// `migration::search_facets`) that a search's stage, pricing model and country ask for, and its
 /// status where that measured faster than checking the status on each row (100k listings, the same
-/// counts one after the other): for upcoming listings, always (12 000 of 90 000 rows; without it
+/// counts one after the other): for upcoming listings with a value or a category (12 000 of 90 000 rows; without it
 /// PostgreSQL read every row to count `q=a&category=developer-tools&status=upcoming`, 90 ms); for live
 /// ones, within a category, where it keeps a letter's prefix out of the bitmaps (`q=a` in
 /// `developer-tools`: 60–84 ms with the words' bitmap, 17 without) for a millisecond or two more on a
-/// rare word. Elsewhere live is most rows, and its list ANDed in cost more than it saved.
+/// rare word. Elsewhere live is most rows, and its list ANDed in cost more than it saved. Words
+/// alone ask for nothing here: their path stays as it was measured before migration 66.
 fn facets_of(s: &ListingSearch) -> Vec<String> {
-    let values = values_asked(s).into_iter().map(|(i, v)| format!("{}{v}", migration::SEARCH_FACET_PREFIXES[i]));
-    let status = (s.status == StatusFilter::Upcoming || s.category.is_some())
+    let values: Vec<String> =
+        values_asked(s).into_iter().map(|(i, v)| format!("{}{v}", migration::SEARCH_FACET_PREFIXES[i])).collect();
+    let upcoming = s.status == StatusFilter::Upcoming && !values.is_empty();
+    let status = (upcoming || s.category.is_some())
         .then(|| format!("{}{}", migration::SEARCH_STATUS_PREFIX, status_of(s.status).as_str()));
-    values.chain(status).collect()
+    values.into_iter().chain(status).collect()
 }
 
 /// PostgreSQL: writes ` AND` the condition that the search row `ls` holds every one of `facets`
