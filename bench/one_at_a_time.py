@@ -20,12 +20,16 @@ class Client:
         return r.status, r.read()
 
     def timed(self, path, rounds):
-        """`path` requested once untimed, then `rounds` times: the last status and body, and each
-        timed request's milliseconds."""
+        """`path` requested once untimed, then `rounds` times: the last status and body, each timed
+        request's milliseconds, and whether any body differed from the first (nothing is written
+        while a benchmark reads, so the same read must give the same answer)."""
         status, body = self.get(path)
+        first = body
         times = []
+        varied = False
         for _ in range(rounds):
             t = time.perf_counter()
             status, body = self.get(path)
             times.append((time.perf_counter() - t) * 1000)
-        return status, body, times
+            varied |= body != first
+        return status, body, times, varied

@@ -98,7 +98,7 @@ site = [
 print(f"{'read':58s} {'status':>6s} {'median ms':>10s} {'max ms':>8s} {'bytes':>8s}")
 slow = 0
 for path in api + site:
-    status, body, times = client.timed(path, rounds)
+    status, body, times, _ = client.timed(path, rounds)
     median = statistics.median(times)
     flag = " slow" if median > SLOW_MS else ""
     slow += bool(flag)

@@ -2,8 +2,9 @@
 """Every kind of search, one at a time: texts (none, rare and common words, a letter or two typed, two
 words, no match) × filters (none, a parent category, a leaf, a stage, a pricing model, a country, a
 category with a stage) × orders × both statuses, each requested once untimed and then ROUNDS times
-over one keep-alive connection. Prints the reads whose median is over SLOW_MS, slowest first, and a
-line per text and per filter with its slowest median.
+over one keep-alive connection. Prints the reads whose median is over SLOW_MS, slowest first, a
+line per text and per filter with its slowest median, and every search whose answer changed from one
+request to the next (nothing is written meanwhile: a search that does so pages unreliably).
 
 A benchmark, not a test: it prints figures. It is what a stranger with a script asks (any combination
 the API accepts), where wrk's few hot addresses and reads.py's one of each kind show a path only if
@@ -43,6 +44,7 @@ sorts = ["relevance", "votes", "newest", "trending", "most_viewed", "most_follow
 statuses = ["live", "upcoming"]
 
 results = []
+varied = []
 t0 = time.perf_counter()
 for text in texts:
     for fname, f in filters.items():
@@ -56,8 +58,10 @@ for text in texts:
                 if status != "live":
                     params["status"] = status
                 path = "/api/v1/listings" + ("?" + urllib.parse.urlencode(params) if params else "")
-                status_code, body, times = client.timed(path, rounds)
+                status_code, body, times, differed = client.timed(path, rounds)
                 assert status_code == 200, (path, status_code, body[:200])
+                if differed:
+                    varied.append(path)
                 results.append((statistics.median(times), max(times), path, text or "(none)", fname))
 took = time.perf_counter() - t0
 if tsv:
@@ -78,5 +82,8 @@ for label, key in (("text", 3), ("filter", 4)):
         over = sum(m > SLOW_MS for m in ms)
         print(f"{name:16s} {max(ms):18.2f} {statistics.median(ms):18.2f} {over:5d}")
     print()
+for path in varied:
+    print(f"answered differently from one request to the next: {path}")
 print(f"({len(results)} searches, {rounds} timed requests each, {took:.0f} s; {len(slow)} with a median over "
-      f"{SLOW_MS:.0f} ms; slowest {max(r[0] for r in results):.2f} ms)")
+      f"{SLOW_MS:.0f} ms; slowest {max(r[0] for r in results):.2f} ms; {len(varied)} answered differently "
+      f"between requests)")

@@ -72,8 +72,17 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
         // or older than a connection this process saw lost; hot connections skip the extra round trip.
         // JIT off: the service's statements are short, and where the planner's estimate of one passes
         // `jit_above_cost` anyway (the capped count of founders behind live listings, priced per
-        // founder's subquery) compiling it made it 168 ms instead of 69 (100k demo listings). A
-        // setting the URL's `options` name (`lock_timeout`, or any `jit` one) stays the URL's.
+        // founder's subquery) compiling it made it 168 ms instead of 69 (100k demo listings).
+        // Synchronized sequential scans off: a search ranks the first candidates its scan hands out
+        // (`LIMIT`, no order), and a scan of a table larger than a quarter of `shared_buffers` starts
+        // where the last one stopped, so the same search gave another first page each time
+        // (`q=workflow&stage=growing` at 100k listings) and its page 2 could repeat page 1. Off,
+        // every scan starts at the first block. No parallel workers, for the same reason: the rows
+        // of a `Gather` come in whichever order its workers finish (`q=s&status=upcoming`, eight
+        // buckets appended in `listing_text_search`, changed its first page from one request to the
+        // next), and every statement here is bounded, on a machine whose cores the server shares.
+        // A setting the URL's `options` name (`lock_timeout`, any `jit` one, `synchronize_seqscans`,
+        // `max_parallel_workers_per_gather`) stays the URL's, and with it that setting's effect.
         opts.map_sqlx_postgres_opts(|o| {
             // TLS preferred (the default) to this machine's own PostgreSQL protects nothing: loopback
             // traffic never leaves the host, and whoever can read it can read the database's files.
@@ -94,6 +103,12 @@ pub async fn connect_with(url: &str, max_connections: Option<u32>) -> Result<Dat
             }
             if !given.contains("jit") {
                 ours.push(("jit", "off".to_owned()));
+            }
+            if !given.contains("synchronize_seqscans") {
+                ours.push(("synchronize_seqscans", "off".to_owned()));
+            }
+            if !given.contains("max_parallel_workers_per_gather") {
+                ours.push(("max_parallel_workers_per_gather", "0".to_owned()));
             }
             o.options(ours)
         });

@@ -164,6 +164,14 @@ impl PgPipe {
             // As on the pool's connections (`crate::db::connect_with`).
             options.push_str(" -c jit=off");
         }
+        if !options.contains("synchronize_seqscans") {
+            // As on the pool's connections: every scan from the first block, and no parallel
+            // workers, so a `LIMIT` without an order reads the same rows each time.
+            options.push_str(" -c synchronize_seqscans=off");
+        }
+        if !options.contains("max_parallel_workers_per_gather") {
+            options.push_str(" -c max_parallel_workers_per_gather=0");
+        }
         config.options(options.trim_start());
         if config.get_application_name().is_none() {
             // So an operator tells these connections from the pool's in `pg_stat_activity`.
@@ -485,22 +493,26 @@ mod tests {
         assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [7]);
     }
 
-    /// The pipe's sessions plan without Memoize and compile nothing (JIT off), and keep what the URL's
-    /// own `options` set.
+    /// The pipe's sessions plan without Memoize or parallel workers, compile nothing (JIT off), start
+    /// every scan at a table's first block (no synchronized scans), and keep what the URL's own
+    /// `options` set.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_pipe_plans_without_memoize_or_jit_and_keeps_the_urls_options() {
+    async fn the_pipe_plans_without_memoize_jit_parallel_workers_or_synchronized_scans_and_keeps_the_urls_options() {
         let Some(t) = test_support::postgres().await else { return };
         let sep = if t.url.contains('?') { '&' } else { '?' };
         let url = format!("{}{sep}options=-c%20work_mem%3D5MB", t.url);
         let pipe = PgPipe::for_url(&url).expect("a loopback database");
-        let sql = "SELECT CAST((current_setting('enable_memoize') = 'off')::int * 100 \
-                   + (current_setting('jit') = 'off')::int * 10 \
+        let sql = "SELECT CAST((current_setting('enable_memoize') = 'off')::int * 10000 \
+                   + (current_setting('jit') = 'off')::int * 1000 \
+                   + (current_setting('synchronize_seqscans') = 'off')::int * 100 \
+                   + (current_setting('max_parallel_workers_per_gather') = '0')::int * 10 \
                    + (current_setting('work_mem') = '5MB')::int AS BIGINT) AS n";
         let rows = pipe.all::<CountRow>(sql, &[]).await.expect("read on the pipe");
         assert_eq!(
             rows.iter().map(|r| r.n).collect::<Vec<_>>(),
-            [111],
-            "memoize off (100), jit off (10), work_mem kept (1)"
+            [11111],
+            "memoize off (10000), jit off (1000), synchronized scans off (100), no parallel workers (10), \
+             work_mem kept (1)"
         );
     }
 }

@@ -226,27 +226,73 @@ async fn waits_on_another_instance_s_migration_or_refresh_are_not_cut_off_on_pos
     assert!(refreshed.unwrap(), "the refresh ran once the other let go");
 }
 
-/// PostgreSQL connections wait `db::LOCK_WAIT` for a lock and compile no statement (JIT off), unless
-/// the URL's `options` choose their own.
+/// PostgreSQL connections wait `db::LOCK_WAIT` for a lock, compile no statement (JIT off), start no
+/// parallel worker and no synchronized scan (a search's candidates are the first rows its scan hands
+/// out: see `a_scan_starts_at_the_first_block_on_the_pools_connections_on_postgres`), unless the URL's
+/// `options` choose their own.
 #[tokio::test]
-async fn the_lock_wait_and_jit_are_the_service_s_unless_the_url_sets_them_on_postgres() {
+async fn the_lock_wait_jit_and_scans_are_the_service_s_unless_the_url_sets_them_on_postgres() {
     use sea_orm::{ConnectionTrait, DbBackend, Statement};
     let Some(t) = test_support::postgres().await else { return };
     let shown = |url: String| async move {
         let conn = db::connect(&url).await.unwrap();
         let mut settings = Vec::new();
-        for name in ["lock_timeout", "jit"] {
+        for name in ["lock_timeout", "jit", "max_parallel_workers_per_gather", "synchronize_seqscans"] {
             let show = Statement::from_string(DbBackend::Postgres, format!("SHOW {name}"));
             settings.push(conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", name).unwrap());
         }
         settings
     };
-    assert_eq!(shown(t.url.clone()).await, [format!("{}s", db::LOCK_WAIT.as_secs()), "off".into()]);
+    let wait = format!("{}s", db::LOCK_WAIT.as_secs());
+    assert_eq!(shown(t.url.clone()).await, [wait.as_str(), "off", "0", "off"]);
     let sep = if t.url.contains('?') { '&' } else { '?' };
     let url = format!("{}{sep}options=-c%20lock_timeout%3D2500ms", t.url);
-    assert_eq!(shown(url).await, ["2500ms", "off"]);
-    let url = format!("{}{sep}options=-c%20jit%3Don", t.url);
-    assert_eq!(shown(url).await, [format!("{}s", db::LOCK_WAIT.as_secs()), "on".into()]);
+    assert_eq!(shown(url).await, ["2500ms", "off", "0", "off"]);
+    let url = format!("{}{sep}options=-c%20jit%3Don%20-c%20max_parallel_workers_per_gather%3D3", t.url);
+    assert_eq!(shown(url).await, [wait.as_str(), "on", "3", "off"]);
+}
+
+/// A PostgreSQL search ranks the first candidates its scan hands out (`LIMIT`, no order), so a scan
+/// must start at its table's first block: synchronized sequential scans (PostgreSQL's default) start a
+/// scan of a table larger than a quarter of `shared_buffers` where the last one got to, and the same
+/// search gave another first page each time (`q=workflow&stage=growing` at 100k demo listings). The
+/// pool's connections turn them off unless the URL's `options` name them. Shown on a table just past
+/// that size: a scan that stops half way, then the first row of a scan.
+#[tokio::test]
+async fn a_scan_starts_at_the_first_block_on_the_pools_connections_on_postgres() {
+    use sea_orm::{ConnectionTrait, DbBackend, Statement};
+    let Some(t) = test_support::postgres().await else { return };
+    let setup = db::connect(&t.url).await.unwrap();
+    let one = |conn: &sea_orm::DatabaseConnection, sql: &str| {
+        let conn = conn.clone();
+        let stmt = Statement::from_string(DbBackend::Postgres, sql.to_owned());
+        async move { conn.query_one_raw(stmt).await.unwrap().unwrap().try_get::<i64>("", "n").unwrap() }
+    };
+    // Blocks of 8 kB; a tenth of each filled, so a few dozen rows a block.
+    let quarter = one(&setup, "SELECT setting::bigint / 4 AS n FROM pg_settings WHERE name = 'shared_buffers'").await;
+    setup
+        .execute_unprepared(&format!(
+            "CREATE TABLE scanned (g BIGINT NOT NULL) WITH (fillfactor = 10); \
+             INSERT INTO scanned SELECT g FROM generate_series(1, {}) g; ANALYZE scanned",
+            (quarter + 64) * 30
+        ))
+        .await
+        .unwrap();
+    let blocks = one(&setup, "SELECT (pg_relation_size('scanned') / 8192)::bigint AS n").await;
+    assert!(blocks > quarter + 16, "{blocks} blocks, past a quarter of shared_buffers ({quarter})");
+    let rows = one(&setup, "SELECT count(*) AS n FROM scanned").await;
+    let first_after_half = |url: String| async move {
+        let conn = db::connect(&url).await.unwrap();
+        one(&conn, &format!("SELECT count(*) AS n FROM (SELECT g FROM scanned OFFSET {} LIMIT 1) h", rows / 2)).await;
+        one(&conn, "SELECT g AS n FROM scanned LIMIT 1").await
+    };
+    assert_eq!(first_after_half(t.url.clone()).await, 1, "the service's connections scan from the first block");
+    let sep = if t.url.contains('?') { '&' } else { '?' };
+    let synchronized = first_after_half(format!("{}{sep}options=-c%20synchronize_seqscans%3Don", t.url)).await;
+    assert!(
+        synchronized > rows / 4,
+        "the URL's choice stays, and with it a scan starts where the last got to: {synchronized}"
+    );
 }
 
 /// The pool's connections to a loopback PostgreSQL with TLS only preferred (the default) run in the
