@@ -895,6 +895,15 @@ fn on_search_rows(s: &ListingSearch) -> bool {
     only_facets(s) && (words || usize::from(s.category.is_some()) + values_asked(s).len() >= 2)
 }
 
+/// PostgreSQL: whether a page in an order of `listings`' indexes chooses between reading the
+/// matching search rows first and walking the order's index ([`SeaOrmStore::walk_or_read`]): a
+/// search on the search rows ([`on_search_rows`]), and words alone, whose rare word's page walked the
+/// order's index probing each listing's search row (`q=larkhub&sort=votes`, 981 matches at a million
+/// listings: 234 ms, 26 read first).
+fn chooses_rows_first(s: &ListingSearch) -> bool {
+    on_search_rows(s) || text_only(s)
+}
+
 /// True when a search has words and no filter but its status and, at most, a category (on
 /// PostgreSQL, a word within a category is answered from its kept word rows: `one_word_in_category`).
 fn text_in_category(s: &ListingSearch) -> bool {
@@ -1306,7 +1315,7 @@ impl SeaOrmStore {
     /// `by_views` joins the listings' view totals as `t`, for the most-viewed order. `tree` holds the
     /// ids of the category filter's category and its subcategories (never empty when `s` has one).
     /// `words` says how SQLite matches the words, and how PostgreSQL reads a search it matches on its
-    /// search rows ([`on_search_rows`]): `Drive`, the matching rows first, then their listings
+    /// search rows or by words alone ([`chooses_rows_first`]): `Drive`, the matching rows first, then their listings
     /// (sorted by the caller); `List`, as the planner chooses (a walk of the order's index, mostly).
     fn search_from_where(
         &self,
@@ -1323,9 +1332,7 @@ impl SeaOrmStore {
             Some(text) if !text.as_str().trim().is_empty() => Some(fts_query(backend, text.as_str())?),
             _ => None,
         };
-        let rows_first = backend == DbBackend::Postgres
-            && (on_search_rows(s) || (fts.is_some() && text_only(s)))
-            && words == WordsMatch::Drive;
+        let rows_first = backend == DbBackend::Postgres && chooses_rows_first(s) && words == WordsMatch::Drive;
         match (&fts, backend) {
             _ if rows_first => {
                 // The matching search rows alone, fenced (`OFFSET 0`) so the planner reads them first:
@@ -1769,14 +1776,12 @@ impl ListingRepository for SeaOrmStore {
         // Words in an order of `listings`' indexes (relevance ranked above): SQLite reads and sorts
         // every match, or walks the order's index checking each listing against the list of matches;
         // which is less work follows from the matches' share of the listings (`walk_the_order`).
-        // PostgreSQL, a search on its search rows: the same choice between reading the matches first
-        // and walking the order's index (which the planner makes, misjudging a sparse match).
+        // PostgreSQL, a search on its search rows or of words alone: the same choice between reading
+        // the matches first and walking the order's index (which the planner makes, misjudging a
+        // sparse match).
         let words = match (backend, &fts) {
             (DbBackend::Sqlite, Some(_)) => self.walk_or_read(counted, s.status, page).await?,
-            (DbBackend::Postgres, _) if on_search_rows(s) => self.walk_or_read(counted, s.status, page).await?,
-            // Words alone, the same choice: a rare word's page walked the order's index probing each
-            // listing's search row (`q=larkhub&sort=votes`, 981 matches at a million listings: 361 ms).
-            (DbBackend::Postgres, Some(_)) if text_only(s) => self.walk_or_read(counted, s.status, page).await?,
+            (DbBackend::Postgres, _) if chooses_rows_first(s) => self.walk_or_read(counted, s.status, page).await?,
             _ => WordsMatch::Drive,
         };
         let by_views = s.sort == SearchSort::MostViewed;
