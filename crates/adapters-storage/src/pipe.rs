@@ -172,6 +172,11 @@ impl PgPipe {
         if !options.contains("max_parallel_workers_per_gather") {
             options.push_str(" -c max_parallel_workers_per_gather=0");
         }
+        if !options.contains("work_mem") {
+            // As on the pool's connections: a bitmap of a common value stays exact.
+            options.push_str(" -c work_mem=");
+            options.push_str(crate::db::WORK_MEM);
+        }
         config.options(options.trim_start());
         if config.get_application_name().is_none() {
             // So an operator tells these connections from the pool's in `pg_stat_activity`.
@@ -514,5 +519,9 @@ mod tests {
             "memoize off (10000), jit off (1000), synchronized scans off (100), no parallel workers (10), \
              work_mem kept (1)"
         );
+        let pipe = PgPipe::for_url(&t.url).expect("a loopback database");
+        let sql = format!("SELECT CAST((current_setting('work_mem') = '{}')::int AS BIGINT) AS n", crate::db::WORK_MEM);
+        let rows = pipe.all::<CountRow>(&sql, &[]).await.expect("read on the pipe");
+        assert_eq!(rows.iter().map(|r| r.n).collect::<Vec<_>>(), [1], "the service's work_mem without the URL's");
     }
 }

@@ -228,8 +228,8 @@ async fn waits_on_another_instance_s_migration_or_refresh_are_not_cut_off_on_pos
 
 /// PostgreSQL connections wait `db::LOCK_WAIT` for a lock, compile no statement (JIT off), start no
 /// parallel worker and no synchronized scan (a search's candidates are the first rows its scan hands
-/// out: see `a_scan_starts_at_the_first_block_on_the_pools_connections_on_postgres`), unless the URL's
-/// `options` choose their own.
+/// out: see `a_scan_starts_at_the_first_block_on_the_pools_connections_on_postgres`) and give a bitmap
+/// `db::WORK_MEM`, unless the URL's `options` choose their own.
 #[tokio::test]
 async fn the_lock_wait_jit_and_scans_are_the_service_s_unless_the_url_sets_them_on_postgres() {
     use sea_orm::{ConnectionTrait, DbBackend, Statement};
@@ -237,19 +237,20 @@ async fn the_lock_wait_jit_and_scans_are_the_service_s_unless_the_url_sets_them_
     let shown = |url: String| async move {
         let conn = db::connect(&url).await.unwrap();
         let mut settings = Vec::new();
-        for name in ["lock_timeout", "jit", "max_parallel_workers_per_gather", "synchronize_seqscans"] {
+        for name in ["lock_timeout", "jit", "max_parallel_workers_per_gather", "synchronize_seqscans", "work_mem"] {
             let show = Statement::from_string(DbBackend::Postgres, format!("SHOW {name}"));
             settings.push(conn.query_one_raw(show).await.unwrap().unwrap().try_get::<String>("", name).unwrap());
         }
         settings
     };
     let wait = format!("{}s", db::LOCK_WAIT.as_secs());
-    assert_eq!(shown(t.url.clone()).await, [wait.as_str(), "off", "0", "off"]);
+    assert_eq!(shown(t.url.clone()).await, [wait.as_str(), "off", "0", "off", db::WORK_MEM]);
     let sep = if t.url.contains('?') { '&' } else { '?' };
     let url = format!("{}{sep}options=-c%20lock_timeout%3D2500ms", t.url);
-    assert_eq!(shown(url).await, ["2500ms", "off", "0", "off"]);
-    let url = format!("{}{sep}options=-c%20jit%3Don%20-c%20max_parallel_workers_per_gather%3D3", t.url);
-    assert_eq!(shown(url).await, [wait.as_str(), "on", "3", "off"]);
+    assert_eq!(shown(url).await, ["2500ms", "off", "0", "off", db::WORK_MEM]);
+    let url =
+        format!("{}{sep}options=-c%20jit%3Don%20-c%20max_parallel_workers_per_gather%3D3%20-c%20work_mem%3D5MB", t.url);
+    assert_eq!(shown(url).await, [wait.as_str(), "on", "3", "off", "5MB"]);
 }
 
 /// A PostgreSQL search ranks the first candidates its scan hands out (`LIMIT`, no order), so a scan
