@@ -862,18 +862,66 @@ fn in_categories(q: &mut RawQuery, tree: &[i64]) {
     q.sql("]::text[]");
 }
 
+/// PostgreSQL: how the search rows of words with values or a category are found
+/// ([`scan_the_facets`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RowsScan {
+    /// The words' index and the facets' intersected, as the planner chooses (two bitmaps ANDed).
+    Both,
+    /// The facets' rows alone, the words checked on each row read: the words' condition stands
+    /// outside a fenced (`OFFSET 0`) scan of the facets, so their index is not read. Both scans hand
+    /// out the rows in the table's order (a bitmap's heap scan or a sequential one, from block 0:
+    /// `synchronize_seqscans` off), so they find the same first rows and the same count.
+    Facets,
+}
+
+/// A row of the facets' scan (a heap row read and its words checked) costs about as much as this
+/// many postings of the words' index gathered into their bitmap (see [`scan_the_facets`]).
+const ROW_POSTINGS: u64 = 10;
+
+/// PostgreSQL: whether words with values (or a category) are found by scanning the facets' rows
+/// alone ([`RowsScan::Facets`]) rather than intersecting the two indexes: when the words' postings
+/// (`postings`, the kept listing counts of every index word they cover, summed) cost more than the
+/// rows that scan reads to find `need` matches. The words' share of the `live` listings in the
+/// search's status is taken from `least` (the fewest postings of any one word), as if the words
+/// and the values were independent, so the scan reads about `need × live / least` of the
+/// `facet_rows` the values (or the category) have, and all of them at most. `co` with `US` at a
+/// million listings: 467 749 of `co:*`'s postings gathered into a bitmap before the 45 029 of the
+/// US were ANDed with it (135 ms of the count's 218); `kanban` (some 40 000) with `free` (150 000)
+/// stays with the two indexes, as the scan would read every free listing.
+fn scan_the_facets(postings: u64, least: u64, facet_rows: u64, live: u64, need: u64) -> bool {
+    if postings == 0 || least == 0 || facet_rows == 0 {
+        return false;
+    }
+    let read = need.saturating_mul(live).checked_div(least).unwrap_or(0).max(need).min(facet_rows);
+    postings >= ROW_POSTINGS.saturating_mul(read)
+}
+
 /// PostgreSQL: ` FROM listing_search ls WHERE` the words `tsq` match (any row without words), in the
 /// search's status, with its values (and within `tree` for a category): the search rows alone, for
-/// [`on_search_rows`].
-fn search_rows_from_where(q: &mut RawQuery, tsq: Option<&str>, s: &ListingSearch, tree: &[i64]) {
+/// [`on_search_rows`], found as `scan` says (with words).
+fn search_rows_from_where(q: &mut RawQuery, tsq: Option<&str>, s: &ListingSearch, tree: &[i64], scan: RowsScan) {
+    let fenced = scan == RowsScan::Facets && tsq.is_some();
+    if fenced {
+        q.sql(" FROM (SELECT ls.listing_id, ls.doc");
+    }
     q.sql(" FROM listing_search ls WHERE ls.status = ").constant(status_of(s.status).as_str());
-    if let Some(tsq) = tsq {
-        q.sql(" AND ls.doc @@ ");
-        crate::sql::pg_tsquery(q, tsq);
+    let words = |q: &mut RawQuery| {
+        if let Some(tsq) = tsq {
+            q.sql(" AND ls.doc @@ ");
+            crate::sql::pg_tsquery(q, tsq);
+        }
+    };
+    if !fenced {
+        words(q);
     }
     in_facets(q, &facets_of(s));
     if s.category.is_some() {
         in_categories(q, tree);
+    }
+    if fenced {
+        q.sql(" OFFSET 0) ls WHERE 1 = 1");
+        words(q);
     }
 }
 
@@ -1137,19 +1185,81 @@ impl SeaOrmStore {
     /// PostgreSQL: how many listings in the search's status the words `tsq` (if any) match with its
     /// stage, pricing model and country and within `tree`, its category's (if any), up to the cap,
     /// counted in `listing_search` alone: the words' bitmap and the facets' (migrations 64 and 66)
-    /// intersect, and the status is checked on the search row.
+    /// intersect, or, where the words are far more common, the facets' rows are read and the words
+    /// checked on each ([`SeaOrmStore::postgres_rows_scan`]); the status is checked on the search row.
     async fn postgres_rows_total(&self, tsq: Option<&str>, s: &ListingSearch, tree: &[i64]) -> RepoResult<u64> {
+        let scan = match tsq {
+            Some(tsq) => self.postgres_rows_scan(tsq, s, tree, COUNT_CAP + 1).await?,
+            None => RowsScan::Both,
+        };
         let mut count = RawQuery::new(DbBackend::Postgres);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
-        search_rows_from_where(&mut count, tsq, s, tree);
+        search_rows_from_where(&mut count, tsq, s, tree, scan);
         count.sql(" LIMIT ").count_of_rows(COUNT_CAP as i64 + 1).sql(") t");
         self.count(&count).await
     }
 
+    /// PostgreSQL: how the search rows of the words `tsq` with the search's values and within `tree`
+    /// (its category's, if any) are found to hand out `need` of them ([`scan_the_facets`]), from
+    /// the kept counts, in one statement: each word's postings (the listings of every index word it
+    /// covers in the status, `listing_status_terms`, at most a thousand index words a word), the
+    /// listings in the status (`listing_counts`), and the share of them each value and the category's
+    /// tree have (`listing_value_counts`; `categories.tree_live_listings`, for live listings). A kept
+    /// count behind the listings changes only the choice, never the answer.
+    async fn postgres_rows_scan(&self, tsq: &str, s: &ListingSearch, tree: &[i64], need: u64) -> RepoResult<RowsScan> {
+        #[derive(Debug, FromQueryResult)]
+        struct Kept {
+            postings: i64,
+            least: i64,
+            live: i64,
+            facet_rows: i64,
+        }
+        let status = status_of(s.status).as_str();
+        let mut q = RawQuery::new(DbBackend::Postgres);
+        q.sql("SELECT sum(w.docs)::bigint AS postings, min(w.docs)::bigint AS least, l.live, round(l.live::float8");
+        // The facets' rows as if the values and the tree were independent: the fewest of them overcounted
+        // `pro` with `growing` in `developer-tools` at a million listings (130 350 and 171 868 of
+        // 779 547 live; 33 200 have both).
+        for (i, v) in values_asked(s) {
+            q.sql(" * COALESCE((SELECT k.listings FROM listing_value_counts k WHERE k.status = ")
+                .constant(status)
+                .sql(" AND k.field = ")
+                .constant(["stage", "pricing_model", "country"][i])
+                .sql(" AND k.value = ")
+                .bind(v)
+                .sql("), 0) / GREATEST(l.live, 1)");
+        }
+        if let (Some(top), StatusFilter::Live) = (tree.first(), s.status) {
+            q.sql(" * COALESCE((SELECT c.tree_live_listings FROM categories c WHERE c.id = ")
+                .bind(*top)
+                .sql("), 0) / GREATEST(l.live, 1)");
+        }
+        q.sql(
+            ")::bigint AS facet_rows FROM (SELECT COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = ",
+        )
+        .constant(status)
+        .sql("), 0)::bigint AS live) l, ");
+        // Each lexeme of the query as PostgreSQL parsed it (`'word'`, `'word':*` for a prefix), read
+        // as `listing_text_search` reads a one-word query (migration 34).
+        q.sql("(SELECT (SELECT COALESCE(sum(t.docs), 0) FROM (SELECT t.docs FROM listing_status_terms t WHERE t.status = ")
+            .constant(status)
+            .sql(" AND t.term >= x.lexeme AND t.term <= x.last LIMIT 1000) t) AS docs FROM (SELECT x.lexeme, ")
+            .sql("x.lexeme || CASE WHEN x.prefix THEN chr(1114111) ELSE '' END AS last FROM (SELECT ")
+            .sql("replace(m[1], '''''', '''') AS lexeme, m[2] = '*' AS prefix FROM regexp_matches((");
+        crate::sql::pg_tsquery(&mut q, tsq);
+        q.sql(")::text, '''((?:[^'']|'''')*)''(?::(\\*?)[A-D]*)?', 'g') AS m) x) x) w GROUP BY l.live");
+        let kept = Kept::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
+        let n = |v: i64| v.max(0) as u64;
+        Ok(match kept {
+            Some(k) if scan_the_facets(n(k.postings), n(k.least), n(k.facet_rows), n(k.live), need) => RowsScan::Facets,
+            _ => RowsScan::Both,
+        })
+    }
+
     /// PostgreSQL: a page of the words `tsq` with the search's stage, pricing model and country and
     /// within `tree`, its category's (any of them it has), by relevance, of `counted` matches: the
-    /// first candidates the search rows hand out (`listing_search` alone, the words' and the facets'
-    /// indexes intersected), ranked by `ts_rank` as the words alone are, ties by id, and only the
+    /// first candidates the search rows hand out (`listing_search` alone, found as
+    /// [`SeaOrmStore::postgres_rows_scan`] chooses), ranked by `ts_rank` as the words alone are, ties by id, and only the
     /// page's listings read. Through the general search's join every live listing was hashed for the
     /// candidates, and again for the page (57 ms of `q=workflow&stage=growing` at 100k listings).
     async fn postgres_rows_search(
@@ -1161,11 +1271,12 @@ impl SeaOrmStore {
         counted: u64,
     ) -> RepoResult<Paged<ListingSummary>> {
         let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
+        let scan = self.postgres_rows_scan(tsq, s, tree, candidates as u64).await?;
         let mut q = RawQuery::new(DbBackend::Postgres);
         q.sql(SUMMARY_SELECT).sql(" FROM (SELECT c.id, c.r FROM (SELECT ls.listing_id AS id, ts_rank(ls.doc, ");
         crate::sql::pg_tsquery(&mut q, tsq);
         q.sql(") AS r");
-        search_rows_from_where(&mut q, Some(tsq), s, tree);
+        search_rows_from_where(&mut q, Some(tsq), s, tree, scan);
         q.sql(" LIMIT ")
             .count_of_rows(candidates)
             .sql(") c ORDER BY c.r DESC, c.id DESC")
@@ -1340,7 +1451,7 @@ impl SeaOrmStore {
                 // how few match (`q=pro&category=developer-tools&stage=growing&sort=votes` at 100k
                 // listings: 23 562 probes for 20 listings, 77 ms).
                 q.sql(" FROM (SELECT ls.listing_id");
-                search_rows_from_where(q, fts.as_deref(), s, tree);
+                search_rows_from_where(q, fts.as_deref(), s, tree, RowsScan::Both);
                 q.sql(" OFFSET 0) m JOIN listings l ON l.id = m.listing_id").sql(totals).sql(" WHERE 1 = 1");
             }
             (Some(f), DbBackend::Sqlite) if words == WordsMatch::List => {
@@ -2385,6 +2496,100 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The facets' rows alone when the words' postings outweigh the rows that scan reads, with the
+    /// figures measured at a million listings: `co` (467 749 postings) with the US (45 029 of some
+    /// 900 000 live) scans the US; `kanban` (some 40 000) with `free` (150 000) intersects, as the
+    /// scan would read every free listing to find 10 001; a deep page reads further.
+    #[test]
+    fn words_scan_the_facets_only_when_their_postings_outweigh_the_rows_read() {
+        assert!(super::scan_the_facets(467_749, 467_749, 45_029, 900_000, 10_001));
+        assert!(super::scan_the_facets(467_749, 467_749, 45_029, 900_000, 1_000), "the page's candidates");
+        assert!(!super::scan_the_facets(40_000, 40_000, 150_000, 900_000, 10_001));
+        assert!(!super::scan_the_facets(40_000, 40_000, 150_000, 900_000, 1_000));
+        assert!(super::scan_the_facets(400, 400, 3, 400, 10_001), "a rare value: its rows, all of them");
+        assert!(!super::scan_the_facets(20, 20, 3, 400, 10_001), "a rare word");
+        assert!(!super::scan_the_facets(0, 0, 3, 400, 10_001), "a word no listing has");
+        assert!(!super::scan_the_facets(400, 400, 0, 400, 10_001), "no listing has the value");
+    }
+
+    /// What `postgres_rows_scan` reads from the kept counts (each lexeme of the query as PostgreSQL
+    /// parsed it, a prefix over every index word it begins, the values' and the tree's shares of the
+    /// listings) and the plan of the count it chooses: the facets' index alone, never the
+    /// words', when the facets' rows are read; both where they are intersected.
+    #[tokio::test]
+    async fn postgres_scans_the_facets_for_words_far_more_common_than_the_value() {
+        use domain::listing::{CountryCode, ListingSearch, PricingModel, SearchText, StatusFilter};
+        let Some(t) = test_support::postgres().await else { return };
+        let db = crate::db::connect(&t.url).await.expect("connect");
+        crate::db::migrate(&db).await.expect("migrate");
+        for sql in [
+            "INSERT INTO listing_counts (status, listings) VALUES ('live', 900000) \
+             ON CONFLICT (status) DO UPDATE SET listings = EXCLUDED.listings",
+            "INSERT INTO listing_status_terms (status, term, docs) VALUES ('live', 'co', 200000), \
+             ('live', 'code', 150000), ('live', 'comet', 117749), ('live', 'cn', 900000), ('live', 'kanban', 40000), \
+             ('scheduled', 'kanban', 900000)",
+            "INSERT INTO listing_value_counts (status, field, value, listings) VALUES ('live', 'country', 'US', 45029), \
+             ('live', 'pricing_model', 'free', 150000), ('live', 'stage', 'growing', 160000)",
+            "INSERT INTO categories (id, slug, name, description, parent_id, position, faqs, attributes, synonyms, \
+             live_listings, tree_live_listings) VALUES (7, 'birds', 'Birds', '', NULL, 0, '[]', '[]', '[]', 40, 40)",
+        ] {
+            db.execute_unprepared(sql).await.expect(sql);
+        }
+        let top = 7;
+        let store = crate::SeaOrmStore::new(db.clone());
+        let find = |q: &str, country: Option<&str>, pricing: Option<&str>| ListingSearch {
+            q: Some(SearchText::parse(q).expect("words")),
+            country: country.map(|c| CountryCode::parse(c).expect("a country")),
+            pricing_model: pricing.map(|p| PricingModel::parse(p).expect("a pricing model")),
+            ..Default::default()
+        };
+        let scan = |s: ListingSearch, tree: Vec<i64>| {
+            let store = store.clone();
+            async move {
+                let tsq = crate::sql::fts_query(sea_orm::DbBackend::Postgres, s.q.as_ref().expect("words").as_str())
+                    .expect("a query");
+                store.postgres_rows_scan(&tsq, &s, &tree, domain::paging::COUNT_CAP + 1).await.expect("the kept counts")
+            }
+        };
+        use super::RowsScan::{Both, Facets};
+        // `co:*` covers co, code and comet (467 749 postings), not cn.
+        assert_eq!(scan(find("co", Some("US"), None), vec![]).await, Facets, "a common prefix, a rarer value");
+        assert_eq!(scan(find("co", None, Some("FREE")), vec![]).await, Facets, "half the free listings match");
+        assert_eq!(scan(find("kanban", None, Some("FREE")), vec![]).await, Both, "every free listing read");
+        assert_eq!(scan(find("kanban", Some("US"), None), vec![]).await, Both, "a rarer word");
+        assert_eq!(scan(find("kanban", Some("US"), Some("free")), vec![]).await, Both, "some 7 500 free in the US");
+        assert_eq!(scan(find("co", Some("US"), Some("free")), vec![]).await, Facets, "and fewer rows to read");
+        assert_eq!(scan(find("comet co", Some("US"), None), vec![]).await, Facets, "two words, both common");
+        assert_eq!(scan(find("cn kanban", Some("US"), None), vec![]).await, Facets, "every US row, against 940 000");
+        assert_eq!(
+            scan(find("cn kanban", None, Some("free")), vec![]).await,
+            Both,
+            "every free row, the rarer's share"
+        );
+        assert_eq!(scan(find("qqqzx", Some("US"), None), vec![]).await, Both, "a word no listing has");
+        let within = ListingSearch {
+            category: Some(domain::slug::Slug::parse("any").expect("a slug")),
+            ..find("kanban", None, None)
+        };
+        assert_eq!(scan(within.clone(), vec![top]).await, Facets, "a tree of 40 listings");
+        let upcoming = ListingSearch { status: StatusFilter::Upcoming, ..within.clone() };
+        assert_eq!(scan(upcoming, vec![top]).await, Both, "no kept tree count for upcoming listings");
+        // The count's plan when the facets' rows are scanned, with every index cheaper than a
+        // sequential scan: the facets' index, never the words', which are checked on each row.
+        let (_p, txn) = postgres_planning().await.expect("PostgreSQL");
+        let us = find("co", Some("US"), None);
+        let tsq = crate::sql::fts_query(sea_orm::DbBackend::Postgres, "co").expect("a query");
+        let mut q = crate::sql::RawQuery::new(sea_orm::DbBackend::Postgres);
+        q.sql("SELECT COUNT(*) FROM (SELECT 1");
+        super::search_rows_from_where(&mut q, Some(&tsq), &us, &[], Facets);
+        q.sql(" LIMIT 10001) t");
+        let lines = plan_of(&txn, q.build()).await;
+        let reads = |index: &str| lines.iter().any(|l| l.contains(&format!("Index Scan on {index}")));
+        assert!(reads("ix_listing_search_facets"), "{lines:?}");
+        assert!(!reads("ix_listing_search_doc"), "{lines:?}");
+        assert!(lines.iter().any(|l| l.contains("Filter: (ls.doc @@")), "the words checked on each row: {lines:?}");
     }
 
     /// As a list when the matches are a large enough share of the listings for the page's walk to be

@@ -898,6 +898,44 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
     assert_eq!(found(find("osprey", None, Some("free"), None)).await, ["Osprey Grows Paid Gb"], "removed");
 });
 
+// Words on every listing with a value on most of them, more matches than a search ranks (1 000):
+// before the word counts are kept and after, the same count and the same pages. PostgreSQL chooses
+// how it reads the search rows from the kept counts (`listings::scan_the_facets`): before they are
+// counted it intersects the words' index with the values', after it scans the US listings' rows and
+// checks the word on each. Both hand out the rows in the table's order, so the same thousand
+// are ranked.
+on_every_store!(a_common_word_with_a_common_value_pages_alike_however_it_is_read, |store| {
+    use domain::listing::CountryCode;
+    const N: usize = 10_200;
+    let items: Vec<ImportListing> = (0..N)
+        .map(|i| {
+            let mut l = listing(&format!("Heron {i}"), ListingStatus::Live, None);
+            l.profile.tagline = "a heron by the lake".into();
+            l.profile.country = (i % 3 != 0).then(|| CountryCode::parse("US").unwrap());
+            import(l, 0)
+        })
+        .collect();
+    for chunk in items.chunks(2_000) {
+        store.import_listings(chunk, now()).await.unwrap();
+    }
+    let us = |q: &str| ListingSearch { country: Some(CountryCode::parse("US").unwrap()), ..search(Some(q)) };
+    let pages = || async {
+        let mut got = Vec::new();
+        for q in ["heron", "her"] {
+            for page in [1, 3] {
+                let p = store.search_listings(&us(q), PageRequest::parse(Some(page), Some(20)).unwrap()).await.unwrap();
+                assert_eq!((p.total, p.total_exact, p.items.len()), (6_800, true, 20), "{q} page {page}");
+                got.push(names(&p));
+            }
+        }
+        got
+    };
+    let before = pages().await;
+    store.refresh_search_terms().await.unwrap();
+    assert_eq!(pages().await, before, "the same pages with the word counts kept");
+    assert_ne!(before[0], before[1], "page 3 is not page 1");
+});
+
 // The founders behind live listings, where each of 10 050 founders has a live listing of their own:
 // the founder's links must be found by the founder. Joined the other way (SQLite has no statistics),
 // each founder walked every live listing: 10 050 × 10 050 here (over 5 s a statement in a debug build,
