@@ -897,6 +897,28 @@ fn scan_the_facets(postings: u64, least: u64, facet_rows: u64, live: u64, need: 
     postings >= ROW_POSTINGS.saturating_mul(read)
 }
 
+/// PostgreSQL: what the kept counts say of a search of words with values or a category
+/// ([`SeaOrmStore::postgres_rows_kept`]), read once for its count and its page; all zero when they
+/// say nothing (the intersection, as before).
+#[derive(Debug, Clone, Copy, Default)]
+struct RowsKept {
+    postings: u64,
+    least: u64,
+    facet_rows: u64,
+    live: u64,
+}
+
+impl RowsKept {
+    /// How the search rows are found to hand out `need` of them ([`scan_the_facets`]).
+    fn scan(&self, need: u64) -> RowsScan {
+        if scan_the_facets(self.postings, self.least, self.facet_rows, self.live, need) {
+            RowsScan::Facets
+        } else {
+            RowsScan::Both
+        }
+    }
+}
+
 /// PostgreSQL: ` FROM listing_search ls WHERE` the words `tsq` match (any row without words), in the
 /// search's status, with its values (and within `tree` for a category): the search rows alone, for
 /// [`on_search_rows`], found as `scan` says (with words).
@@ -1186,12 +1208,16 @@ impl SeaOrmStore {
     /// stage, pricing model and country and within `tree`, its category's (if any), up to the cap,
     /// counted in `listing_search` alone: the words' bitmap and the facets' (migrations 64 and 66)
     /// intersect, or, where the words are far more common, the facets' rows are read and the words
-    /// checked on each ([`SeaOrmStore::postgres_rows_scan`]); the status is checked on the search row.
-    async fn postgres_rows_total(&self, tsq: Option<&str>, s: &ListingSearch, tree: &[i64]) -> RepoResult<u64> {
-        let scan = match tsq {
-            Some(tsq) => self.postgres_rows_scan(tsq, s, tree, COUNT_CAP + 1).await?,
-            None => RowsScan::Both,
-        };
+    /// checked on each (as `kept` says: [`SeaOrmStore::postgres_rows_kept`]); the status is checked
+    /// on the search row.
+    async fn postgres_rows_total(
+        &self,
+        tsq: Option<&str>,
+        s: &ListingSearch,
+        tree: &[i64],
+        kept: RowsKept,
+    ) -> RepoResult<u64> {
+        let scan = kept.scan(COUNT_CAP + 1);
         let mut count = RawQuery::new(DbBackend::Postgres);
         count.sql("SELECT COUNT(*) AS n FROM (SELECT 1");
         search_rows_from_where(&mut count, tsq, s, tree, scan);
@@ -1199,14 +1225,14 @@ impl SeaOrmStore {
         self.count(&count).await
     }
 
-    /// PostgreSQL: how the search rows of the words `tsq` with the search's values and within `tree`
-    /// (its category's, if any) are found to hand out `need` of them ([`scan_the_facets`]), from
-    /// the kept counts, in one statement: each word's postings (the listings of every index word it
-    /// covers in the status, `listing_status_terms`, at most a thousand index words a word), the
-    /// listings in the status (`listing_counts`), and the share of them each value and the category's
-    /// tree have (`listing_value_counts`; `categories.tree_live_listings`, for live listings). A kept
-    /// count behind the listings changes only the choice, never the answer.
-    async fn postgres_rows_scan(&self, tsq: &str, s: &ListingSearch, tree: &[i64], need: u64) -> RepoResult<RowsScan> {
+    /// PostgreSQL: what the kept counts say of the words `tsq` with the search's values and within
+    /// `tree` (its category's, if any), for [`RowsKept::scan`], in one statement: each word's
+    /// postings (the listings of every index word it covers in the status, `listing_status_terms`,
+    /// at most a thousand index words a word), the listings in the status (`listing_counts`), and
+    /// the share of them each value and the category's tree have (`listing_value_counts`;
+    /// `categories.tree_live_listings`, for live listings). A kept count behind the listings
+    /// changes only the choice, never the answer.
+    async fn postgres_rows_kept(&self, tsq: &str, s: &ListingSearch, tree: &[i64]) -> RepoResult<RowsKept> {
         #[derive(Debug, FromQueryResult)]
         struct Kept {
             postings: i64,
@@ -1250,16 +1276,18 @@ impl SeaOrmStore {
         q.sql(")::text, '''((?:[^'']|'''')*)''(?::(\\*?)[A-D]*)?', 'g') AS m) x) x) w GROUP BY l.live");
         let kept = Kept::find_by_statement(q.build()).one(&self.db).await.map_err(repo_err)?;
         let n = |v: i64| v.max(0) as u64;
-        Ok(match kept {
-            Some(k) if scan_the_facets(n(k.postings), n(k.least), n(k.facet_rows), n(k.live), need) => RowsScan::Facets,
-            _ => RowsScan::Both,
-        })
+        Ok(kept.map_or_else(RowsKept::default, |k| RowsKept {
+            postings: n(k.postings),
+            least: n(k.least),
+            facet_rows: n(k.facet_rows),
+            live: n(k.live),
+        }))
     }
 
     /// PostgreSQL: a page of the words `tsq` with the search's stage, pricing model and country and
     /// within `tree`, its category's (any of them it has), by relevance, of `counted` matches: the
-    /// first candidates the search rows hand out (`listing_search` alone, found as
-    /// [`SeaOrmStore::postgres_rows_scan`] chooses), ranked by `ts_rank` as the words alone are, ties by id, and only the
+    /// first candidates the search rows hand out (`listing_search` alone, found as `kept` says:
+    /// [`RowsKept::scan`]), ranked by `ts_rank` as the words alone are, ties by id, and only the
     /// page's listings read. Through the general search's join every live listing was hashed for the
     /// candidates, and again for the page (57 ms of `q=workflow&stage=growing` at 100k listings).
     async fn postgres_rows_search(
@@ -1269,9 +1297,10 @@ impl SeaOrmStore {
         tree: &[i64],
         page: PageRequest,
         counted: u64,
+        kept: RowsKept,
     ) -> RepoResult<Paged<ListingSummary>> {
         let candidates = (page.offset() as i64 + i64::from(page.per_page())).max(RANKED_CANDIDATES);
-        let scan = self.postgres_rows_scan(tsq, s, tree, candidates as u64).await?;
+        let scan = kept.scan(candidates as u64);
         let mut q = RawQuery::new(DbBackend::Postgres);
         q.sql(SUMMARY_SELECT).sql(" FROM (SELECT c.id, c.r FROM (SELECT ls.listing_id AS id, ts_rank(ls.doc, ");
         crate::sql::pg_tsquery(&mut q, tsq);
@@ -1740,6 +1769,8 @@ impl ListingRepository for SeaOrmStore {
         let bounded = unfiltered || matches!(s.sort, SearchSort::Relevance | SearchSort::Votes);
         let short = ((unfiltered || week.is_some()) && bounded) || s.only_launched_since().is_some();
         let _slot = if short { None } else { self.search_slot().await? };
+        // What the kept counts say of words on the search rows, read for the count, used again for the page.
+        let mut rows_kept = RowsKept::default();
         let counted = if unfiltered || week.is_some() {
             0
         } else if let (Some(top), Some(_), StatusFilter::Live) = (tree.first(), s.only_category(), s.status) {
@@ -1787,7 +1818,10 @@ impl ListingRepository for SeaOrmStore {
             // words: the search rows alone. Joined to `listings`, `q=workflow&stage=growing` read and
             // hashed the whole table (123–140 ms at 100k), and `q=co&category=developer-tools` checked
             // 47 000 matches against the tree's list of links (59 ms; 19 on the search rows).
-            self.postgres_rows_total(fts.as_deref(), s, &tree).await?
+            if let Some(tsq) = &fts {
+                rows_kept = self.postgres_rows_kept(tsq, s, &tree).await?;
+            }
+            self.postgres_rows_total(fts.as_deref(), s, &tree, rows_kept).await?
         } else if let (DbBackend::Postgres, true, Some(tsq)) = (backend, text_only(s), &fts) {
             // Words alone in another order than relevance: the relevance search's total (kept counts).
             // Counted here, every such search hashed all the listings of its status against the
@@ -1807,7 +1841,7 @@ impl ListingRepository for SeaOrmStore {
         if let (DbBackend::Postgres, true, Some(tsq), SearchSort::Relevance) =
             (backend, on_search_rows(s), &fts, s.sort)
         {
-            return self.postgres_rows_search(tsq, s, &tree, page, counted).await;
+            return self.postgres_rows_search(tsq, s, &tree, page, counted, rows_kept).await;
         }
         if s.sort == SearchSort::Relevance && fts.is_some() {
             // Ranks a bounded candidate set: the first matches the index hands out (with the filters
@@ -2514,7 +2548,7 @@ mod tests {
         assert!(!super::scan_the_facets(400, 400, 0, 400, 10_001), "no listing has the value");
     }
 
-    /// What `postgres_rows_scan` reads from the kept counts (each lexeme of the query as PostgreSQL
+    /// What `postgres_rows_kept` reads from the kept counts (each lexeme of the query as PostgreSQL
     /// parsed it, a prefix over every index word it begins, the values' and the tree's shares of the
     /// listings) and the plan of the count it chooses: the facets' index alone, never the
     /// words', when the facets' rows are read; both where they are intersected.
@@ -2550,7 +2584,11 @@ mod tests {
             async move {
                 let tsq = crate::sql::fts_query(sea_orm::DbBackend::Postgres, s.q.as_ref().expect("words").as_str())
                     .expect("a query");
-                store.postgres_rows_scan(&tsq, &s, &tree, domain::paging::COUNT_CAP + 1).await.expect("the kept counts")
+                store
+                    .postgres_rows_kept(&tsq, &s, &tree)
+                    .await
+                    .expect("the kept counts")
+                    .scan(domain::paging::COUNT_CAP + 1)
             }
         };
         use super::RowsScan::{Both, Facets};
