@@ -2548,6 +2548,53 @@ mod tests {
         assert!(!super::scan_the_facets(400, 400, 0, 400, 10_001), "no listing has the value");
     }
 
+    /// PostgreSQL knows how many listings of a status hold a value a search filters by, as the filter
+    /// writes it (migration 68): a third of 3 000 listings scheduled, half of those free, growing and
+    /// in the US, none of the live ones. Without the statistics the planner expected 5 of them free
+    /// (no statistics on `lower(pricing_model)`) and 167 growing or in the US (the two shares
+    /// multiplied), and read every scheduled listing to find the most viewed free ones.
+    #[tokio::test]
+    async fn postgres_estimates_a_status_and_a_value_together() {
+        let Some(t) = test_support::postgres().await else { return };
+        let db = crate::db::connect(&t.url).await.expect("connect");
+        crate::db::migrate(&db).await.expect("migrate");
+        let insert = "INSERT INTO listings (slug, name, status, plan, pricing_model, stage, country, created_at, updated_at) \
+             SELECT 'l-' || i, 'L ' || i, CASE WHEN i % 3 = 0 THEN 'scheduled' ELSE 'live' END, 'free', \
+             CASE WHEN i % 6 = 0 THEN 'Free' ELSE 'Paid' END, CASE WHEN i % 6 = 0 THEN 'growing' ELSE 'mvp' END, \
+             CASE WHEN i % 6 = 0 THEN 'US' ELSE 'DE' END, now(), now() FROM generate_series(1, 3000) i";
+        for sql in [insert, "ANALYZE listings"] {
+            db.execute_unprepared(sql).await.expect(sql);
+        }
+        for filter in ["lower(l.pricing_model) = 'free'", "l.stage = 'growing'", "l.country = 'US'"] {
+            let sql = format!("SELECT 1 FROM listings l WHERE l.status = 'scheduled' AND {filter}");
+            let counted = db
+                .query_one_raw(sea_orm::Statement::from_string(
+                    sea_orm::DbBackend::Postgres,
+                    format!("SELECT COUNT(*) AS n FROM ({sql}) t"),
+                ))
+                .await
+                .expect("count")
+                .expect("a row")
+                .try_get::<i64>("", "n")
+                .expect("n");
+            assert_eq!(counted, 500, "{filter}");
+            let plan = db
+                .query_one_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, format!("EXPLAIN {sql}")))
+                .await
+                .expect("explain")
+                .expect("a plan")
+                .try_get::<String>("", "QUERY PLAN")
+                .expect("its first line");
+            let rows: f64 = plan
+                .split("rows=")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .and_then(|r| r.parse().ok())
+                .unwrap_or_else(|| panic!("no estimate in {plan}"));
+            assert!((400.0..=600.0).contains(&rows), "{filter}: {plan}");
+        }
+    }
+
     /// What `postgres_rows_kept` reads from the kept counts (each lexeme of the query as PostgreSQL
     /// parsed it, a prefix over every index word it begins, the values' and the tree's shares of the
     /// listings) and the plan of the count it chooses: the facets' index alone, never the
