@@ -488,15 +488,41 @@ fn sqlite_tree_match(tree: &[i64]) -> String {
 }
 
 /// The stage, pricing model and country a search asks for, each as a store compares it (the pricing
-/// model lowercased) with its place in that order (0, 1, 2): the order of
+/// model lowercased) with its place in that order (0, 1, 2): the order of [`VALUE_FIELDS`],
 /// `migration::SQLITE_VALUE_MARKS` and `migration::SEARCH_FACET_PREFIXES`.
 fn values_asked(s: &ListingSearch) -> Vec<(usize, String)> {
-    let values = [
-        s.stage.as_ref().map(|v| v.as_str().to_owned()),
-        s.pricing_model.as_ref().map(|v| v.as_str().to_lowercase()),
-        s.country.as_ref().map(|v| v.as_str().to_owned()),
+    let asked = [
+        s.stage.as_ref().map(ValueFilter::Stage),
+        s.pricing_model.as_ref().map(ValueFilter::PricingModel),
+        s.country.as_ref().map(ValueFilter::Country),
     ];
-    values.into_iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect()
+    asked.into_iter().flatten().map(value_compared).collect()
+}
+
+/// A value filter's place among [`VALUE_FIELDS`] and its value as a store compares it (the pricing
+/// model lowercased, as the kept counts and the search rows hold it).
+fn value_compared(f: ValueFilter<'_>) -> (usize, String) {
+    match f {
+        ValueFilter::Stage(v) => (0, v.as_str().to_owned()),
+        ValueFilter::PricingModel(v) => (1, v.as_str().to_lowercase()),
+        ValueFilter::Country(v) => (2, v.as_str().to_owned()),
+    }
+}
+
+/// The fields a search filters by value, as `listing_value_counts` names them (migration 58), in the
+/// order of [`values_asked`].
+const VALUE_FIELDS: [&str; 3] = ["stage", "pricing_model", "country"];
+
+/// Writes the number of listings in `status` with `value` in field `VALUE_FIELDS[field]`, kept in
+/// `listing_value_counts` by triggers (migration 58); 0 where none has it.
+fn kept_value_count(q: &mut RawQuery, status: &'static str, field: usize, value: String) {
+    q.sql("COALESCE((SELECT k.listings FROM listing_value_counts k WHERE k.status = ")
+        .constant(status)
+        .sql(" AND k.field = ")
+        .constant(VALUE_FIELDS[field])
+        .sql(" AND k.value = ")
+        .bind(value)
+        .sql("), 0)");
 }
 
 /// SQLite: ` AND` the search's stage, pricing model (lowercased) and country, in the terms of the FTS5
@@ -1247,13 +1273,9 @@ impl SeaOrmStore {
         // `pro` with `growing` in `developer-tools` at a million listings (130 350 and 171 868 of
         // 779 547 live; 33 200 have both).
         for (i, v) in values_asked(s) {
-            q.sql(" * COALESCE((SELECT k.listings FROM listing_value_counts k WHERE k.status = ")
-                .constant(status)
-                .sql(" AND k.field = ")
-                .constant(["stage", "pricing_model", "country"][i])
-                .sql(" AND k.value = ")
-                .bind(v)
-                .sql("), 0) / GREATEST(l.live, 1)");
+            q.sql(" * ");
+            kept_value_count(&mut q, status, i, v);
+            q.sql(" / GREATEST(l.live, 1)");
         }
         if let (Some(top), StatusFilter::Live) = (tree.first(), s.status) {
             q.sql(" * COALESCE((SELECT c.tree_live_listings FROM categories c WHERE c.id = ")
@@ -1786,19 +1808,11 @@ impl ListingRepository for SeaOrmStore {
             // A stage, pricing model or country alone: the listings of each status and value are kept
             // (triggers, migration 58), where this count walked listing rows for the value's
             // (55–107 ms at 100k listings, for 13 000 of 78 000 live).
-            let (field, value) = match value {
-                ValueFilter::Stage(v) => ("stage", v.as_str().to_owned()),
-                ValueFilter::PricingModel(v) => ("pricing_model", v.as_str().to_lowercase()),
-                ValueFilter::Country(v) => ("country", v.as_str().to_owned()),
-            };
+            let (field, value) = value_compared(value);
             let mut kept = RawQuery::new(backend);
-            kept.sql("SELECT COALESCE((SELECT k.listings FROM listing_value_counts k WHERE k.status = ")
-                .constant(status_of(s.status).as_str())
-                .sql(" AND k.field = ")
-                .constant(field)
-                .sql(" AND k.value = ")
-                .bind(value)
-                .sql("), 0) AS n");
+            kept.sql("SELECT ");
+            kept_value_count(&mut kept, status_of(s.status).as_str(), field, value);
+            kept.sql(" AS n");
             self.count_short(&kept).await?
         } else if let (DbBackend::Sqlite, true, Some(f)) = (backend, text_in_sqlite_index(s), &fts) {
             // Words (within a category, with values) in another order than relevance: the status, the
