@@ -205,7 +205,7 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// `stories`, `awards`) keep, written once for the listings `first..=last` this transaction imported
 /// with them turned off: the search table with its filter values and categories, its change count and its ranked
 /// words (migrations 30, 64, 66, 34, 54), the live listings per category (19) and per category tree (57),
-/// listings per status (21), per status and value (58) and per launch week and status (37), listings
+/// listings per status (21), per status and value (58), per launch week and status (37) and per launch day and status (69), listings
 /// per week with votes (25) and per board (26), each founder's live listings and the founders with
 /// any (59), and the listings' kept details (36; nothing while a bulk load defers them to its end).
 /// `vote_tallies.live` (20) was written with each tally, and each listing's view total (48) with the
@@ -281,6 +281,12 @@ async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result
             "INSERT INTO week_listing_counts (status, launch_week, listings) SELECT status, launch_week, count(*) \
              FROM listings WHERE id {of} AND launch_week IS NOT NULL GROUP BY status, launch_week \
              ON CONFLICT (status, launch_week) DO UPDATE SET listings = week_listing_counts.listings + EXCLUDED.listings"
+        ),
+        format!(
+            "INSERT INTO day_listing_counts (status, launch_day, listings) SELECT status, {day}, count(*) \
+             FROM listings WHERE id {of} AND launched_at IS NOT NULL GROUP BY status, {day} \
+             ON CONFLICT (status, launch_day) DO UPDATE SET listings = day_listing_counts.listings + EXCLUDED.listings",
+            day = migration::POSTGRES_LAUNCH_DAY
         ),
         format!(
             "INSERT INTO week_counts (week_start, listings) SELECT week_start, count(*) FROM vote_tallies \

@@ -2425,6 +2425,25 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
     for (kept, counted) in &launches {
         assert_eq!(kept, counted, "a launch week's listings: kept {kept}, counted {counted} ({launches:?})");
     }
+    // Each launch day's listings per status, kept in day_listing_counts (the UTC day of launched_at,
+    // as each store's index of migration 55 writes it).
+    let day = match store.backend() {
+        sea_orm::DbBackend::Postgres => migration::POSTGRES_LAUNCH_DAY,
+        _ => migration::SQLITE_LAUNCH_DAY,
+    };
+    let days = single_count(
+        store,
+        &format!(
+            "WITH c AS (SELECT status, {day} AS launch_day, COUNT(*) AS n FROM listings \
+             WHERE launched_at IS NOT NULL GROUP BY status, {day}) \
+             SELECT COUNT(*) AS n FROM (SELECT k.status FROM day_listing_counts k LEFT JOIN c \
+             ON c.status = k.status AND c.launch_day = k.launch_day WHERE k.listings <> COALESCE(c.n, 0) \
+             UNION ALL SELECT c.status FROM c LEFT JOIN day_listing_counts k \
+             ON k.status = c.status AND k.launch_day = c.launch_day WHERE k.listings IS NULL) d"
+        ),
+    )
+    .await;
+    assert_eq!(days, 0, "listings per status and launch day: kept counts that differ from a recount");
     // Each week's ranked listings (live, at least one vote that week), kept in week_counts.
     let weeks = conn
         .query_all_raw(sea_orm::Statement::from_string(
@@ -2502,6 +2521,19 @@ on_both!(today_s_launches_are_the_day_s_most_voted_first, |store| {
         seen.extend(names(&page));
     }
     assert_eq!(seen, ["Today 2", "Today 0", "Today 4", "Today 1", "Today 3"]);
+    // The total is kept per launch day (migration 69): a launch hidden today, and one of yesterday's
+    // moved to today, move it as a count would.
+    use sea_orm::ConnectionTrait;
+    let moved = format!(
+        "UPDATE listings SET launched_at = '{}' WHERE name = 'Yesterday 2'",
+        (midnight + Duration::minutes(5)).format("%Y-%m-%dT%H:%M:%S+00:00")
+    );
+    for sql in ["UPDATE listings SET status = 'hidden' WHERE name = 'Today 1'", moved.as_str()] {
+        store.connection().execute_unprepared(sql).await.unwrap();
+    }
+    let page = store.search_listings(&today, PageRequest::parse(Some(1), Some(10)).unwrap()).await.unwrap();
+    assert_eq!(page.total, 5, "{page:?}");
+    assert_eq!(names(&page), ["Yesterday 2", "Today 2", "Today 0", "Today 4", "Today 3"]);
 });
 
 // An import keeps every count its rows move, whichever way the store writes them (on PostgreSQL as
@@ -2781,6 +2813,8 @@ async fn postgres_import_knows_every_trigger() {
             "listings.category_count_status",
             "listings.category_tree_count_deleted",
             "listings.category_tree_count_status",
+            "listings.day_listing_counts_moved",
+            "listings.day_listing_counts_written",
             "listings.founder_count_deleted",
             "listings.founder_count_status",
             "listings.listing_counts_moved",
@@ -2951,6 +2985,11 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         // A link's other column written in place (a move of a link is refused: below).
         format!("UPDATE listing_categories SET is_primary = NOT is_primary WHERE listing_id = {}", ids[0]),
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
+        // A launch moved to another day, to a day two listings share, taken away and given again.
+        format!("UPDATE listings SET launched_at = '2026-01-14T09:30:00+00:00' WHERE id = {}", ids[0]),
+        format!("UPDATE listings SET launched_at = '2026-01-14T23:59:00+00:00' WHERE id = {}", ids[3]),
+        format!("UPDATE listings SET launched_at = NULL WHERE id = {}", ids[3]),
+        format!("UPDATE listings SET launched_at = '2026-01-15T00:00:00+00:00' WHERE id = {}", ids[3]),
         // A stage, pricing model and country given, changed in case only, changed, and taken away.
         format!("UPDATE listings SET stage = 'growing', pricing_model = 'Free', country = 'US' WHERE id = {}", ids[0]),
         format!("UPDATE listings SET pricing_model = 'FREE' WHERE id = {}", ids[0]),
