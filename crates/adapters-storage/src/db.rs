@@ -347,7 +347,7 @@ pub async fn compact_after_bulk_load(db: &DatabaseConnection) -> Result<(), DbEr
         DbBackend::Postgres => {
             db.execute_unprepared(
                 "VACUUM (FULL, ANALYZE) categories, listing_counts, listing_value_counts, week_listing_counts, \
-                 week_counts, board_counts, listing_terms_state",
+                 day_listing_counts, week_counts, board_counts, listing_terms_state",
             )
             .await?;
             db.execute_unprepared("ANALYZE").await?;

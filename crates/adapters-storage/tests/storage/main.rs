@@ -3294,8 +3294,15 @@ on_both!(instances_starting_together_build_an_interrupted_load_s_indexes_once, |
 });
 
 /// The PostgreSQL tables a bulk load compacts.
-const COMPACTED: [&str; 6] =
-    ["categories", "listing_counts", "week_listing_counts", "week_counts", "board_counts", "listing_terms_state"];
+const COMPACTED: [&str; 7] = [
+    "categories",
+    "listing_counts",
+    "week_listing_counts",
+    "day_listing_counts",
+    "week_counts",
+    "board_counts",
+    "listing_terms_state",
+];
 
 /// `(relfilenode, pages)` of a PostgreSQL table: the file changes when the table is rewritten.
 async fn pg_table_file(store: &adapters_storage::SeaOrmStore, table: &str) -> (i64, i64) {
