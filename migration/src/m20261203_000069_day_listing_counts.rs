@@ -34,9 +34,10 @@ impl MigrationTrait for Migration {
                 .into(),
         ];
         let backend = manager.get_database_backend();
+        let day = if backend == DbBackend::Postgres { POSTGRES_LAUNCH_DAY } else { SQLITE_LAUNCH_DAY };
+        let (old, new) = (day_of(day, "OLD"), day_of(day, "NEW"));
         match backend {
             DbBackend::Postgres => {
-                let (old, new) = (day_of(POSTGRES_LAUNCH_DAY, "OLD"), day_of(POSTGRES_LAUNCH_DAY, "NEW"));
                 statements.extend([
                     format!(
                         "CREATE FUNCTION day_listing_counts_follow() RETURNS trigger AS $$ BEGIN \
@@ -60,7 +61,6 @@ impl MigrationTrait for Migration {
                 ]);
             }
             _ => {
-                let (old, new) = (day_of(SQLITE_LAUNCH_DAY, "OLD"), day_of(SQLITE_LAUNCH_DAY, "NEW"));
                 statements.extend([
                     format!(
                         "CREATE TRIGGER day_listing_counts_added AFTER INSERT ON listings WHEN NEW.launched_at IS NOT NULL BEGIN \
@@ -86,7 +86,6 @@ impl MigrationTrait for Migration {
                 ]);
             }
         }
-        let day = if backend == DbBackend::Postgres { POSTGRES_LAUNCH_DAY } else { SQLITE_LAUNCH_DAY };
         statements.push(format!(
             "INSERT INTO day_listing_counts (status, launch_day, listings) SELECT status, {day}, COUNT(*) \
              FROM listings WHERE launched_at IS NOT NULL GROUP BY status, {day}"
