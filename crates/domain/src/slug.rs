@@ -76,6 +76,11 @@ impl Slug {
         Self(format!("{base}{suffix}"))
     }
 
+    /// The slug's text, given up without a copy (a list's rows hand their slugs on to the answer).
+    pub fn into_string(self) -> String {
+        self.0
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }

@@ -59,7 +59,7 @@ pub async fn leaderboard(
 
 /// A row's figure in words: money for the billboard, votes, else the number and what it counts.
 fn metric(i: &LeaderboardItem) -> String {
-    match i.metric.name.as_str() {
+    match i.metric.name {
         "billboard_cents" => format!("${:.2} paid", i.metric.value as f64 / 100.0),
         "votes" | "votes_this_week" => votes(i.metric.value),
         other => format!("{} {}", i.metric.value, other.replace('_', " ")),

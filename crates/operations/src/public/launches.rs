@@ -253,7 +253,7 @@ pub struct LeaderboardInput {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Metric {
     /// votes, votes_this_week, billboard_cents, domain_rating or monthly_revenue_cents.
-    pub name: String,
+    pub name: &'static str,
     pub value: i64,
 }
 
@@ -353,7 +353,7 @@ impl Operation for GetLeaderboard {
                 .map(|(n, (s, v))| LeaderboardItem {
                     rank: first + n as u64 + 1,
                     listing: summary_out(s),
-                    metric: Metric { name: metric.to_owned(), value: v },
+                    metric: Metric { name: metric, value: v },
                     paid,
                 })
                 .collect(),

@@ -7,6 +7,7 @@ use domain::ValidationErrors;
 use domain::listing::{CountryCode, DomainFilter, ListingSearch, PricingModel, SearchSort, SearchText, StatusFilter};
 use domain::paging::PageRequest;
 use domain::slug::Slug;
+use domain::week::LaunchWeek;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -88,7 +89,7 @@ pub struct ListingSummaryOut {
     pub votes: i64,
     pub slug: String,
     pub tagline: String,
-    pub status: String,
+    pub status: &'static str,
     /// Monday of the launch week (YYYY-MM-DD).
     pub launch_week: Option<String>,
 }
@@ -111,10 +112,10 @@ pub(crate) fn summary_out(s: domain::listing::ListingSummary) -> ListingSummaryO
         name: s.name,
         url: s.url,
         votes: s.votes,
-        slug: s.slug.to_string(),
+        slug: s.slug.into_string(),
         tagline: s.tagline,
-        status: s.status.as_str().to_owned(),
-        launch_week: s.launch_week.map(|w| w.to_string()),
+        status: s.status.as_str(),
+        launch_week: s.launch_week.map(LaunchWeek::iso),
     }
 }
 
@@ -450,7 +451,7 @@ pub(crate) async fn profile_out(
             featured: l.featured,
             verified: l.verified,
             link_followed,
-            launch_week: l.lifecycle.launch_week().map(|w| w.to_string()),
+            launch_week: l.lifecycle.launch_week().map(LaunchWeek::iso),
             launched_at: l.lifecycle.launched_at().map(|t| t.to_rfc3339()),
             not_found_on_website: p.not_found_on_website,
             links: ProfileLinks { page, badges: format!("{api}/badges"), alternatives: format!("{api}/alternatives") },
