@@ -44,14 +44,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// The most room an answer's JSON is given before it is written: the size of an operation's last
-/// answer, up to this (larger answers grow from it as they are written).
-const MOST_ROOM: usize = 64 * 1024;
 use utoipa::{PartialSchema, ToSchema};
 
 pub use cache::ReadCache;
 pub use input::{coerce_strings, objects_are_objects, parse_input};
+
+/// The most room an answer's JSON is given before it is written: the size of an operation's last
+/// answer, up to this (larger answers grow from it as they are written).
+const MOST_ROOM: usize = 64 * 1024;
 
 /// HTTP method of an operation (MCP ignores it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
