@@ -83,30 +83,33 @@ impl LaunchWeek {
     pub fn contains(self, instant: DateTime<Utc>) -> bool {
         instant >= self.starts_at() && instant < self.ends_at()
     }
-
-    /// The Monday as `YYYY-MM-DD`, the [`Display`](fmt::Display) text, written digit by digit into
-    /// one allocation of its length. A list's answer writes one per row, and through chrono's
-    /// formatter (a character at a time, the string grown two or three times) each cost some 475
-    /// instructions, 3 % of a page of the weekly board (callgrind, docs/BENCHMARKS.md).
-    pub fn iso(self) -> String {
-        let (year, month, day) = (self.0.year(), self.0.month(), self.0.day());
-        let Ok(year @ 0..=9999) = u32::try_from(year) else {
-            // Beyond four digits chrono writes a sign; the calendar never gets there.
-            return self.to_string();
-        };
-        let digit = |n: u32| char::from(b'0' + (n % 10) as u8);
-        let mut text = String::with_capacity(10);
-        text.extend([digit(year / 1000), digit(year / 100), digit(year / 10), digit(year), '-']);
-        text.extend([digit(month / 10), digit(month), '-', digit(day / 10), digit(day)]);
-        text
-    }
 }
 
 impl fmt::Display for LaunchWeek {
-    /// `YYYY-MM-DD`: chrono's own date display, which is that for years 1 to 9999 without
-    /// interpreting a format string (`format("%Y-%m-%d")` was 4 % of an uncached board read).
+    /// The Monday as `YYYY-MM-DD`, chrono's own date text, its ten characters written at once.
+    /// A list's answer writes one per row: `format("%Y-%m-%d")` was 4 % of an uncached board read,
+    /// and chrono's display, a character at a time (its `to_string` grown two or three times), some
+    /// 475 instructions a date, 3 % of a page of the weekly board (callgrind, docs/BENCHMARKS.md).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&self.0, f)
+        let (year, month, day) = (self.0.year(), self.0.month(), self.0.day());
+        let Ok(year @ 0..=9999) = u32::try_from(year) else {
+            // Beyond four digits chrono writes a sign; the calendar never gets there.
+            return fmt::Display::fmt(&self.0, f);
+        };
+        let digit = |n: u32| b'0' + (n % 10) as u8;
+        let text = [
+            digit(year / 1000),
+            digit(year / 100),
+            digit(year / 10),
+            digit(year),
+            b'-',
+            digit(month / 10),
+            digit(month),
+            b'-',
+            digit(day / 10),
+            digit(day),
+        ];
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -166,9 +169,9 @@ mod tests {
         }
 
         #[test]
-        fn a_week_is_written_as_its_display_text(days in -40_000i64..3_700_000) {
+        fn a_week_is_written_as_chrono_writes_its_monday(days in -40_000i64..3_700_000) {
             let w = LaunchWeek::containing(d("0000-01-01") + chrono::Duration::days(days));
-            prop_assert_eq!(w.iso(), w.to_string());
+            prop_assert_eq!(w.to_string(), w.monday().to_string());
         }
     }
 
@@ -176,14 +179,15 @@ mod tests {
     fn weeks_at_the_ends_of_four_digit_years_are_written_as_chrono_writes_them() {
         for date in ["0000-01-03", "0001-01-01", "0999-12-30", "1970-01-05", "9999-12-27", "2026-11-30"] {
             let w = LaunchWeek::containing(d(date));
-            assert_eq!(w.iso(), w.to_string(), "{date}");
-            assert_eq!(w.iso().len(), 10, "{date}");
+            assert_eq!(w.to_string(), w.monday().to_string(), "{date}");
+            assert_eq!(w.to_string().len(), 10, "{date}");
         }
+        assert_eq!(LaunchWeek::containing(d("2026-12-04")).to_string(), "2026-11-30");
         // Beyond four digits (chrono writes a sign) the text is chrono's own.
         for date in [NaiveDate::from_ymd_opt(-1, 6, 1), NaiveDate::from_ymd_opt(10_000, 6, 1)] {
             let w = LaunchWeek::containing(date.unwrap());
-            assert_eq!(w.iso(), w.to_string());
-            assert!(w.iso().starts_with(['-', '+']), "{}", w.iso());
+            assert_eq!(w.to_string(), w.monday().to_string());
+            assert!(w.to_string().starts_with(['-', '+']), "{w}");
         }
     }
 }

@@ -7,7 +7,6 @@ use domain::ValidationErrors;
 use domain::listing::{CountryCode, DomainFilter, ListingSearch, PricingModel, SearchSort, SearchText, StatusFilter};
 use domain::paging::PageRequest;
 use domain::slug::Slug;
-use domain::week::LaunchWeek;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -115,7 +114,7 @@ pub(crate) fn summary_out(s: domain::listing::ListingSummary) -> ListingSummaryO
         slug: s.slug.into_string(),
         tagline: s.tagline,
         status: s.status.as_str(),
-        launch_week: s.launch_week.map(LaunchWeek::iso),
+        launch_week: s.launch_week.map(|w| w.to_string()),
     }
 }
 
@@ -451,7 +450,7 @@ pub(crate) async fn profile_out(
             featured: l.featured,
             verified: l.verified,
             link_followed,
-            launch_week: l.lifecycle.launch_week().map(LaunchWeek::iso),
+            launch_week: l.lifecycle.launch_week().map(|w| w.to_string()),
             launched_at: l.lifecycle.launched_at().map(|t| t.to_rfc3339()),
             not_found_on_website: p.not_found_on_website,
             links: ProfileLinks { page, badges: format!("{api}/badges"), alternatives: format!("{api}/alternatives") },
