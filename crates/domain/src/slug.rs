@@ -77,7 +77,7 @@ impl Slug {
     }
 
     /// The slug's text, given up without a copy (a list's rows hand their slugs on to the answer).
-    pub fn into_string(self) -> String {
+    pub fn into_inner(self) -> String {
         self.0
     }
 

@@ -111,7 +111,7 @@ pub(crate) fn summary_out(s: domain::listing::ListingSummary) -> ListingSummaryO
         name: s.name,
         url: s.url,
         votes: s.votes,
-        slug: s.slug.into_string(),
+        slug: s.slug.into_inner(),
         tagline: s.tagline,
         status: s.status.as_str(),
         launch_week: s.launch_week.map(|w| w.to_string()),
