@@ -779,6 +779,22 @@ fn search_order(sort: SearchSort, with_fts: bool, status: StatusFilter) -> &'sta
 /// category filter, in the category's tree (`tree`), with its stage, pricing model and country.
 fn sqlite_words_match(fts: &str, s: &ListingSearch, tree: &[i64]) -> String {
     let mut matched = sqlite_match(fts, s.status);
+    matched.push_str(&sqlite_filters_match(s, tree));
+    matched
+}
+
+/// SQLite: the FTS5 query of a search without words, among the listings of its status, in the
+/// category's tree (`tree`) and with its stage, pricing model and country
+/// ([`facets_in_sqlite_index`]).
+fn sqlite_facets_match(s: &ListingSearch, tree: &[i64]) -> String {
+    let mut matched = format!("status:\"{}\"", status_of(s.status).as_str());
+    matched.push_str(&sqlite_filters_match(s, tree));
+    matched
+}
+
+/// SQLite: ` AND` the search's category tree and values, in the terms of the FTS5 query.
+fn sqlite_filters_match(s: &ListingSearch, tree: &[i64]) -> String {
+    let mut matched = String::new();
     if s.category.is_some() {
         matched.push_str(&sqlite_tree_match(tree));
     }
@@ -1004,6 +1020,16 @@ fn chooses_rows_first(s: &ListingSearch) -> bool {
 /// PostgreSQL, a word within a category is answered from its kept word rows: `one_word_in_category`).
 fn text_in_category(s: &ListingSearch) -> bool {
     text_only(&ListingSearch { category: None, ..s.clone() })
+}
+
+/// SQLite: true when a search has no words and at least two of a category, a stage, a pricing model
+/// and a country, and no other filter but its status: each is a token of the full-text index
+/// (migrations 61 and 65), so the search is counted there without reading a listing row. Checked on
+/// each listing of a category's tree, `category=developer-tools&stage=growing` looked up 22 809
+/// listings to count 2 876 (25–50 ms at 100k demo listings); matched in the index, 2.5 ms.
+fn facets_in_sqlite_index(s: &ListingSearch) -> bool {
+    let words = s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
+    !words && on_search_rows(s)
 }
 
 /// True when a search has words and no filter but its status and, at most, a category, a stage, a
@@ -1839,6 +1865,16 @@ impl ListingRepository for SeaOrmStore {
                 .count_of_rows(COUNT_CAP as i64 + 1)
                 .sql(") t");
             self.count(&only).await?
+        } else if backend == DbBackend::Sqlite && facets_in_sqlite_index(s) {
+            // Two or more of a category, a stage, a pricing model and a country, without words: the
+            // status, the category and the values are in the full-text index, counted there as above.
+            let mut only = RawQuery::new(backend);
+            only.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
+                .bind(sqlite_facets_match(s, &tree))
+                .sql(" LIMIT ")
+                .count_of_rows(COUNT_CAP as i64 + 1)
+                .sql(") t");
+            self.count(&only).await?
         } else if let (DbBackend::Postgres, true) = (backend, on_search_rows(s)) {
             // Words with a category, a stage, a pricing model or a country, or two of those without
             // words: the search rows alone. Joined to `listings`, `q=workflow&stage=growing` read and
@@ -2512,6 +2548,51 @@ mod tests {
         );
         let bound = bound_texts(&stmt);
         assert!(bound.iter().any(|b| b.ends_with(&values)), "{bound:?}");
+    }
+
+    /// Without words, a category with a value, or two values, are counted in SQLite's text index: the
+    /// status, the tree's tokens and each value's token in one match, as with words. A category or a
+    /// value alone keeps its kept count, words keep their own match, and a launch week keeps the
+    /// search on the listing rows.
+    #[test]
+    fn sqlite_counts_a_category_with_a_value_or_two_values_in_the_text_index() {
+        use domain::listing::{ListingSearch, PricingModel, StatusFilter};
+        let growing = Some(domain::slug::Slug::parse("growing").expect("a stage"));
+        let tree_and_stage = ListingSearch { stage: growing.clone(), ..in_category(None, "api-tools") };
+        assert!(super::facets_in_sqlite_index(&tree_and_stage), "a tree and a stage");
+        let two_values = ListingSearch {
+            stage: growing.clone(),
+            pricing_model: Some(PricingModel::parse("Free").expect("a pricing model")),
+            status: StatusFilter::Upcoming,
+            ..Default::default()
+        };
+        assert!(super::facets_in_sqlite_index(&two_values), "two values");
+        let week = domain::week::LaunchWeek::containing(chrono::NaiveDate::from_ymd_opt(2026, 12, 7).expect("a day"));
+        for (one, what) in [
+            (in_category(None, "api-tools"), "a tree alone: its kept count"),
+            (ListingSearch { stage: growing.clone(), ..Default::default() }, "a value alone: its kept count"),
+            (ListingSearch { stage: growing.clone(), ..in_category(Some("workflow"), "api-tools") }, "words"),
+            (ListingSearch { launch_week: Some(week), ..tree_and_stage.clone() }, "a week"),
+        ] {
+            assert!(!super::facets_in_sqlite_index(&one), "{what}");
+        }
+        let [stage, pricing, _] = migration::SQLITE_VALUE_MARKS;
+        let mark = migration::CATEGORY_MARK;
+        assert_eq!(
+            super::sqlite_facets_match(&tree_and_stage, &[10, 11]),
+            format!(
+                "status:\"live\" AND category_tokens:(\"{mark}10\" OR \"{mark}11\") AND value_tokens:\"{}\"",
+                migration::sqlite_value_token(stage, "growing")
+            )
+        );
+        assert_eq!(
+            super::sqlite_facets_match(&two_values, &[]),
+            format!(
+                "status:\"scheduled\" AND value_tokens:\"{}\" AND value_tokens:\"{}\"",
+                migration::sqlite_value_token(stage, "growing"),
+                migration::sqlite_value_token(pricing, "free")
+            )
+        );
     }
 
     /// Words in an order of `listings`' indexes on SQLite, as each way writes them: as a list, the walk

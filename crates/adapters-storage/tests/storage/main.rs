@@ -869,6 +869,12 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
     domain::ports::OrderRepository::add_extra_categories(store.as_ref(), ids[1], &[api]).await.unwrap();
     let within = ListingSearch { category: Some(slug("api-tools")), ..find("osprey", Some("growing"), None, None) };
     assert_eq!(found(within).await, both, "a link added");
+    // And to a category's searches without words (SQLite counts them in its text index).
+    let api_growing =
+        ListingSearch { category: Some(slug("api-tools")), q: None, ..find("x", Some("growing"), None, None) };
+    let all_growing =
+        vec!["Kite Grows".to_owned(), "Osprey Grows Free Us".to_owned(), "Osprey Grows Paid Gb".to_owned()];
+    assert_eq!(found(api_growing).await, all_growing, "a link added: a tree and a stage");
     // A profile edit (a maker edits pricing and country; the stage comes with the draft) moves one
     // listing's values and takes another's away. Changes of the stage by statement are followed in
     // `kept_counts_equal_a_recount_after_every_kind_of_change`.
@@ -890,6 +896,9 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
     let grows_free = found(find("osprey", Some("growing"), Some("free"), Some("us"))).await;
     assert_eq!(grows_free, ["Osprey Grows Paid Gb"], "the stage stays");
     assert_eq!(found(find("osprey", Some("growing"), None, None)).await, both, "the stage stays");
+    let grows_free = ListingSearch { q: None, ..find("x", Some("growing"), Some("free"), None) };
+    let now_growing_free = vec!["Kite Grows".to_owned(), "Osprey Grows Paid Gb".to_owned()];
+    assert_eq!(found(grows_free).await, now_growing_free, "two values without words follow the edit");
     // A listing leaving live leaves the search, values and all.
     let gone = store.get_listing(ids[2]).await.unwrap().unwrap();
     let mut removed = gone.lifecycle;
