@@ -1032,6 +1032,18 @@ fn facets_in_sqlite_index(s: &ListingSearch) -> bool {
     !words && on_search_rows(s)
 }
 
+/// SQLite: the FTS5 query that counts a search in the full-text index, where one does: words with at
+/// most a category and values ([`text_in_sqlite_index`]), or no words and two or more of those
+/// ([`facets_in_sqlite_index`]). `None`: the search is counted on the listing rows.
+fn sqlite_index_count_match(s: &ListingSearch, fts: Option<&str>, tree: &[i64]) -> Option<String> {
+    if let Some(f) = fts
+        && text_in_sqlite_index(s)
+    {
+        return Some(sqlite_words_match(f, s, tree));
+    }
+    facets_in_sqlite_index(s).then(|| sqlite_facets_match(s, tree))
+}
+
 /// True when a search has words and no filter but its status and, at most, a category, a stage, a
 /// pricing model and a country: SQLite matches all of them in the full-text index with the words
 /// (migrations 61 and 65), so it ranks and counts there as for the words alone (PostgreSQL, with a
@@ -1852,25 +1864,17 @@ impl ListingRepository for SeaOrmStore {
                 .date_constant(since.date_naive())
                 .sql(") AS BIGINT), 0) AS n");
             self.count_short(&kept).await?
-        } else if let (DbBackend::Sqlite, true, Some(f)) = (backend, text_in_sqlite_index(s), &fts) {
-            // Words (within a category, with values) in another order than relevance: the status, the
-            // category and the values are in the full-text index, so the matches are counted there
-            // without reading a listing row (`workflow`: 5.6 ms for the capped count, 10.3 joined to
-            // the rows; with `stage=growing`, 2.4 ms, where checking the stage on each match's row
-            // took 42).
+        } else if backend == DbBackend::Sqlite
+            && let Some(matched) = sqlite_index_count_match(s, fts.as_deref(), &tree)
+        {
+            // Words (within a category, with values) in another order than relevance, or two or more
+            // of a category and values without words: the status, the category and the values are in
+            // the full-text index, so the matches are counted there without reading a listing row
+            // (`workflow`: 5.6 ms for the capped count, 10.3 joined to the rows; with
+            // `stage=growing`, 2.4 ms, where checking the stage on each match's row took 42).
             let mut only = RawQuery::new(backend);
             only.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
-                .bind(sqlite_words_match(f, s, &tree))
-                .sql(" LIMIT ")
-                .count_of_rows(COUNT_CAP as i64 + 1)
-                .sql(") t");
-            self.count(&only).await?
-        } else if backend == DbBackend::Sqlite && facets_in_sqlite_index(s) {
-            // Two or more of a category, a stage, a pricing model and a country, without words: the
-            // status, the category and the values are in the full-text index, counted there as above.
-            let mut only = RawQuery::new(backend);
-            only.sql("SELECT COUNT(*) AS n FROM (SELECT 1 FROM listings_fts WHERE listings_fts MATCH ")
-                .bind(sqlite_facets_match(s, &tree))
+                .bind(matched)
                 .sql(" LIMIT ")
                 .count_of_rows(COUNT_CAP as i64 + 1)
                 .sql(") t");
