@@ -467,11 +467,12 @@ impl SummaryRow {
 
 /// The FTS5 query for `fts` among listings of the wanted status (the index holds each listing's status).
 fn sqlite_match(fts: &str, status: StatusFilter) -> String {
-    let status = match status {
-        StatusFilter::Live => ListingStatus::Live,
-        StatusFilter::Upcoming => ListingStatus::Scheduled,
-    };
-    format!("({fts}) AND status:\"{}\"", status.as_str())
+    format!("({fts}) AND {}", sqlite_status_match(status))
+}
+
+/// The FTS5 term for the listings of the status a filter selects, in the index's status column.
+fn sqlite_status_match(status: StatusFilter) -> String {
+    format!("status:\"{}\"", status_of(status).as_str())
 }
 
 /// SQLite: ` AND` one of the categories `tree` (never empty), in the terms of the FTS5 query: the
@@ -787,7 +788,7 @@ fn sqlite_words_match(fts: &str, s: &ListingSearch, tree: &[i64]) -> String {
 /// category's tree (`tree`) and with its stage, pricing model and country
 /// ([`facets_in_sqlite_index`]).
 fn sqlite_facets_match(s: &ListingSearch, tree: &[i64]) -> String {
-    let mut matched = format!("status:\"{}\"", status_of(s.status).as_str());
+    let mut matched = sqlite_status_match(s.status);
     matched.push_str(&sqlite_filters_match(s, tree));
     matched
 }
