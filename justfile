@@ -42,6 +42,11 @@ bench-http listings="100000" seconds="10":
 bench-pg-ceiling listings="100000" seconds="8":
     bench/pg-ceiling.sh {{listings}} {{seconds}}
 
+# PostgreSQL alone running a page of trending and of the weekly board as the read lanes send them,
+# beside the server's /healthz in the same minute: the ceiling for those reads' ratio on this machine.
+bench-pg-boards listings="100000" seconds="6" rounds="2":
+    bench/pg-boards.sh {{listings}} {{seconds}} {{rounds}}
+
 # The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
 # invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).
 bench-drafts rounds="20":

@@ -12,19 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N="${1:-100000}"
 SECS="${2:-8}"
-PORT="${BENCH_PORT:-18556}"
-OUT="bench/out"
-PG_ADMIN="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
-NAME="launchdir_bench_$N"
-DB_URL="${PG_ADMIN%/*}/$NAME"
-HOSTPORT="${PG_ADMIN#*@}"; HOSTPORT="${HOSTPORT%%/*}"
-mkdir -p "$OUT"
-command -v pgbench >/dev/null || { echo "pgbench is needed (Debian: postgresql-client)"; exit 2; }
-psql "$DB_URL" -Atc "SELECT 1" >/dev/null || { echo "no database $NAME: run BENCH_STORES=postgres bench/http.sh $N first"; exit 2; }
-if [ -z "${BENCH_BIN:-}" ]; then
-  cargo build --release -q --bin launchdir-api
-fi
-BIN="${BENCH_BIN:-target/release/launchdir-api}"
+source bench/pg-common.sh
 
 # The statement as the service sends it: from its own statement log, for one profile request.
 SERVER=""

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# PostgreSQL alone running a page of the trending list and of the weekly board (issue 24): pgbench sends
+# the two pages' statements, 16 to a pipeline on 4 connections with the read lanes' settings (memoize,
+# JIT and parallel workers off), as the server's read lanes send them, and prints statements a second
+# beside `SELECT 1` and beside the server's own `/healthz` (wrk @64), measured in the same minute. If
+# PostgreSQL alone runs a page at under 0.25x of `/healthz` here, no change to the server can meet the
+# 0.25x target for that read on this machine; only a page that costs PostgreSQL less can.
+#
+# The statements are written here as adapters-storage writes them (the trending list: a search of live
+# listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1). Before measuring,
+# each one's listings are compared with what the API answers for the same page, so a statement that
+# no longer finds what the service shows stops the run. The service's text may still change in form
+# (another index, another join order) without this noticing: compare with `log_min_duration_statement`
+# when in doubt.
+# Usage: bench/pg-boards.sh [listings] [seconds] [rounds] (the database launchdir_bench_<listings> must
+# exist: BENCH_STORES=postgres bench/http.sh makes it). Loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N="${1:-100000}"
+SECS="${2:-6}"
+ROUNDS="${3:-2}"
+command -v wrk >/dev/null || { echo "wrk is needed (Debian: wrk)"; exit 2; }
+source bench/pg-common.sh
+BASE="http://127.0.0.1:$PORT"
+
+SERVER=""
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
+psql "$DB_URL" -qc "VACUUM ANALYZE"
+RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp --read-cache-secs 0 \
+  --rate-limit 1000000 > "$OUT/pg-boards-server.log" 2>&1 &
+SERVER=$!
+for _ in $(seq 1 600); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+
+# The week the service counts in: the Monday of today, in UTC (domain::week::LaunchWeek::of).
+WEEK=$(python3 -c 'import datetime as d; t = d.datetime.now(d.timezone.utc).date(); print(t - d.timedelta(days=t.weekday()))')
+SUMMARY="SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week"
+echo "$SUMMARY, COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = 'live'), 0) AS page_total FROM listings l WHERE 1 = 1 AND l.status = 'live' ORDER BY l.trending_score DESC, l.id DESC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-trending.sql"
+echo "$SUMMARY, v.votes AS week_votes, COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = '$WEEK'), 0) AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = '$WEEK' AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-weekly.sql"
+echo "SELECT 1;" > "$OUT/pg-boards-select1.sql"
+
+# Each statement finds the page the API shows (the same slugs in the same order), or the run stops.
+check() {
+  local sql="$1" path="$2" db api
+  db=$(psql "$DB_URL" -AtF' ' -f "$sql" | awk '{print $2}' | paste -sd' ')
+  api=$(curl -sf "$BASE$path" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(i.get("slug") or i["listing"]["slug"] for i in d["items"]))')
+  if [ -z "$db" ] || [ "$db" != "$api" ]; then
+    echo "$(basename "$sql") does not find what $path shows:"; echo "  statement: $db"; echo "  API:       $api"; exit 1
+  fi
+}
+check "$OUT/pg-boards-trending.sql" "/api/v1/launches?section=trending"
+check "$OUT/pg-boards-weekly.sql" "/api/v1/leaderboards/community-weekly"
+
+# 16 to a pipeline, as a read lane sends what its thread's requests asked at once.
+for s in select1 trending weekly; do
+  { echo '\startpipeline'; for _ in $(seq 16); do cat "$OUT/pg-boards-$s.sql"; done; echo '\endpipeline'; } > "$OUT/pg-boards-$s-x16.sql"
+done
+
+healthz() { wrk -t2 -c64 -d"${SECS}s" "$BASE/healthz" | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
+echo "== PostgreSQL alone, $N listings, week $WEEK: pgbench -M prepared -c 4 -j 2, ${SECS}s, 16 statements to a"
+echo "   pipeline, memoize, JIT and parallel workers off (the read lanes' settings); /healthz by wrk @64"
+printf "%-6s %-10s %12s %10s\n" round statement "a second" "x healthz"
+for r in $(seq 1 "$ROUNDS"); do
+  h=$(healthz)
+  printf "%-6s %-10s %12s %10s\n" "$r" healthz "$h" 1.000
+  for s in select1 trending weekly; do
+    n=$(PGOPTIONS="-c enable_memoize=off -c jit=off -c max_parallel_workers_per_gather=0" \
+      pgbench -n -M prepared -c 4 -j 2 -T "$SECS" -f "$OUT/pg-boards-$s-x16.sql" \
+      -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk '/^tps/ {printf "%.0f", $3 * 16}')
+    printf "%-6s %-10s %12s %10.3f\n" "$r" "$s" "${n:-failed}" "$(echo "${n:-0} / $h" | bc -l)"
+  done
+done
+h=$(healthz)
+printf "%-6s %-10s %12s\n" last healthz "$h"
