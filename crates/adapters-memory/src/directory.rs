@@ -199,7 +199,7 @@ impl ListingRepository for MemoryStore {
     async fn search_listings(&self, s: &ListingSearch, page: PageRequest) -> RepoResult<Paged<ListingSummary>> {
         let st = self.lock()?;
         let words = s.q.as_ref().map(|q| query_words(q.as_str())).unwrap_or_default();
-        if s.q.as_ref().is_some_and(|q| !q.as_str().trim().is_empty()) && words.is_empty() {
+        if s.has_words() && words.is_empty() {
             // Only punctuation: the SQL stores match nothing either.
             return Ok(Paged::new(vec![], page, 0));
         }

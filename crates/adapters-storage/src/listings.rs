@@ -850,7 +850,7 @@ fn one_word_in_category(s: &ListingSearch) -> bool {
 /// True when a search has words and no filter but its status, so SQLite can count and rank inside the
 /// full-text index and read only the page's rows.
 fn text_only(s: &ListingSearch) -> bool {
-    s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty())
+    s.has_words()
         && s.category.is_none()
         && s.stage.is_none()
         && s.country.is_none()
@@ -1004,8 +1004,7 @@ fn only_facets(s: &ListingSearch) -> bool {
 /// words with a category or values, or, without words, at least two of them (a category with a
 /// stage, say). A category or a value alone keeps its kept count and its walk of an order's index.
 fn on_search_rows(s: &ListingSearch) -> bool {
-    let words = s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
-    only_facets(s) && (words || usize::from(s.category.is_some()) + values_asked(s).len() >= 2)
+    only_facets(s) && (s.has_words() || usize::from(s.category.is_some()) + values_asked(s).len() >= 2)
 }
 
 /// PostgreSQL: whether a page in an order of `listings`' indexes chooses between reading the
@@ -1029,8 +1028,7 @@ fn text_in_category(s: &ListingSearch) -> bool {
 /// each listing of a category's tree, `category=developer-tools&stage=growing` looked up 22 809
 /// listings to count 2 876 (25–50 ms at 100k demo listings); matched in the index, 2.5 ms.
 fn facets_in_sqlite_index(s: &ListingSearch) -> bool {
-    let words = s.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
-    !words && on_search_rows(s)
+    !s.has_words() && on_search_rows(s)
 }
 
 /// SQLite: the FTS5 query that counts a search in the full-text index, where one does: words with at

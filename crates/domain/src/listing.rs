@@ -794,6 +794,11 @@ pub struct ListingSearch {
 }
 
 impl ListingSearch {
+    /// True when the search has words: a text that is more than blanks (blanks alone search nothing).
+    pub fn has_words(&self) -> bool {
+        self.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty())
+    }
+
     /// No words and no filter but the status: every live (or upcoming) listing. Such a list's total,
     /// and that of one launch week's list ([`ListingSearch::only_launch_week`]), is exact at any size
     /// (stores keep the count); any other search counts up to [`crate::paging::COUNT_CAP`].
@@ -825,9 +830,8 @@ impl ListingSearch {
     /// `?stage=growing`): the stores keep the listings of each status and value, so the list needs no
     /// count (its total still reads as a count's would: exact up to the cap).
     pub fn only_value(&self) -> Option<ValueFilter<'_>> {
-        let words = self.q.as_ref().is_some_and(|t| !t.as_str().trim().is_empty());
         let dated = self.launch_week.is_some() || self.launched_since.is_some();
-        if words || dated || self.category.is_some() || self.domain.is_some() {
+        if self.has_words() || dated || self.category.is_some() || self.domain.is_some() {
             return None;
         }
         match (&self.stage, &self.pricing_model, &self.country) {
@@ -847,7 +851,7 @@ impl ListingSearch {
     }
 
     fn no_words_or_filter_but_dates_and_category(&self) -> bool {
-        self.q.as_ref().is_none_or(|t| t.as_str().trim().is_empty())
+        !self.has_words()
             && self.stage.is_none()
             && self.country.is_none()
             && self.pricing_model.is_none()
