@@ -23,16 +23,11 @@ command -v wrk >/dev/null || { echo "wrk is needed (Debian: wrk)"; exit 2; }
 source bench/pg-common.sh
 BASE="http://127.0.0.1:$PORT"
 
-SERVER=""
-trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 psql "$DB_URL" -qc "VACUUM ANALYZE"
-RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp --read-cache-secs 0 \
-  --rate-limit 1000000 > "$OUT/pg-boards-server.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 1 600); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+RUST_LOG=warn start_server "$OUT/pg-boards-server.log"
 
-# The week the service counts in: the Monday of today, in UTC (domain::week::LaunchWeek::of).
-WEEK=$(python3 -c 'import datetime as d; t = d.datetime.now(d.timezone.utc).date(); print(t - d.timedelta(days=t.weekday()))')
+# The week the service counts in, as its weekly board says.
+WEEK=$(curl -sf "$BASE/api/v1/leaderboards/community-weekly?per_page=1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["week"])')
 SUMMARY="SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week"
 echo "$SUMMARY, COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = 'live'), 0) AS page_total FROM listings l WHERE 1 = 1 AND l.status = 'live' ORDER BY l.trending_score DESC, l.id DESC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-trending.sql"
 echo "$SUMMARY, v.votes AS week_votes, COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = '$WEEK'), 0) AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = '$WEEK' AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-weekly.sql"

@@ -15,12 +15,7 @@ SECS="${2:-8}"
 source bench/pg-common.sh
 
 # The statement as the service sends it: from its own statement log, for one profile request.
-SERVER=""
-trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
-RUST_LOG=warn,sqlx::query=debug NO_COLOR=1 "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
-  --read-cache-secs 0 > "$OUT/ceiling-server.log" 2>&1 &
-SERVER=$!
-for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
+RUST_LOG=warn,sqlx::query=debug NO_COLOR=1 start_server "$OUT/ceiling-server.log"
 SLUG=$(psql "$DB_URL" -Atc "SELECT slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 1")
 : > "$OUT/ceiling-server.log"
 curl -sf -o /dev/null "http://127.0.0.1:$PORT/api/v1/listings/$SLUG"
@@ -37,11 +32,11 @@ profile = next((s for s in found if "d.founders_json" in s and "l.slug = $1" in 
 if profile is None:
     sys.exit("the profile statement was not in the server's statement log")
 sql = " ".join(profile.replace("\\n", " ").replace('\\"', '"').split())
-pick = "\\set n random(1, 20000)\nSELECT slug AS s FROM bench_slugs WHERE n = :n \\gset\n"
+pick = "\\set n random(1, :slugs)\nSELECT slug AS s FROM bench_slugs WHERE n = :n \\gset\n"
 open(f"{out}/ceiling-profile.pgb", "w").write(pick + sql.replace("$1", ":s") + ";\n")
 # The same statement for 16 slugs at once, as the service sends it when reads are asked together
 # (adapters-storage's profiles.rs): its rate times 16 is profiles a second.
-picks = "".join(f"\\set n{i} random(1, 20000)\n" for i in range(16))
+picks = "".join(f"\\set n{i} random(1, :slugs)\n" for i in range(16))
 many = ",".join(f":n{i}" for i in range(16))
 batch = sql.replace("l.slug = $1", f"l.slug = ANY(ARRAY(SELECT slug FROM bench_slugs WHERE n IN ({many})))")
 open(f"{out}/ceiling-profile16.pgb", "w").write(picks + batch + ";\n")
@@ -58,9 +53,12 @@ open(f"{out}/ceiling-pick.pgb", "w").write(pick)
 open(f"{out}/ceiling-select1.pgb", "w").write("SELECT 1;\n")
 PY
 
-# 20 000 live slugs to pick from, as bench/http.sh's wrk scripts do (kept in the benchmark database).
+# 20 000 live slugs to pick from, as bench/http.sh's wrk scripts do (kept in the benchmark database); a
+# smaller directory's live listings all (the picks draw from as many as there are: before, a pick past
+# the last one found no slug and ended pgbench, and with it this script, below 20 000 live listings).
 PGOPTIONS="-c client_min_messages=warning" psql "$DB_URL" -qc "CREATE TABLE IF NOT EXISTS bench_slugs AS SELECT row_number() OVER (ORDER BY id) AS n, slug FROM (SELECT id, slug FROM listings WHERE status = 'live' ORDER BY id LIMIT 20000) s" \
   -qc "CREATE UNIQUE INDEX IF NOT EXISTS bench_slugs_n ON bench_slugs (n)"
+SLUGS=$(psql "$DB_URL" -Atc "SELECT count(*) FROM bench_slugs")
 
 echo "== PostgreSQL alone, $N listings, pgbench -M prepared -j 2, ${SECS}s each (statements a second; the"
 echo "   profile, row and computed scripts also run the slug pick, whose own rate is the 'pick' line;"
@@ -69,7 +67,7 @@ printf "%-10s %-8s %8s %10s\n" script tls clients "tps"
 for tls in disable prefer; do
   for script in select1 pick row profile profile16 computed; do
     for c in 16 64; do
-      tps=$(PGSSLMODE=$tls pgbench -n -M prepared -c "$c" -j 2 -T "$SECS" -f "$OUT/ceiling-$script.pgb" \
+      tps=$(PGSSLMODE=$tls pgbench -n -M prepared -c "$c" -j 2 -T "$SECS" -D slugs="$SLUGS" -f "$OUT/ceiling-$script.pgb" \
         -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk '/^tps/ {printf "%.0f", $3}')
       printf "%-10s %-8s %8s %10s\n" "$script" "$tls" "$c" "${tps:-failed}"
     done
