@@ -101,6 +101,7 @@ mod m20261202_000066_search_categories;
 mod m20261202_000067_links_not_moved;
 mod m20261203_000068_status_value_statistics;
 mod m20261203_000069_day_listing_counts;
+mod m20261206_000070_upcoming_search_indexes;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -351,6 +352,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000067_links_not_moved::Migration),
             Box::new(m20261203_000068_status_value_statistics::Migration),
             Box::new(m20261203_000069_day_listing_counts::Migration),
+            Box::new(m20261206_000070_upcoming_search_indexes::Migration),
         ]
     }
 }

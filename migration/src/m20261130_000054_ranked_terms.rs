@@ -150,7 +150,7 @@ fn edits() -> Vec<(&'static str, String)> {
 }
 
 /// `listing_text_search` with the ranked path; an error if migration 53's text no longer holds a part.
-fn ranked_function() -> Result<String, DbErr> {
+pub(crate) fn ranked_function() -> Result<String, DbErr> {
     crate::rewrite(bucketed_function()?, "listing_text_search", &edits())
 }
 

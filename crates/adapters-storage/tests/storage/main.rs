@@ -907,6 +907,71 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
     assert_eq!(found(find("osprey", None, Some("free"), None)).await, ["Osprey Grows Paid Gb"], "removed");
 });
 
+// Several words (or a prefix several words begin) among the upcoming listings, in every order: the
+// upcoming listings with every word, counted exactly, never a live one, and a listing going live
+// leaves the count at once. PostgreSQL counts these from an index of the upcoming rows alone when
+// nothing is ranked (migration 70), and ranks them by relevance as before: both give the same total.
+on_every_store!(several_words_among_upcoming_listings_count_the_upcoming_ones, |store| {
+    use domain::listing::SearchSort;
+    let said = |name: &str, status, tagline: &str| {
+        let mut l = listing(name, status, None);
+        l.profile.tagline = tagline.into();
+        import(l, 0)
+    };
+    let (live, soon) = (ListingStatus::Live, ListingStatus::Scheduled);
+    let ids = store
+        .import_listings(
+            &[
+                said("Harbour One", soon, "a harbour light over the lake"),
+                said("Harbour Two", soon, "harbour light and a lantern"),
+                said("Harbour Three", soon, "a harbour only"),
+                said("Harbour Live", live, "harbour light, already out"),
+                said("Lantern Soon", soon, "lantern light by the lake"),
+            ],
+            now(),
+        )
+        .await
+        .unwrap();
+    let sorts = [
+        SearchSort::Relevance,
+        SearchSort::Votes,
+        SearchSort::Newest,
+        SearchSort::Trending,
+        SearchSort::MostViewed,
+        SearchSort::MostFollowed,
+    ];
+    let found = |q: &'static str, status, sort| async move {
+        let s = ListingSearch { status, sort, ..search(Some(q)) };
+        let p = store.search_listings(&s, PageRequest::default()).await.unwrap();
+        let mut got = names(&p);
+        got.sort();
+        (p.total, got)
+    };
+    let (upcoming, live_only) = (StatusFilter::Upcoming, StatusFilter::Live);
+    let one_two = || (2, vec!["Harbour One".to_owned(), "Harbour Two".to_owned()]);
+    for sort in sorts {
+        assert_eq!(found("harbour light", upcoming, sort).await, one_two(), "{sort:?}");
+        assert_eq!(found("harbour l", upcoming, sort).await, one_two(), "a prefix: {sort:?}");
+        assert_eq!(
+            found("light lake", upcoming, sort).await,
+            (2, vec!["Harbour One".to_owned(), "Lantern Soon".to_owned()]),
+            "{sort:?}"
+        );
+        assert_eq!(found("harbour light", live_only, sort).await, (1, vec!["Harbour Live".to_owned()]), "{sort:?}");
+        assert_eq!(found("harbour qqqzx", upcoming, sort).await, (0, vec![]), "{sort:?}");
+    }
+    // Harbour Two goes live: it leaves the upcoming count and joins the live one.
+    let two = store.get_listing(ids[1]).await.unwrap().unwrap();
+    let its_week = two.lifecycle.launch_week().expect("scheduled for a week").starts_at();
+    let mut launched = two.lifecycle;
+    launched.go_live(its_week).unwrap();
+    assert!(store.move_lifecycle(two.id, &two.lifecycle, &launched, its_week).await.unwrap());
+    for sort in sorts {
+        assert_eq!(found("harbour light", upcoming, sort).await, (1, vec!["Harbour One".to_owned()]), "{sort:?}");
+        assert_eq!(found("harbour light", live_only, sort).await.0, 2, "{sort:?}");
+    }
+});
+
 // Words on every listing with a value on most of them, more matches than a search ranks (1 000):
 // before the word counts are kept and after, the same count and the same pages. PostgreSQL chooses
 // how it reads the search rows from the kept counts (`listings::scan_the_facets`): before they are
