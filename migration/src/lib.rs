@@ -102,6 +102,7 @@ mod m20261202_000067_links_not_moved;
 mod m20261203_000068_status_value_statistics;
 mod m20261203_000069_day_listing_counts;
 mod m20261206_000070_upcoming_search_indexes;
+mod m20261206_000071_upcoming_search_eighths;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -110,6 +111,17 @@ pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, stat
         db.execute_unprepared(s.as_ref()).await?;
     }
     Ok(())
+}
+
+/// The statements that take back indexes a migration created: each dropped, and its row left in
+/// `deferred_indexes` by a bulk load interrupted before it built them removed (the indexes are gone).
+pub(crate) fn drop_indexes(names: impl IntoIterator<Item = String>) -> Vec<String> {
+    names
+        .into_iter()
+        .flat_map(|name| {
+            [format!("DROP INDEX IF EXISTS {name}"), format!("DELETE FROM deferred_indexes WHERE name = '{name}'")]
+        })
+        .collect()
 }
 
 /// `text` (a function's definition) with each `(from, to)` of `edits` applied in turn; an error naming
@@ -353,6 +365,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000068_status_value_statistics::Migration),
             Box::new(m20261203_000069_day_listing_counts::Migration),
             Box::new(m20261206_000070_upcoming_search_indexes::Migration),
+            Box::new(m20261206_000071_upcoming_search_eighths::Migration),
         ]
     }
 }

@@ -70,15 +70,27 @@ fn bucket_index(k: u32) -> String {
 /// condition is its index's, so PostgreSQL proves the partial index applies, and an `Append` under a
 /// `LIMIT` never starts a branch it does not need.
 fn bucketed_matches() -> String {
+    bucketed_matches_in("want")
+}
+
+/// [`bucketed_matches`] in the status `status` (an SQL expression: `want`, or a literal, so that
+/// PostgreSQL proves a partial index of that status applies: migration 71).
+pub(crate) fn bucketed_matches_in(status: &str) -> String {
     (0..BUCKETS)
         .map(|k| {
             format!(
-                "SELECT s.listing_id, s.doc FROM listing_search s WHERE (s.listing_id / {BLOCK}) % {BUCKETS} = {k} \
-                 AND s.doc @@ q AND s.status = want"
+                "SELECT s.listing_id, s.doc FROM listing_search s WHERE {} \
+                 AND s.doc @@ q AND s.status = {status}",
+                bucket_condition("s.listing_id", k)
             )
         })
         .collect::<Vec<_>>()
         .join(" UNION ALL ")
+}
+
+/// The condition of bucket `k`'s rows over the listing id `column`, as its index and its branch write it.
+pub(crate) fn bucket_condition(column: &str, k: u32) -> String {
+    format!("({column} / {BLOCK}) % {BUCKETS} = {k}")
 }
 
 /// Migration 51's function with the buckets: each `(from, to)` rewrites one part of its text.
@@ -151,8 +163,9 @@ impl MigrationTrait for Migration {
         let mut statements: Vec<String> = (0..BUCKETS)
             .map(|k| {
                 format!(
-                    "CREATE INDEX {} ON listing_search USING GIN (doc) WHERE (listing_id / {BLOCK}) % {BUCKETS} = {k}",
-                    bucket_index(k)
+                    "CREATE INDEX {} ON listing_search USING GIN (doc) WHERE {}",
+                    bucket_index(k),
+                    bucket_condition("listing_id", k)
                 )
             })
             .collect();

@@ -81,9 +81,7 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         let mut statements: Vec<String> = vec![ranked_function()?];
-        statements.extend(INDEXES.iter().map(|(name, _)| format!("DROP INDEX IF EXISTS {name}")));
-        // A bulk load interrupted before its indexes were built left them to build; they are gone.
-        statements.push("DELETE FROM deferred_indexes WHERE name LIKE 'ix_listing_search_upcoming_%'".to_owned());
+        statements.extend(crate::drop_indexes(INDEXES.iter().map(|(name, _)| (*name).to_owned())));
         crate::execute_on(manager, DbBackend::Postgres, &statements).await
     }
 }

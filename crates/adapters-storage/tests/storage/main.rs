@@ -910,7 +910,8 @@ on_every_store!(words_with_values_find_the_listings_that_have_both, |store| {
 // Several words (or a prefix several words begin) among the upcoming listings, in every order: the
 // upcoming listings with every word, counted exactly, never a live one, and a listing going live
 // leaves the count at once. PostgreSQL counts these from an index of the upcoming rows alone when
-// nothing is ranked (migration 70), and ranks them by relevance as before: both give the same total.
+// nothing is ranked (migration 70), and reads the ones it ranks by relevance from the eighths of the
+// upcoming rows (migration 71): both give the same total.
 on_every_store!(several_words_among_upcoming_listings_count_the_upcoming_ones, |store| {
     use domain::listing::SearchSort;
     let said = |name: &str, status, tagline: &str| {
