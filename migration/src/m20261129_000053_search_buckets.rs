@@ -93,6 +93,23 @@ pub(crate) fn bucket_condition(column: &str, k: u32) -> String {
     format!("({column} / {BLOCK}) % {BUCKETS} = {k}")
 }
 
+/// The statement that counts the matches `eighths` reads (up to the cap) and ranks the first
+/// candidates among them.
+pub(crate) fn counted_from(eighths: &str) -> String {
+    format!(
+        "RETURN QUERY WITH m AS MATERIALIZED (SELECT b.listing_id AS id, \
+         CASE WHEN row_number() OVER () <= candidates THEN ts_rank(b.doc, q) END AS r \
+         FROM ({eighths}) b LIMIT cap) \
+         SELECT c.id, c.r, n.matches FROM (SELECT count(*) AS matches FROM m) n \
+         LEFT JOIN LATERAL (SELECT m.id, m.r FROM m LIMIT candidates) c ON true;"
+    )
+}
+
+/// The statement that ranks the first candidates `eighths` reads, the total known.
+pub(crate) fn candidates_from(eighths: &str) -> String {
+    format!("RETURN QUERY SELECT b.listing_id, ts_rank(b.doc, q), total FROM ({eighths}) b LIMIT candidates;")
+}
+
 /// Migration 51's function with the buckets: each `(from, to)` rewrites one part of its text.
 fn edits() -> Vec<(&'static str, String)> {
     let buckets = bucketed_matches();
@@ -121,14 +138,11 @@ fn edits() -> Vec<(&'static str, String)> {
              CASE WHEN row_number() OVER () <= candidates THEN ts_rank(s.doc, q) END AS r \
              FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT cap) ",
             format!(
-                "IF total IS NULL AND NOT heap_order THEN RETURN QUERY WITH m AS MATERIALIZED (SELECT b.listing_id AS id, \
-                 CASE WHEN row_number() OVER () <= candidates THEN ts_rank(b.doc, q) END AS r \
-                 FROM ({buckets}) b LIMIT cap) \
-                 SELECT c.id, c.r, n.matches FROM (SELECT count(*) AS matches FROM m) n \
-                 LEFT JOIN LATERAL (SELECT m.id, m.r FROM m LIMIT candidates) c ON true; RETURN; END IF; \
+                "IF total IS NULL AND NOT heap_order THEN {} RETURN; END IF; \
                  IF total IS NULL THEN RETURN QUERY WITH m AS MATERIALIZED (SELECT s.listing_id AS id, \
                  CASE WHEN row_number() OVER () <= candidates THEN ts_rank(s.doc, q) END AS r \
-                 FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT cap) "
+                 FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT cap) ",
+                counted_from(&buckets)
             ),
         ),
         // The class decided above replaces the crossover weighed here.
@@ -144,8 +158,8 @@ fn edits() -> Vec<(&'static str, String)> {
             format!(
                 "ELSIF exact AND known <= candidates THEN RETURN QUERY SELECT s.listing_id, ts_rank(s.doc, q), total \
                  FROM listing_search s WHERE s.doc @@ q AND s.status = want LIMIT candidates; \
-                 ELSE RETURN QUERY SELECT b.listing_id, ts_rank(b.doc, q), total FROM ({buckets}) b LIMIT candidates; \
-                 END IF; "
+                 ELSE {} END IF; ",
+                candidates_from(&buckets)
             ),
         ),
     ]

@@ -26,7 +26,9 @@
 //! 100k, 0.1 s each to build); a scheduled listing's text change writes its words into one more, and a
 //! listing going live leaves its eighth's index as it leaves migration 70's.
 
-use crate::m20261129_000053_search_buckets::{BUCKETS, bucket_condition, bucketed_matches_in};
+use crate::m20261129_000053_search_buckets::{
+    BUCKETS, bucket_condition, bucketed_matches_in, candidates_from, counted_from,
+};
 use crate::m20261206_000070_upcoming_search_indexes::upcoming_function;
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::sea_orm::DbBackend;
@@ -42,31 +44,22 @@ fn upcoming_bucket_index(k: u32) -> String {
     format!("ix_listing_search_upcoming_doc_b{k}")
 }
 
-/// Migration 53's count and ranking of the matches read from `eighths`.
-fn counted(eighths: &str) -> String {
-    format!(
-        "RETURN QUERY WITH m AS MATERIALIZED (SELECT b.listing_id AS id, \
-         CASE WHEN row_number() OVER () <= candidates THEN ts_rank(b.doc, q) END AS r \
-         FROM ({eighths}) b LIMIT cap) \
-         SELECT c.id, c.r, n.matches FROM (SELECT count(*) AS matches FROM m) n \
-         LEFT JOIN LATERAL (SELECT m.id, m.r FROM m LIMIT candidates) c ON true;"
-    )
-}
-
-/// Migration 53's candidates alone (the total known) read from `eighths`.
-fn candidates_of(eighths: &str) -> String {
-    format!("RETURN QUERY SELECT b.listing_id, ts_rank(b.doc, q), total FROM ({eighths}) b LIMIT candidates;")
-}
-
 /// Each `(from, to)`: a statement reading the eighths, and the same for the upcoming listings with
 /// their status written out, the other statuses' as before.
 fn edits() -> Vec<(String, String)> {
     let (any, upcoming) = (bucketed_matches_in("want"), bucketed_matches_in(UPCOMING));
     vec![
-        (counted(&any), format!("IF want = {UPCOMING} THEN {} ELSE {} END IF;", counted(&upcoming), counted(&any))),
         (
-            format!("ELSE {} END IF; ", candidates_of(&any)),
-            format!("ELSIF want = {UPCOMING} THEN {} ELSE {} END IF; ", candidates_of(&upcoming), candidates_of(&any)),
+            counted_from(&any),
+            format!("IF want = {UPCOMING} THEN {} ELSE {} END IF;", counted_from(&upcoming), counted_from(&any)),
+        ),
+        (
+            format!("ELSE {} END IF; ", candidates_from(&any)),
+            format!(
+                "ELSIF want = {UPCOMING} THEN {} ELSE {} END IF; ",
+                candidates_from(&upcoming),
+                candidates_from(&any)
+            ),
         ),
     ]
 }
