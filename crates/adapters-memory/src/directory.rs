@@ -371,13 +371,9 @@ impl CategoryRepository for MemoryStore {
         Ok(inserted)
     }
 
-    async fn live_listing_counts(&self) -> RepoResult<std::collections::HashMap<CategoryId, u64>> {
+    async fn live_listing_counts(&self) -> RepoResult<domain::category::CategoryCounts> {
         let st = self.lock()?;
-        let mut counts = std::collections::HashMap::new();
-        for id in st.live().filter_map(|l| l.categories.as_ref()).flat_map(|lc| lc.all()) {
-            *counts.entry(id).or_insert(0) += 1;
-        }
-        Ok(counts)
+        Ok(st.live().filter_map(|l| l.categories.as_ref()).flat_map(|lc| lc.all()).map(|id| (id, 1)).collect())
     }
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>> {

@@ -86,7 +86,7 @@ impl CategoryRepository for SeaOrmStore {
         Ok(inserted)
     }
 
-    async fn live_listing_counts(&self) -> RepoResult<HashMap<CategoryId, u64>> {
+    async fn live_listing_counts(&self) -> RepoResult<domain::category::CategoryCounts> {
         #[derive(Debug, sea_orm::FromQueryResult)]
         struct Count {
             id: i64,

@@ -67,6 +67,42 @@ pub struct CategoryWithCount {
     pub live_listings: u64,
 }
 
+/// How many live listings each category holds (primary or extra, not counting subcategories), by
+/// category: what [`crate::ports::CategoryRepository::live_listing_counts`] answers. A list sorted by
+/// id, looked up by halving: the category list reads one count for each of its few dozen categories
+/// on every request, and hashing each id (SipHash, into a `HashMap`) cost a twelfth of that request's
+/// instructions on PostgreSQL (callgrind, docs/BENCHMARKS.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CategoryCounts(Vec<(CategoryId, u64)>);
+
+impl CategoryCounts {
+    /// The count of `id`: 0 for a category not listed (one with no live listing may be absent).
+    pub fn get(&self, id: CategoryId) -> u64 {
+        self.0.binary_search_by_key(&id, |(c, _)| *c).map_or(0, |at| self.0[at].1)
+    }
+
+    /// Every category listed and its count, by id.
+    pub fn iter(&self) -> impl Iterator<Item = (CategoryId, u64)> + '_ {
+        self.0.iter().copied()
+    }
+}
+
+/// Counts in any order; an id given more than once counts the sum of its counts.
+impl FromIterator<(CategoryId, u64)> for CategoryCounts {
+    fn from_iter<I: IntoIterator<Item = (CategoryId, u64)>>(iter: I) -> Self {
+        let mut all: Vec<(CategoryId, u64)> = iter.into_iter().collect();
+        all.sort_unstable_by_key(|(id, _)| *id);
+        all.dedup_by(|(id, n), (kept_id, kept)| {
+            let same = id == kept_id;
+            if same {
+                *kept = kept.saturating_add(*n);
+            }
+            same
+        });
+        Self(all)
+    }
+}
+
 /// The categories of one listing: a primary one and at most three extras, all distinct.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ListingCategories {
@@ -126,6 +162,22 @@ mod tests {
 
     fn id(n: i64) -> CategoryId {
         CategoryId::from_db(n)
+    }
+
+    #[test]
+    fn category_counts_find_every_id_in_any_order_and_sum_repeats() {
+        let counts: CategoryCounts =
+            [(id(7), 2), (id(3), 5), (id(11), 0), (id(7), 1), (id(1), 4)].into_iter().collect();
+        assert_eq!(counts.get(id(7)), 3);
+        assert_eq!(counts.get(id(3)), 5);
+        assert_eq!(counts.get(id(1)), 4);
+        assert_eq!(counts.get(id(11)), 0);
+        // Absent ids before, between and after the listed ones.
+        for absent in [0, 2, 5, 8, 12, i64::MAX] {
+            assert_eq!(counts.get(id(absent)), 0, "{absent}");
+        }
+        assert_eq!(counts.iter().map(|(c, n)| (c.get(), n)).collect::<Vec<_>>(), [(1, 4), (3, 5), (7, 3), (11, 0)]);
+        assert_eq!(CategoryCounts::default().get(id(1)), 0);
     }
 
     #[test]

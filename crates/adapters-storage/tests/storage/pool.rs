@@ -321,7 +321,7 @@ async fn short_reads(store: &adapters_storage::SeaOrmStore) -> String {
     let page2 = PageRequest::parse(Some(2), Some(3)).expect("a page");
     format!(
         "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-        store.live_listing_counts().await.expect("counts").into_iter().collect::<std::collections::BTreeMap<_, _>>(),
+        store.live_listing_counts().await.expect("counts").iter().collect::<std::collections::BTreeMap<_, _>>(),
         store.search_listings(&first, PageRequest::default()).await.expect("trending"),
         store.search_listings(&trending, page2).await.expect("by votes, page 2"),
         store.ranked(domain::listing::RankMetric::Votes, PageRequest::default()).await.expect("all-time board"),

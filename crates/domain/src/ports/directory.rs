@@ -5,7 +5,7 @@ use crate::award::Award;
 use crate::blog::NewBlogPost;
 use crate::category::{Category, CategoryWithCount, NewCategory};
 use crate::founder::NewFounder;
-use crate::ids::{CategoryId, FounderId, ListingId};
+use crate::ids::{FounderId, ListingId};
 use crate::listing::{
     Listing, ListingDetails, ListingSearch, ListingSummary, NewListing, RankMetric, Review, SearchSort, StatusFilter,
 };
@@ -113,16 +113,13 @@ pub trait CategoryRepository: Send + Sync {
     /// A caller on a hot path reads those two instead and copies nothing.
     async fn list_categories(&self) -> RepoResult<Vec<CategoryWithCount>> {
         let (all, counts) = (self.all_categories().await?, self.live_listing_counts().await?);
-        Ok(all
-            .iter()
-            .map(|c| CategoryWithCount { category: c.clone(), live_listings: counts.get(&c.id).copied().unwrap_or(0) })
-            .collect())
+        Ok(all.iter().map(|c| CategoryWithCount { category: c.clone(), live_listings: counts.get(c.id) }).collect())
     }
 
     /// How many live listings each category holds (primary or extra, not counting subcategories); a
     /// category with none may be absent. Read fresh at every call: adapters keep these counts as
     /// listings change, so this is a read of one number per category, never a count of listings.
-    async fn live_listing_counts(&self) -> RepoResult<std::collections::HashMap<CategoryId, u64>>;
+    async fn live_listing_counts(&self) -> RepoResult<crate::category::CategoryCounts>;
 
     async fn get_category_by_slug(&self, slug: &Slug) -> RepoResult<Option<Category>>;
 

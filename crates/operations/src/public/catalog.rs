@@ -122,14 +122,14 @@ impl Operation for ListCategories {
     async fn run(ctx: &Ctx, input: ListCategoriesInput) -> OpResult<CategoryTree> {
         // The shared tree and the kept counts, joined here: nothing is copied but what is answered.
         let (all, counts) = (ctx.app.store.all_categories().await?, ctx.app.store.live_listing_counts().await?);
-        let live = |c: &domain::category::Category| counts.get(&c.id).copied().unwrap_or(0);
         let node = |c: &domain::category::Category, subs: Vec<CategoryNode>| {
-            let total = live(c) + subs.iter().map(|s| s.live_listings).sum::<u64>();
+            let live = counts.get(c.id);
+            let total = live + subs.iter().map(|s| s.live_listings).sum::<u64>();
             CategoryNode {
-                slug: c.slug.to_string(),
+                slug: c.slug.as_str().to_owned(),
                 name: c.name.clone(),
                 description: c.description.clone(),
-                live_listings: live(c),
+                live_listings: live,
                 live_listings_total: total,
                 subcategories: subs,
             }
