@@ -4,7 +4,7 @@
 # BENCH_STORES names it), starts the release server, and drives
 # each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same pass (its
-# first run and its last), and
+# first run and its last), the CPU time a request cost the server, PostgreSQL and the whole machine, and
 # the server's memory at the end of each pass (anonymous apart from the file's mapped pages).
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
 # LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles, and their pages, requested once before they are measured) and with the read cache off,
@@ -125,6 +125,28 @@ i = 0
 request = function() i = i + 1; return wrk.format("GET", "/api/v1/listings?q=" .. terms[(i % #terms) + 1]) end
 LUA
 
+# CPU time in clock ticks (utime + stime, /proc/<pid>/stat) of the server; of every PostgreSQL
+# process on this machine (the backends serving the reads, and the rest of the cluster, idle here);
+# and of the whole machine (/proc/stat: everything but idle, iowait and steal, wrk included). A read's cost
+# where PostgreSQL and the server share the cores: a ratio to /healthz cannot say which side spent it.
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+proc_ticks() {
+  local total=0 pid f
+  for pid in "$@"; do
+    if f=$(cat "/proc/$pid/stat" 2>/dev/null); then
+      f=${f##*) }
+      total=$((total + $(echo "$f" | awk '{print $12 + $13}')))
+    fi
+  done
+  echo "$total"
+}
+cpu_ticks() {
+  local postgres
+  postgres=$(pgrep -x postgres || true)
+  # shellcheck disable=SC2086
+  echo "$(proc_ticks "$SERVER") $(proc_ticks $postgres) $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)"
+}
+
 # name, connections, url or script
 run() {
   local name="$1" conns="$2" target="$3" args=()
@@ -134,14 +156,23 @@ run() {
   if [[ "$target" != *.lua ]]; then cold=$(curl -s -o /dev/null -A "$UA" -w '%{time_total}' "$BASE$target"); fi
   # A browser's User-Agent, so the site's pages count views as they do for people (bots are not counted).
   wrk -t2 -c"$conns" -d2s -H "User-Agent: $UA" "${args[@]}" > /dev/null
+  local before after
+  before=$(cpu_ticks)
   wrk -t2 -c"$conns" -d"${SECS}s" --latency -H "User-Agent: $UA" "${args[@]}" > "$OUT/$name.txt"
+  after=$(cpu_ticks)
+  # CPU microseconds a request: the server's, PostgreSQL's, the whole machine's (see cpu_ticks).
+  local cpu
+  cpu=$(awk -v b="$before" -v a="$after" -v tick="$TICK_US" '/ requests in / {n = $1}
+    END {split(b, x, " "); split(a, y, " ");
+      if (n > 0) printf "%.0f %.0f %.0f", (y[1] - x[1]) * tick / n, (y[2] - x[2]) * tick / n, (y[3] - x[3]) * tick / n;
+      else printf "- - -"}' "$OUT/$name.txt")
   local rps p50 p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$OUT/$name.txt")
   p99=$(awk '$1 == "99%" {print $2}' "$OUT/$name.txt")
   local timeouts
   timeouts=$(awk '/Socket errors/ {gsub(",", ""); for (i = 1; i <= NF; i++) if ($i == "timeout") print $(i + 1)}' "$OUT/$name.txt")
-  echo "$name $conns $rps ${p50:-none} ${p99:-none} ${timeouts:-0} $cold" >> "$OUT/results"
+  echo "$name $conns $rps ${p50:-none} ${p99:-none} ${timeouts:-0} $cold $cpu" >> "$OUT/results"
 }
 
 SERVER=""
@@ -215,10 +246,13 @@ pass() {
   echo "(p50/p99 cover completed requests only; 'timeouts' counts requests wrk gave up on after 2 s)"
   echo "(measured after a 2 s warm-up; 'cold s' is the first request of the URL, before anything was cached)"
   echo "(server memory at the end of the pass: $memory)"
-  printf "%-26s %5s %10s %10s %10s %9s %9s %9s %9s %8s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x last" "x slug" "cold s"
-  while read -r name conns rps p50 p99 timeouts cold; do
-    printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %9.3f %8s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
-      "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / ${again:-$base}" | bc -l)" "$(echo "$rps / $slug" | bc -l)" "$cold"
+  echo "(CPU µs a request while it was measured: the server's, every PostgreSQL process's, the whole machine's with wrk; clock ticks of $TICK_US µs)"
+  printf "%-26s %5s %10s %10s %10s %9s %9s %9s %9s %8s %7s %7s %7s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x last" "x slug" "cold s" \
+    "srv us" "pg us" "all us"
+  while read -r name conns rps p50 p99 timeouts cold srv pg all; do
+    printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %9.3f %8s %7s %7s %7s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
+      "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / ${again:-$base}" | bc -l)" "$(echo "$rps / $slug" | bc -l)" "$cold" \
+      "$srv" "$pg" "$all"
   done < "$OUT/results"
   cp "$OUT/results" "$OUT/results-$STORE-cache-$cache"
   echo
