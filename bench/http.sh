@@ -129,7 +129,11 @@ LUA
 # process on this machine (the backends serving the reads, and the rest of the cluster, idle here);
 # and of the whole machine (/proc/stat: everything but idle, iowait and steal, wrk included). A read's cost
 # where PostgreSQL and the server share the cores: a ratio to /healthz cannot say which side spent it.
+# Then the time the host took from this machine (steal, /proc/stat's eighth figure: a virtual machine
+# whose host is busy loses its cores for a while, and a 5-second run that meets such a while moves
+# its rate and its 99th percentile with nothing in the service changed).
 TICK_US=$((1000000 / $(getconf CLK_TCK)))
+CORES=$(nproc)
 proc_ticks() {
   local total=0 pid f
   for pid in "$@"; do
@@ -144,7 +148,7 @@ cpu_ticks() {
   local postgres
   postgres=$(pgrep -x postgres || true)
   # shellcheck disable=SC2086
-  echo "$(proc_ticks "$SERVER") $(proc_ticks $postgres) $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat)"
+  echo "$(proc_ticks "$SERVER") $(proc_ticks $postgres) $(awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $9}' /proc/stat)"
 }
 
 # name, connections, url or script
@@ -165,7 +169,8 @@ run() {
   cpu=$(awk -v b="$before" -v a="$after" -v tick="$TICK_US" '/ requests in / {n = $1}
     END {split(b, x, " "); split(a, y, " ");
       if (n > 0) printf "%.0f %.0f %.0f", (y[1] - x[1]) * tick / n, (y[2] - x[2]) * tick / n, (y[3] - x[3]) * tick / n;
-      else printf "- - -"}' "$OUT/$name.txt")
+      else printf "- - -";
+      printf " %.1f", (y[4] - x[4]) * tick / (secs * 1000000 * cores) * 100}' secs="$SECS" cores="$CORES" "$OUT/$name.txt")
   local rps p50 p99
   rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/$name.txt")
   p50=$(awk '$1 == "50%" {print $2}' "$OUT/$name.txt")
@@ -247,12 +252,13 @@ pass() {
   echo "(measured after a 2 s warm-up; 'cold s' is the first request of the URL, before anything was cached)"
   echo "(server memory at the end of the pass: $memory)"
   echo "(CPU µs a request while it was measured: the server's, every PostgreSQL process's, the whole machine's with wrk; clock ticks of $TICK_US µs)"
-  printf "%-26s %5s %10s %10s %10s %9s %9s %9s %9s %8s %7s %7s %7s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x last" "x slug" "cold s" \
-    "srv us" "pg us" "all us"
-  while read -r name conns rps p50 p99 timeouts cold srv pg all; do
-    printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %9.3f %8s %7s %7s %7s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
+  echo "(steal %: the share of the machine's $CORES cores its host took while the read was measured; a read measured while it was high is not comparable)"
+  printf "%-26s %5s %10s %10s %10s %9s %9s %9s %9s %8s %7s %7s %7s %7s\n" endpoint conns "req/s" p50 p99 timeouts "x trivial" "x last" "x slug" "cold s" \
+    "srv us" "pg us" "all us" "steal %"
+  while read -r name conns rps p50 p99 timeouts cold srv pg all steal; do
+    printf "%-26s %5s %10s %10s %10s %9s %9.3f %9.3f %9.3f %8s %7s %7s %7s %7s\n" "$name" "$conns" "$rps" "$p50" "$p99" "$timeouts" \
       "$(echo "$rps / $base" | bc -l)" "$(echo "$rps / ${again:-$base}" | bc -l)" "$(echo "$rps / $slug" | bc -l)" "$cold" \
-      "$srv" "$pg" "$all"
+      "$srv" "$pg" "$all" "$steal"
   done < "$OUT/results"
   cp "$OUT/results" "$OUT/results-$STORE-cache-$cache"
   echo
