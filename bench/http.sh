@@ -4,7 +4,8 @@
 # BENCH_STORES names it), starts the release server, and drives
 # each endpoint and the site's main pages (home, listing, boards, calendar) with wrk at a fixed concurrency. Prints req/s, p50 and p99 per endpoint and each
 # endpoint's throughput as a ratio to a trivial JSON endpoint (/healthz) measured in the same pass (its
-# first run and its last), the CPU time a request cost the server, PostgreSQL and the whole machine, and
+# first run and its last), the CPU time a request cost the server, PostgreSQL and the whole machine, the
+# share of the cores the host took meanwhile (steal), and
 # the server's memory at the end of each pass (anonymous apart from the file's mapped pages).
 # Two passes over the same endpoints: the service as configured by default (public reads cached, see
 # LAUNCHDIR_READ_CACHE_SECS; the 20 000 profiles, and their pages, requested once before they are measured) and with the read cache off,
