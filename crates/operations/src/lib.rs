@@ -18,6 +18,7 @@ pub mod engagement;
 pub mod idempotency;
 mod input;
 pub mod invites;
+mod json;
 pub mod keys;
 pub mod lifecycle;
 pub mod logos;
@@ -276,8 +277,22 @@ impl Descriptor {
                     // Written into room for the operation's last answer: from serde_json's 128 bytes, a
                     // page of 20 listings (5–7 KB) was copied into a buffer twice as big six times over.
                     let mut json = Vec::with_capacity(last_size.load(Ordering::Relaxed).clamp(128, MOST_ROOM));
-                    serde_json::to_writer(&mut json, &out)
-                        .map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))?;
+                    if json::write(&mut json, &out).is_err() {
+                        // A value it leaves to serde_json (or an error serde_json words its own way).
+                        json.clear();
+                        serde_json::to_writer(&mut json, &out)
+                            .map_err(|e| OpError::Repo(RepoError::Unexpected(Box::new(e))))?;
+                    }
+                    #[cfg(debug_assertions)]
+                    if let Ok(theirs) = serde_json::to_vec(&out) {
+                        assert!(
+                            json == theirs,
+                            "{}'s answer differs from serde_json's:\n{}\n{}",
+                            O::ID,
+                            String::from_utf8_lossy(&json),
+                            String::from_utf8_lossy(&theirs)
+                        );
+                    }
                     last_size.store(json.len(), Ordering::Relaxed);
                     // The read cache keeps answers as they are: no more than an eighth of one unused.
                     if json.capacity() - json.len() > json.len() / 8 {
