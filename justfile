@@ -47,6 +47,12 @@ bench-pg-ceiling listings="100000" seconds="8":
 bench-pg-boards listings="100000" seconds="6" rounds="2":
     bench/pg-boards.sh {{listings}} {{seconds}} {{rounds}}
 
+# Instructions the server executes a request (callgrind; installs valgrind from Debian if missing) for
+# a few reads, cache off, on the database bench/http.sh loaded: the measure of a change of a few percent,
+# which wrk's rates on this noisy machine cannot resolve. BENCH_STORES=postgres, BENCH_BIN, BENCH_PATHS.
+bench-instructions listings="100000" requests="1000":
+    bench/instructions.sh {{listings}} {{requests}}
+
 # The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
 # invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).
 bench-drafts rounds="20":
