@@ -567,6 +567,38 @@ mod tests {
         same(&format!("{}\"{}", "y".repeat(500), "z".repeat(37)));
     }
 
+    /// Any JSON value serde_json can hold: nested arrays and objects of any strings, integers, floats,
+    /// bools and nulls.
+    fn any_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::Bool),
+            any::<i64>().prop_map(serde_json::Value::from),
+            any::<u64>().prop_map(serde_json::Value::from),
+            any::<f64>().prop_map(serde_json::Value::from),
+            any::<String>().prop_map(serde_json::Value::String),
+        ];
+        leaf.prop_recursive(4, 64, 8, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..8).prop_map(serde_json::Value::Array),
+                proptest::collection::vec((any::<String>(), inner), 0..8)
+                    .prop_map(|members| serde_json::Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Any string, of any characters (escapes, controls, quotes, anything beyond ASCII), and any
+        /// value serde_json can hold, come out as serde_json writes them.
+        #[test]
+        fn any_string_or_value_is_written_as_serde_json_writes_it(text in ".*", bytes in proptest::collection::vec(0u8..0x80, 0..64), value in any_value()) {
+            same(&text);
+            same(&String::from_utf8(bytes).expect("ASCII"));
+            same(&value);
+        }
+    }
+
     #[derive(Serialize)]
     #[serde(rename_all = "kebab-case")]
     enum Kind {
