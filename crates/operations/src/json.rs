@@ -9,8 +9,8 @@
 //! one scan eight bytes a step ([`any_to_escape`]) and one copy.
 //!
 //! Only the compact form the API sends is written. A value this does not write as serde_json would —
-//! serde_json's own raw values and numbers, a map key that is not a string, a number or a unit
-//! variant — is refused ([`Unsupported`]) and the caller writes the whole answer with serde_json
+//! serde_json's own raw values and numbers, a map key that is not a string, an integer, a bool or a
+//! unit variant (a number with a fraction among them) — is refused ([`Unsupported`]) and the caller writes the whole answer with serde_json
 //! instead. Debug builds write every answer both ways and fail on any difference
 //! (`Descriptor::of`), so every test that calls an operation checks this against serde_json.
 
