@@ -1,5 +1,5 @@
 //! The background worker: durable jobs claimed from the database (so no two instances run one job and
-//! a job whose instance died comes back when its lease runs out). `serve` runs [`spawn`]; `admin
+//! a job whose instance died comes back when its lease runs out). `serve` runs [`run_forever`]; `admin
 //! run-jobs` runs [`run_due`] once. Jobs here: reading a site and drafting (whole or `regenerate`d
 //! fields), reading a competitor, delivering an email, looking for our badge on a free listing's
 //! homepage, and telling followers of an update; each run also does the calendar duties of
