@@ -53,6 +53,10 @@ bench-pg-boards listings="100000" seconds="6" rounds="2":
 bench-instructions listings="100000" requests="1000":
     bench/instructions.sh {{listings}} {{requests}}
 
+# Two or more release builds alternated on the benchmark database: `just bench-ab 3 old-binary target/release/launchdir-api`.
+bench-ab rounds +binaries:
+    bench/ab.sh {{rounds}} {{binaries}}
+
 # The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
 # invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).
 bench-drafts rounds="20":

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Two or more builds of the server, alternated on the same database, cache off (issue 24). A read's
+# rate here moves 5-10 % from one run to the next, and more between minutes, so a change is judged by
+# builds run turn about, each several times, never by one run of each. For each build in turn the script
+# starts the server, drives /healthz, the weekly board, trending, the categories and /healthz again
+# with wrk (2 s untimed, then BENCH_SECS at 64 connections), and prints per read: requests a second, and
+# the CPU µs a request of the server and of the whole machine (/proc, wrk and PostgreSQL included).
+#
+# Usage: bench/ab.sh ROUNDS BIN [BIN...]
+#   BENCH_STORES: sqlite (the default) or postgres: the database bench/http.sh loaded;
+#   BENCH_SECS: seconds a read (5); BENCH_PATHS: the reads (space-separated). Loopback only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 2 ] || { echo "usage: bench/ab.sh ROUNDS BIN [BIN...]"; exit 2; }
+ROUNDS="$1"
+shift
+N=100000
+SECS="${BENCH_SECS:-5}"
+PORT="${BENCH_PORT:-18610}"
+BASE="http://127.0.0.1:$PORT"
+UA="Mozilla/5.0 (X11; Linux x86_64) launchdir-bench"
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+PATHS="${BENCH_PATHS:-/healthz /api/v1/leaderboards/community-weekly /api/v1/launches?section=trending /api/v1/categories /healthz}"
+command -v wrk >/dev/null || { echo "installing wrk (Debian package)"; (apt-get update -qq && apt-get install -y -qq wrk) >/dev/null; }
+case "${BENCH_STORES:-sqlite}" in
+  sqlite)
+    [ -f "bench/out/bench-$N.db" ] || { echo "no bench/out/bench-$N.db: run BENCH_STORES=sqlite bench/http.sh $N first"; exit 2; }
+    DB_URL="sqlite://bench/out/bench-$N.db" ;;
+  postgres)
+    PG_ADMIN="${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/test}"
+    DB_URL="${PG_ADMIN%/*}/launchdir_bench_$N"
+    psql "$DB_URL" -qc "VACUUM ANALYZE" ||
+      { echo "no database launchdir_bench_$N: run BENCH_STORES=postgres bench/http.sh $N first"; exit 2; } ;;
+  *) echo "BENCH_STORES is one store here: sqlite or postgres"; exit 2 ;;
+esac
+
+SERVER=""
+trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+
+echo "rounds of $*: per read, requests a second, then server / whole machine CPU µs a request"
+for round in $(seq 1 "$ROUNDS"); do
+  for bin in "$@"; do
+    RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
+      --read-cache-secs 0 --rate-limit 1000000 > /dev/null 2>&1 &
+    SERVER=$!
+    for _ in $(seq 1 300); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
+    line="round $round $bin"
+    for path in $PATHS; do
+      wrk -t2 -c64 -d2s -H "User-Agent: $UA" "$BASE$path" > /dev/null
+      s0=$(server_ticks); m0=$(machine_ticks)
+      out=$(wrk -t2 -c64 -d"${SECS}s" -H "User-Agent: $UA" "$BASE$path")
+      s1=$(server_ticks); m1=$(machine_ticks)
+      n=$(awk '/ requests in / {print $1}' <<< "$out")
+      rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<< "$out")
+      name="${path%%\?*}"
+      line="$line | ${name##*/} $rps $(((s1 - s0) * TICK_US / n)) / $(((m1 - m0) * TICK_US / n))"
+    done
+    echo "$line"
+    kill "$SERVER"
+    wait "$SERVER" 2>/dev/null || true
+    SERVER=""
+  done
+done
