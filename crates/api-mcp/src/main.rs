@@ -79,7 +79,7 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     let metadata = operations::oauth::protected_resource_metadata(&public_url, Audience::Mcp);
     tracing::info!(bind = %bound, "serving MCP at /mcp");
     // The same rate limit, body limit, request log and connection cap as launchdir-api.
-    let (workers, connections) = bootstrap::limits::http_workers();
+    let (workers, connections) = bootstrap::limits::http_workers(args.http_workers);
     tracing::info!(workers, connections_per_worker = connections, "http workers");
     let server = HttpServer::new(move || {
         let metadata = metadata.clone();

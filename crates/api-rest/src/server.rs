@@ -193,7 +193,7 @@ impl Application {
         // one read cache.
         let mcp = (!args.no_mcp)
             .then(|| api_mcp::Endpoint::new(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
-        let (workers, connections) = bootstrap::limits::http_workers();
+        let (workers, connections) = bootstrap::limits::http_workers(args.http_workers);
         tracing::info!(workers, connections_per_worker = connections, "http workers");
         let server = HttpServer::new(move || {
             let mcp = mcp.clone();

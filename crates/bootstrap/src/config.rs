@@ -127,6 +127,13 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub read_cache_secs: u64,
 
+    /// Threads serving HTTP requests; unset: one per core this process may use (at most 512). Where
+    /// PostgreSQL runs on the same cores and most reads reach it, fewer threads than cores served the
+    /// boards faster and profiles slower: docs/OPERATIONS.md gives the measurements.
+    #[arg(long, env = "LAUNCHDIR_HTTP_WORKERS",
+          value_parser = clap::value_parser!(u16).range(1..=i64::from(crate::limits::MOST_HTTP_WORKERS)))]
+    pub http_workers: Option<u16>,
+
     /// Requests per minute per client (API key, else client IP), on every operation, page and tool.
     #[arg(long, env = "LAUNCHDIR_RATE_LIMIT", default_value_t = 600,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -207,6 +214,16 @@ mod tests {
         for (given, ok) in [("0", false), ("1", true), ("600", true), ("601", false)] {
             let parsed = Cli::try_parse_from(["x", "--body-timeout-secs", given]).map(|c| c.serve.body_timeout_secs);
             assert_eq!(parsed.ok(), ok.then(|| given.parse().unwrap()), "--body-timeout-secs {given}");
+        }
+        // HTTP workers: the cores unless set, 1 to 512 at its edges, and nothing outside them.
+        assert_eq!(c.serve.http_workers, None, "one worker a core unless set");
+        for (given, ok) in [("0", false), ("1", true), ("512", true), ("513", false), ("-1", false), ("two", false)] {
+            let flag = format!("--http-workers={given}");
+            let parsed = Cli::try_parse_from(["x", flag.as_str()]).map(|c| c.serve.http_workers);
+            match parsed {
+                Ok(n) => assert_eq!((n, ok), (Some(given.parse().unwrap()), true), "{flag}"),
+                Err(e) => assert!(!ok && e.to_string().contains("--http-workers"), "{flag}: {e}"),
+            }
         }
         assert_eq!(c.serve.public_url("0.0.0.0:9"), "http://0.0.0.0:9");
         assert!(c.serve.trusted_proxies.is_empty(), "no proxy is trusted unless configured");

@@ -58,10 +58,16 @@ pub fn connections_per_worker(open_files: u64, workers: usize) -> usize {
     (each.min(MOST_CONNECTIONS_PER_WORKER as u64) as usize).max(1)
 }
 
-/// The HTTP workers to start (actix-web's default: the available parallelism, at most 512) and the
-/// connections each may hold under the current open-file limit ([`connections_per_worker`]).
-pub fn http_workers() -> (usize, usize) {
-    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(512);
+/// The most HTTP workers a process starts, asked for or not (actix-web's own cap on its default).
+pub const MOST_HTTP_WORKERS: u16 = 512;
+
+/// The HTTP workers to start — `requested` (`--http-workers`), else actix-web's default: the
+/// available parallelism, at most [`MOST_HTTP_WORKERS`] — and the connections each may hold under the
+/// current open-file limit ([`connections_per_worker`]).
+pub fn http_workers(requested: Option<u16>) -> (usize, usize) {
+    let workers = requested
+        .map_or_else(|| std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get), usize::from);
+    let workers = workers.clamp(1, usize::from(MOST_HTTP_WORKERS));
     let open_files = rlimit::Resource::NOFILE.get().map_or(1_024, |(soft, _)| soft);
     (workers, connections_per_worker(open_files, workers))
 }
@@ -127,6 +133,20 @@ mod cap {
                 assert!(held + 64 <= files, "{files} files, {workers} workers: {held} connections");
             }
         }
+    }
+
+    #[test]
+    fn the_workers_asked_for_are_started_and_the_cores_otherwise() {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(512);
+        assert_eq!(http_workers(None).0, cores);
+        for asked in [1, 3, MOST_HTTP_WORKERS] {
+            let (workers, each) = http_workers(Some(asked));
+            assert_eq!(workers, usize::from(asked));
+            assert!(each >= 1, "{asked} workers: {each} connections each");
+        }
+        // Past the flag's own bounds (a caller that did not parse it): never none, never past the cap.
+        assert_eq!(http_workers(Some(0)).0, 1);
+        assert_eq!(http_workers(Some(u16::MAX)).0, usize::from(MOST_HTTP_WORKERS));
     }
 }
 

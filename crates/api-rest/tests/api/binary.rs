@@ -162,6 +162,43 @@ async fn logs_are_json_lines_when_asked() {
     assert!(!ok && err.contains("LAUNCHDIR_LOG_FORMAT must be text or json"), "{err}");
 }
 
+/// `LAUNCHDIR_HTTP_WORKERS` starts that many request threads (actix names each `actix-rt|system:0|
+/// arbiter:N`), whatever the machine's cores, and they serve; out of its bounds the start stops
+/// naming the setting.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_http_workers_asked_for_are_the_threads_that_serve() {
+    let db = test_support::sqlite();
+    let asked = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get) + 1;
+    let mut bin = Binary::serve_with(&db, &[], &[("LAUNCHDIR_HTTP_WORKERS", &asked.to_string()), ("RUST_LOG", "info")]);
+    let client = reqwest::Client::new();
+    wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+    assert_eq!(client.get(format!("{}/api/v1/categories", bin.base)).send().await.unwrap().status(), 200);
+    let pid = bin.child.id();
+    let workers = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|t| std::fs::read_to_string(t.unwrap().path().join("comm")).ok())
+        .filter(|name| name.starts_with("actix-rt|system"))
+        .count();
+    assert_eq!(workers, asked, "request threads with {asked} asked for");
+    let stderr = bin.stop_and_read_stderr();
+    assert!(
+        stderr.lines().any(|l| l.contains("http workers") && l.contains(&format!("workers={asked}"))),
+        "the start logs the workers: {stderr:.2000}"
+    );
+
+    for refused in ["0", "513", "many"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+            .args(["serve", "--bind", "127.0.0.1:0"])
+            .env("DATABASE_URL", &db.url)
+            .env("LAUNCHDIR_HTTP_WORKERS", refused)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains("--http-workers"), "{refused}: {err}");
+    }
+}
+
 /// A server stopped under load stops its background work before the HTTP workers' runtimes go away:
 /// nothing at warn or above is logged at shutdown. (The calendar and the read cache's change follower
 /// each logged a database error at most shutdowns on PostgreSQL: pooled connections opened on a

@@ -80,6 +80,7 @@ pub async fn spawn_app_configured(
         demo_data,
         no_mcp: false,
         read_cache_secs: 5,
+        http_workers: None,
         rate_limit: 600,
         body_timeout_secs: 30,
         redis_url: None,
