@@ -187,13 +187,22 @@ async fn the_http_workers_asked_for_are_the_threads_that_serve() {
         "the start logs the workers: {stderr:.2000}"
     );
 
+    // A value let through would start a server that never exits: each start gets 20 s, then is killed.
     for refused in ["0", "513", "many"] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
             .args(["serve", "--bind", "127.0.0.1:0"])
             .env("DATABASE_URL", &db.url)
             .env("LAUNCHDIR_HTTP_WORKERS", refused)
-            .output()
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        let started = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(20) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && err.contains("--http-workers"), "{refused}: {err}");
     }
