@@ -3,8 +3,10 @@
 # rate here moves 5-10 % from one run to the next, and more between minutes, so a change is judged by
 # builds run turn about, each several times, never by one run of each. For each build in turn the script
 # starts the server, drives /healthz, the weekly board, trending, the categories and /healthz again
-# with wrk (2 s untimed, then BENCH_SECS at 64 connections), and prints per read: requests a second, and
-# the CPU µs a request of the server and of the whole machine (/proc, wrk and PostgreSQL included).
+# with wrk (2 s untimed, then BENCH_SECS at 64 connections), and prints per read: requests a second,
+# the CPU µs a request of the server and of the whole machine (/proc, wrk and PostgreSQL included), and
+# the machine's context switches a request (`ctxt` in /proc/stat), which moves far less between runs
+# than the rate and showed what two request threads cost beside PostgreSQL (docs/BENCHMARKS.md, 65th).
 #
 # Usage: bench/ab.sh ROUNDS BIN [BIN...]
 #   BENCH_STORES: sqlite (the default) or postgres: the database bench/http.sh loaded;
@@ -38,8 +40,9 @@ SERVER=""
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
+switches() { awk '/^ctxt / {print $2}' /proc/stat; }
 
-echo "rounds of $*: per read, requests a second, then server / whole machine CPU µs a request"
+echo "rounds of $*: per read, requests a second, server / whole machine CPU µs a request, context switches a request"
 for round in $(seq 1 "$ROUNDS"); do
   for bin in "$@"; do
     RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
@@ -49,13 +52,14 @@ for round in $(seq 1 "$ROUNDS"); do
     line="round $round $bin"
     for path in $PATHS; do
       wrk -t2 -c64 -d2s -H "User-Agent: $UA" "$BASE$path" > /dev/null
-      s0=$(server_ticks); m0=$(machine_ticks)
+      s0=$(server_ticks); m0=$(machine_ticks); c0=$(switches)
       out=$(wrk -t2 -c64 -d"${SECS}s" -H "User-Agent: $UA" "$BASE$path")
-      s1=$(server_ticks); m1=$(machine_ticks)
+      s1=$(server_ticks); m1=$(machine_ticks); c1=$(switches)
       n=$(awk '/ requests in / {print $1}' <<< "$out")
       rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<< "$out")
       name="${path%%\?*}"
-      line="$line | ${name##*/} $rps $(((s1 - s0) * TICK_US / n)) / $(((m1 - m0) * TICK_US / n))"
+      cs=$(awk -v c="$((c1 - c0))" -v n="$n" 'BEGIN {printf "%.2f", c / n}')
+      line="$line | ${name##*/} $rps $(((s1 - s0) * TICK_US / n)) / $(((m1 - m0) * TICK_US / n)) cs $cs"
     done
     echo "$line"
     kill "$SERVER"
