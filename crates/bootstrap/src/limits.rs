@@ -137,7 +137,9 @@ mod cap {
 
     #[test]
     fn the_workers_asked_for_are_started_and_the_cores_otherwise() {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(512);
+        let cores = std::thread::available_parallelism()
+            .map_or(2, std::num::NonZeroUsize::get)
+            .min(usize::from(MOST_HTTP_WORKERS));
         assert_eq!(http_workers(None).0, cores);
         for asked in [1, 3, MOST_HTTP_WORKERS] {
             let (workers, each) = http_workers(Some(asked));
