@@ -42,8 +42,9 @@ bench-http listings="100000" seconds="10":
 bench-pg-ceiling listings="100000" seconds="8":
     bench/pg-ceiling.sh {{listings}} {{seconds}}
 
-# PostgreSQL alone running a page of trending and of the weekly board as the read lanes send them,
-# beside the server's /healthz in the same minute: the ceiling for those reads' ratio on this machine.
+# PostgreSQL alone running a page of trending, of the weekly board and the category counts, 16 to a
+# pipeline and one at a time, beside the server's /healthz in the same minute: the ceiling for those
+# reads' ratio on this machine.
 bench-pg-boards listings="100000" seconds="6" rounds="2":
     bench/pg-boards.sh {{listings}} {{seconds}} {{rounds}}
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# PostgreSQL alone running a page of the trending list and of the weekly board (issue 24): pgbench sends
-# the two pages' statements, 16 to a pipeline on 4 connections with the read lanes' settings (memoize,
-# JIT and parallel workers off), as the server's read lanes send them, and prints statements a second
-# beside `SELECT 1` and beside the server's own `/healthz` (wrk @64), measured in the same minute. If
-# PostgreSQL alone runs a page at under 0.25x of `/healthz` here, no change to the server can meet the
-# 0.25x target for that read on this machine; only a page that costs PostgreSQL less can.
+# PostgreSQL alone running a page of the trending list, of the weekly board and the category counts
+# (issue 24): pgbench sends the statements on 4 connections with the read lanes' settings (memoize, JIT
+# and parallel workers off), 16 to a pipeline (as a busy read lane sends them) and one at a time (each
+# connection waits for each answer, the shallowest), and prints statements a second beside `SELECT 1`
+# and beside the server's own `/healthz` (wrk @64), measured in the same minute. If PostgreSQL alone runs
+# a page at under 0.25x of `/healthz` here, no change to the server can meet the 0.25x target for that
+# read on this machine; only a page that costs PostgreSQL less can. Between the two depths lies what
+# the server's lanes see: how deep their pipelines are depends on how many requests arrive at once.
 #
 # The statements are written here as adapters-storage writes them (the trending list: a search of live
 # listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1). Before measuring,
@@ -44,24 +46,38 @@ check() {
 }
 check "$OUT/pg-boards-trending.sql" "/api/v1/launches?section=trending"
 check "$OUT/pg-boards-weekly.sql" "/api/v1/leaderboards/community-weekly"
+# The category counts, as adapters-storage reads them: the same counts the API shows, or the run stops.
+echo "SELECT id, live_listings FROM categories;" > "$OUT/pg-boards-categories.sql"
+db=$(psql "$DB_URL" -AtF' ' -f "$OUT/pg-boards-categories.sql" | awk '$2 > 0 {print $2}' | sort -n | paste -sd' ')
+api=$(curl -sf "$BASE/api/v1/categories" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(" ".join(sorted((str(n["live_listings"]) for t in d["items"] for n in [t] + t["subcategories"] if n["live_listings"] > 0), key=int)))')
+if [ -z "$db" ] || [ "$db" != "$api" ]; then
+  echo "pg-boards-categories.sql does not count what /api/v1/categories shows:"; echo "  statement: $db"; echo "  API:       $api"; exit 1
+fi
 
 # 16 to a pipeline, as a read lane sends what its thread's requests asked at once.
-for s in select1 trending weekly; do
+for s in select1 trending weekly categories; do
   { echo '\startpipeline'; for _ in $(seq 16); do cat "$OUT/pg-boards-$s.sql"; done; echo '\endpipeline'; } > "$OUT/pg-boards-$s-x16.sql"
 done
 
+# Statements a second: pgbench on FILE, each of its transactions K statements (run FILE K).
+run() {
+  PGOPTIONS="-c enable_memoize=off -c jit=off -c max_parallel_workers_per_gather=0" \
+    pgbench -n -M prepared -c 4 -j 2 -T "$SECS" -f "$1" \
+    -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk -v k="$2" '/^tps/ {printf "%.0f", $3 * k}'
+}
 healthz() { wrk -t2 -c64 -d"${SECS}s" "$BASE/healthz" | awk '/Requests\/sec/ {printf "%.0f", $2}'; }
 echo "== PostgreSQL alone, $N listings, week $WEEK: pgbench -M prepared -c 4 -j 2, ${SECS}s, 16 statements to a"
-echo "   pipeline, memoize, JIT and parallel workers off (the read lanes' settings); /healthz by wrk @64"
-printf "%-6s %-10s %12s %10s\n" round statement "a second" "x healthz"
+echo "   pipeline and one at a time, memoize, JIT and parallel workers off (the read lanes' settings);"
+echo "   /healthz by wrk @64"
+printf "%-6s %-10s %12s %10s %12s %10s\n" round statement "16 deep /s" "x healthz" "1 deep /s" "x healthz"
 for r in $(seq 1 "$ROUNDS"); do
   h=$(healthz)
   printf "%-6s %-10s %12s %10s\n" "$r" healthz "$h" 1.000
-  for s in select1 trending weekly; do
-    n=$(PGOPTIONS="-c enable_memoize=off -c jit=off -c max_parallel_workers_per_gather=0" \
-      pgbench -n -M prepared -c 4 -j 2 -T "$SECS" -f "$OUT/pg-boards-$s-x16.sql" \
-      -h "${HOSTPORT%%:*}" -p "${HOSTPORT##*:}" -U postgres "$NAME" 2>&1 | awk '/^tps/ {printf "%.0f", $3 * 16}')
-    printf "%-6s %-10s %12s %10.3f\n" "$r" "$s" "${n:-failed}" "$(echo "${n:-0} / $h" | bc -l)"
+  for s in select1 trending weekly categories; do
+    deep=$(run "$OUT/pg-boards-$s-x16.sql" 16)
+    one=$(run "$OUT/pg-boards-$s.sql" 1)
+    printf "%-6s %-10s %12s %10.3f %12s %10.3f\n" "$r" "$s" "${deep:-failed}" "$(echo "${deep:-0} / $h" | bc -l)" \
+      "${one:-failed}" "$(echo "${one:-0} / $h" | bc -l)"
   done
 done
 h=$(healthz)
