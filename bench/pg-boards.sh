@@ -9,9 +9,9 @@
 # the server's lanes see: how deep their pipelines are depends on how many requests arrive at once.
 #
 # The statements are written here as adapters-storage writes them (the trending list: a search of live
-# listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1). Before measuring,
-# each one's listings are compared with what the API answers for the same page, so a statement that
-# no longer finds what the service shows stops the run. The service's text may still change in form
+# listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1; the category counts:
+# `live_listing_counts`). Before measuring, each page's listings and the categories' counts are compared
+# with what the API answers, so a statement that no longer finds what the service shows stops the run. The service's text may still change in form
 # (another index, another join order) without this noticing: compare with `log_min_duration_statement`
 # when in doubt.
 # Usage: bench/pg-boards.sh [listings] [seconds] [rounds] (the database launchdir_bench_<listings> must
