@@ -11,9 +11,9 @@
 # The statements are written here as adapters-storage writes them (the trending list: a search of live
 # listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1; the category counts:
 # `live_listing_counts`). Before measuring, each page's listings and the categories' counts are compared
-# with what the API answers, so a statement that no longer finds what the service shows stops the run. The service's text may still change in form
-# (another index, another join order) without this noticing: compare with `log_min_duration_statement`
-# when in doubt.
+# with what the API answers, so a statement that no longer finds what the service shows stops the run.
+# The service's text may still change in form (another index, another join order) without this
+# noticing: compare with `log_min_duration_statement` when in doubt.
 # Usage: bench/pg-boards.sh [listings] [seconds] [rounds] (the database launchdir_bench_<listings> must
 # exist: BENCH_STORES=postgres bench/http.sh makes it). Loopback only.
 set -euo pipefail
