@@ -9,7 +9,7 @@
 # the server's lanes see: how deep their pipelines are depends on how many requests arrive at once.
 #
 # The statements are written here as adapters-storage writes them (the trending list: a search of live
-# listings ordered by `trending_score`; the weekly board: `weekly_votes`, page 1; the category counts:
+# listings ordered by `trending_score`; the weekly board: `weekly_page`, page 1; the category counts:
 # `live_listing_counts`). Before measuring, each page's listings and the categories' counts are compared
 # with what the API answers, so a statement that no longer finds what the service shows stops the run.
 # The service's text may still change in form (another index, another join order) without this
@@ -32,7 +32,9 @@ RUST_LOG=warn start_server "$OUT/pg-boards-server.log"
 WEEK=$(curl -sf "$BASE/api/v1/leaderboards/community-weekly?per_page=1" | python3 -c 'import json, sys; print(json.load(sys.stdin)["week"])')
 SUMMARY="SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week"
 echo "$SUMMARY, COALESCE((SELECT k.listings FROM listing_counts k WHERE k.status = 'live'), 0) AS page_total FROM listings l WHERE 1 = 1 AND l.status = 'live' ORDER BY l.trending_score DESC, l.id DESC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-trending.sql"
-echo "$SUMMARY, v.votes AS week_votes, COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = '$WEEK'), 0) AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id WHERE v.week_start = '$WEEK' AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-weekly.sql"
+# The weekly board reads its summaries from the tallies (migration 72).
+TALLY_SUMMARY="SELECT v.listing_id AS id, v.slug, v.name, v.url, v.tagline, v.votes_count, 'live' AS status, v.launch_week"
+echo "$TALLY_SUMMARY, v.votes AS week_votes, COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = '$WEEK'), 0) AS page_total FROM vote_tallies v WHERE v.week_start = '$WEEK' AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC LIMIT 20 OFFSET 0;" > "$OUT/pg-boards-weekly.sql"
 echo "SELECT 1;" > "$OUT/pg-boards-select1.sql"
 
 # Each statement finds the page the API shows (the same slugs in the same order), or the run stops.

@@ -103,6 +103,7 @@ mod m20261203_000068_status_value_statistics;
 mod m20261203_000069_day_listing_counts;
 mod m20261206_000070_upcoming_search_indexes;
 mod m20261206_000071_upcoming_search_eighths;
+mod m20261207_000072_tally_summaries;
 
 /// Runs raw statements in order: what sea-query cannot say for both backends (triggers, functions).
 pub(crate) async fn execute_all<S: AsRef<str>>(manager: &SchemaManager<'_>, statements: &[S]) -> Result<(), DbErr> {
@@ -366,6 +367,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000069_day_listing_counts::Migration),
             Box::new(m20261206_000070_upcoming_search_indexes::Migration),
             Box::new(m20261206_000071_upcoming_search_eighths::Migration),
+            Box::new(m20261207_000072_tally_summaries::Migration),
         ]
     }
 }

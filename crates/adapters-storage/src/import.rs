@@ -208,8 +208,9 @@ async fn may_turn_triggers_off(db: &impl ConnectionTrait) -> Result<bool, DbErr>
 /// listings per status (21), per status and value (58), per launch week and status (37) and per launch day and status (69), listings
 /// per week with votes (25) and per board (26), each founder's live listings and the founders with
 /// any (59), and the listings' kept details (36; nothing while a bulk load defers them to its end).
-/// `vote_tallies.live` (20) was written with each tally, and each listing's view total (48) with the
-/// listings, whether the triggers ran or not. A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
+/// `vote_tallies.live` (20) and each tally's copy of its listing's summary (72) were written with each
+/// tally, and each listing's view total (48) with the listings, whether the triggers ran or not (an
+/// import inserts listings: the summary's trigger on their update has nothing to do). A trigger added to these tables must be added here too: `postgres_import_knows_every_trigger`
 /// lists them.
 async fn keep_by_set(txn: &DatabaseTransaction, first: i64, last: i64) -> Result<(), DbErr> {
     #[derive(FromQueryResult)]
@@ -505,6 +506,15 @@ impl SeaOrmImport {
             am.rating_count = Set(rating.map_or(0, |r| r.count as i32));
             let billboard: i64 = item.billboard.iter().map(|(c, _)| c.get()).sum();
             am.billboard_cents = Set(billboard);
+            // What each of its tallies copies, as written here.
+            let summary = (
+                am.slug.clone().unwrap(),
+                am.name.clone().unwrap(),
+                am.url.clone().unwrap(),
+                am.tagline.clone().unwrap(),
+                am.votes_count.clone().unwrap(),
+                am.launch_week.clone().unwrap(),
+            );
             rows.push(am);
             view_rows.push(listing_view_totals::ActiveModel {
                 listing_id: Set(id),
@@ -529,8 +539,14 @@ impl SeaOrmImport {
                 listing_id: Set(id),
                 votes: Set(n),
                 // What the trigger `tally_live_written` sets (it runs unless `triggers_off_for_import`
-                // turned it off).
+                // turned it off): the listing's liveness and summary (migrations 20 and 72).
                 live: Set(item.listing.lifecycle.status() == ListingStatus::Live),
+                slug: Set(summary.0.clone()),
+                name: Set(summary.1.clone()),
+                url: Set(summary.2.clone()),
+                tagline: Set(summary.3.clone()),
+                votes_count: Set(summary.4),
+                launch_week: Set(summary.5),
             }));
             for (v, at) in item.votes.iter().enumerate() {
                 vote_rows.push(votes::ActiveModel {

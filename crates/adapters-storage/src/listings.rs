@@ -191,6 +191,10 @@ pub(crate) fn to_listing(m: listings::Model, extras: Vec<CategoryId>, views: i64
 pub(crate) const SUMMARY_SELECT: &str =
     "SELECT l.id, l.slug, l.name, l.url, l.tagline, l.votes_count, l.status, l.launch_week";
 
+/// A summary as a week's tally carries it (migration 72), for the weekly board's live tallies.
+const TALLY_SUMMARY_SELECT: &str =
+    "SELECT v.listing_id AS id, v.slug, v.name, v.url, v.tagline, v.votes_count, 'live' AS status, v.launch_week";
+
 #[derive(Debug, FromQueryResult)]
 pub(crate) struct SummaryRow {
     id: i64,
@@ -594,10 +598,11 @@ fn today_page(backend: DbBackend, status: StatusFilter, since: DateTime<Utc>, pa
     q.build()
 }
 
-/// The offset from which a page of the weekly board reads its tallies before their listings (see
-/// `weekly_votes`). Nearer the top the join is a little cheaper (no materialized page: 33 against 36
-/// µs for the first page on SQLite at 100k); from here the listings it looks up for the skipped rows
-/// cost more than that.
+/// The offset from which a page of the weekly board on PostgreSQL reads its tallies' keys before their
+/// rows ([`tallies_first`]). Nearer the top one walk is a little cheaper (no materialized page); from
+/// here the rows it reads for the skipped tallies cost more than that. (Measured when the page joined
+/// `listings`, before migration 72: 33 against 36 µs for the first page on SQLite at 100k, and 2.6
+/// against 0.11 ms for the 101st.)
 const TALLIES_FIRST_FROM: u64 = 100;
 
 /// The column a board ranks by (names are ours, never input).
@@ -633,6 +638,50 @@ fn ranked_page(backend: DbBackend, metric: RankMetric, page: PageRequest) -> Sta
     q.sql(&format!(" AS page_total FROM listings l WHERE {status} = 'live' AND l.{col} > 0"))
         .sql(&format!(" ORDER BY l.{col} DESC, l.id ASC"))
         .page(page);
+    q.build()
+}
+
+/// Whether a page of the weekly board reads its tallies' keys before their rows: on PostgreSQL from
+/// [`TALLIES_FIRST_FROM`] on, where its index does not carry the summary and one walk read the row of
+/// every tally it skipped. SQLite's index carries the summary (migration 72), so one walk reads the
+/// index alone however deep the page.
+fn tallies_first(backend: DbBackend, page: PageRequest) -> bool {
+    backend == DbBackend::Postgres && page.offset() >= TALLIES_FIRST_FROM
+}
+
+/// The week's number of live listings with votes, kept in `week_counts` (triggers, migration 25).
+fn kept_week_total(q: &mut RawQuery, week: LaunchWeek) {
+    q.sql("COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = ")
+        .date_constant(week.monday())
+        .sql("), 0)");
+}
+
+/// A page of the community-weekly board: one indexed range of the week's tallies of live listings
+/// (`live` kept on the tally by triggers, migration 20, and the rank index of migration 27), with the
+/// kept total: no count at read time. Each tally carries its listing's summary (triggers, migration
+/// 72), so the page never reads `listings`; its status is `live`, as the range is. No parameters at
+/// all: one plan on PostgreSQL (see `RawQuery::count_of_rows`).
+///
+/// On PostgreSQL, from [`TALLIES_FIRST_FROM`] on, the page's keys come from the rank index alone and
+/// then their rows ([`tallies_first`]). That join's rows come in no set order: the caller puts them in
+/// order. The page of tallies is the same text either way.
+fn weekly_page(backend: DbBackend, week: LaunchWeek, page: PageRequest) -> Statement {
+    let tallies_first = tallies_first(backend, page);
+    let mut q = RawQuery::new(backend);
+    q.sql(TALLY_SUMMARY_SELECT).sql(", v.votes AS week_votes, ");
+    kept_week_total(&mut q, week);
+    q.sql(if tallies_first {
+        " AS page_total FROM (SELECT v.week_start, v.listing_id FROM vote_tallies v"
+    } else {
+        " AS page_total FROM vote_tallies v"
+    })
+    .sql(" WHERE v.week_start = ")
+    .date_constant(week.monday())
+    .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
+    .page(page);
+    if tallies_first {
+        q.sql(") p JOIN vote_tallies v ON v.week_start = p.week_start AND v.listing_id = p.listing_id");
+    }
     q.build()
 }
 
@@ -2128,39 +2177,12 @@ impl ListingRepository for SeaOrmStore {
     }
 
     async fn weekly_votes(&self, week: LaunchWeek, page: PageRequest) -> RepoResult<Paged<(ListingSummary, i64)>> {
-        // One indexed range of the week's tallies of live listings (`live` kept on the tally by triggers),
-        // and the total kept in `week_counts` (triggers, migration 25): no count at read time.
-        let kept = |q: &mut RawQuery| {
-            q.sql("COALESCE((SELECT k.listings FROM week_counts k WHERE k.week_start = ")
-                .date_constant(week.monday())
-                .sql("), 0)");
-        };
-        let mut q = RawQuery::new(self.backend());
-        q.sql(SUMMARY_SELECT).sql(", v.votes AS week_votes, ");
-        kept(&mut q);
-        // No parameters at all: one plan on PostgreSQL (see `RawQuery::count_of_rows`).
-        // From `TALLIES_FIRST_FROM` on, the page's tallies from the index alone, then their listings:
-        // joined first, every skipped tally's listing was looked up too (2.6 ms for the 101st page of
-        // 20 at 100k on SQLite, 0.11 ms this way). That join's rows come in no set order: they are put
-        // in order below. The page of tallies is the same text either way.
-        let tallies_first = page.offset() >= TALLIES_FIRST_FROM;
-        q.sql(if tallies_first {
-            " AS page_total FROM (SELECT v.listing_id, v.votes FROM vote_tallies v"
-        } else {
-            " AS page_total FROM vote_tallies v JOIN listings l ON l.id = v.listing_id"
-        })
-        .sql(" WHERE v.week_start = ")
-        .date_constant(week.monday())
-        .sql(" AND v.live = TRUE AND v.votes > 0 ORDER BY v.votes DESC, v.listing_id ASC")
-        .page(page);
-        if tallies_first {
-            q.sql(") v JOIN listings l ON l.id = v.listing_id");
-        }
-        let rows = self.paged_read::<Counted<WeeklyRow>>(q.build(), page).await?;
-        let total = self.page_total(&rows, kept).await?;
+        let rows = self.paged_read::<Counted<WeeklyRow>>(weekly_page(self.backend(), week, page), page).await?;
+        let total = self.page_total(&rows, |q| kept_week_total(q, week)).await?;
         let mut items: Vec<(ListingSummary, i64)> =
             rows.into_iter().filter_map(|r| Some((r.row.listing.into_summary()?, r.row.week_votes))).collect();
-        if tallies_first {
+        if tallies_first(self.backend(), page) {
+            // The join's rows come in no set order (`weekly_page`).
             items.sort_by(|(a, a_votes), (b, b_votes)| b_votes.cmp(a_votes).then(a.id.cmp(&b.id)));
         }
         Ok(Paged::new(items, page, total))
@@ -2848,6 +2870,45 @@ mod tests {
         );
         let lines = plan_of(&db, sea_orm::Statement::from_string(sea_orm::DbBackend::Sqlite, page.clone())).await;
         assert_eq!(lines, ["SEARCH l USING COVERING INDEX ix_listings_trending_cards (status=?)"], "{page}");
+    }
+
+    /// A page of the community-weekly board, first and deep: on SQLite one range of the covering rank
+    /// index (migration 72), with no sort and no read of `listings`. A column added to
+    /// `TALLY_SUMMARY_SELECT` and not to the index fails this.
+    #[tokio::test]
+    async fn sqlite_reads_a_weekly_board_page_from_its_index_alone() {
+        let (_t, db) = sqlite_db().await;
+        let week = domain::week::LaunchWeek::of(chrono::Utc::now());
+        for n in [1, 8] {
+            let page = domain::paging::PageRequest::parse(Some(n), Some(20)).expect("a page");
+            let lines = plan_of(&db, super::weekly_page(sea_orm::DbBackend::Sqlite, week, page)).await;
+            let walk =
+                "SEARCH v USING COVERING INDEX ix_vote_tallies_week_live_cards (week_start=? AND live=? AND votes>?)";
+            assert_eq!(lines[0], walk, "page {n}: {lines:?}");
+            // The kept total's subquery, and nothing else: no sort, no listing, no second read of a tally.
+            assert_eq!(lines.len(), 3, "page {n}: {lines:?}");
+            assert!(!lines.iter().any(|l| l.contains("TEMP B-TREE") || l.contains("listings")), "{lines:?}");
+        }
+    }
+
+    /// On PostgreSQL a page walks the rank index in its order (no sort), and never reads `listings`;
+    /// a deep page takes its keys from the index before it reads any tally's row.
+    #[tokio::test]
+    async fn postgres_reads_a_weekly_board_page_in_its_index_order() {
+        let Some((_t, txn)) = postgres_planning().await else { return };
+        let week = domain::week::LaunchWeek::of(chrono::Utc::now());
+        for n in [1, 8] {
+            let page = domain::paging::PageRequest::parse(Some(n), Some(20)).expect("a page");
+            let lines = plan_of(&txn, super::weekly_page(sea_orm::DbBackend::Postgres, week, page)).await;
+            assert!(lines.iter().any(|l| l.contains("using ix_vote_tallies_week_live_rank")), "{lines:?}");
+            assert!(!lines.iter().any(|l| l.contains("Sort") || l.contains("listings")), "{lines:?}");
+            if n > 1 {
+                assert!(
+                    lines.iter().any(|l| l.contains("Index Only Scan using ix_vote_tallies_week_live_rank")),
+                    "{lines:?}"
+                );
+            }
+        }
     }
 
     /// A page of today's launches is the top of one run of `ix_listings_status_launch_day_votes`

@@ -176,6 +176,8 @@ pub(crate) async fn count_vote(
                 listing_id: Set(listing),
                 votes: Set(1),
                 live: Set(live),
+                // The listing's summary: the trigger `tally_live_written` copies it (migration 72).
+                ..Default::default()
             })
             .on_conflict(
                 OnConflict::columns([vote_tallies::Column::WeekStart, vote_tallies::Column::ListingId])

@@ -12,6 +12,13 @@ pub struct Model {
     pub votes: i64,
     /// Whether the listing is live, kept by triggers (migration 20).
     pub live: bool,
+    /// The listing's summary, kept by triggers (migration 72): the weekly board reads its page here.
+    pub slug: String,
+    pub name: String,
+    pub url: String,
+    pub tagline: String,
+    pub votes_count: i64,
+    pub launch_week: Option<Date>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

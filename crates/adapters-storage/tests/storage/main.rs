@@ -2139,9 +2139,10 @@ on_every_store!(every_board_breaks_ties_to_the_listing_listed_first, |store| {
 });
 
 on_every_store!(a_deep_page_of_the_weekly_board_is_the_same_slice_of_it, |store| {
-    // 130 live listings with 1–7 votes this week (ties on every count): the pages from offset 100 on
-    // read their tallies first (`TALLIES_FIRST_FROM` in the SQL stores), the ones before through the
-    // join; both must be slices of one order, most votes first and ties to the listing listed first.
+    // 130 live listings with 1–7 votes this week (ties on every count): on PostgreSQL the pages from
+    // offset 100 on read their tallies' keys first (`TALLIES_FIRST_FROM`), the ones before (and every
+    // page on SQLite) in one walk; all must be slices of one order, most votes first and ties to the
+    // listing listed first, each with its listing's summary.
     let week = LaunchWeek::of(now());
     let list: Vec<_> = (0..130)
         .map(|i| {
@@ -2154,9 +2155,26 @@ on_every_store!(a_deep_page_of_the_weekly_board_is_the_same_slice_of_it, |store|
     let mut expected: Vec<(i64, domain::ids::ListingId)> =
         ids.iter().enumerate().map(|(i, id)| ((i % 7 + 1) as i64, *id)).collect();
     expected.sort_by(|(a_votes, a), (b_votes, b)| b_votes.cmp(a_votes).then(a.cmp(b)));
+    let (ids, list) = (&ids, &list);
     let page = |n: i64, per: i64| async move {
         let p = store.weekly_votes(week, PageRequest::parse(Some(n), Some(per)).unwrap()).await.unwrap();
         assert_eq!(p.total, 130);
+        for (s, v) in &p.items {
+            let i = ids.iter().position(|id| *id == s.id).expect("a listing of the week");
+            let l = &list[i].listing;
+            assert_eq!(
+                (s.name.as_str(), s.slug.as_str(), s.url.as_str(), s.tagline.as_str()),
+                (
+                    format!("Weekly {i:03}").as_str(),
+                    l.slug.as_str(),
+                    l.profile.url.as_str(),
+                    l.profile.tagline.as_str()
+                ),
+                "the summary of {:?}",
+                s.id
+            );
+            assert_eq!((s.votes, s.status, s.launch_week), (*v, ListingStatus::Live, l.lifecycle.launch_week()));
+        }
         p.items.into_iter().map(|(s, v)| (v, s.id)).collect::<Vec<_>>()
     };
     let mut whole = Vec::new();
@@ -2166,7 +2184,7 @@ on_every_store!(a_deep_page_of_the_weekly_board_is_the_same_slice_of_it, |store|
     assert_eq!(whole, expected, "pages of 50: offsets 0 and 50 joined, 100 tallies first");
     assert_eq!(page(6, 20).await, expected[100..120], "offset 100");
     assert_eq!(page(7, 20).await, expected[120..], "offset 120, the last");
-    assert_eq!(page(5, 20).await, expected[80..100], "offset 80, the join");
+    assert_eq!(page(5, 20).await, expected[80..100], "offset 80, one walk");
 });
 
 on_every_store!(blog_founders_and_awards_reads, |store| {
@@ -2456,6 +2474,16 @@ async fn kept_counts_recounted(store: &adapters_storage::SeaOrmStore) -> Vec<(St
         let (kept, counted): (i64, i64) = (r.try_get("", "kept").unwrap(), r.try_get("", "counted").unwrap());
         assert_eq!(kept, counted, "listings {status}: kept {kept}, counted {counted}");
     }
+    // Each tally carries its listing's summary (migration 72): the weekly board reads it there.
+    let stale = single_count(
+        store,
+        "SELECT COUNT(*) AS n FROM vote_tallies t JOIN listings l ON l.id = t.listing_id \
+             WHERE NOT (t.slug = l.slug AND t.name = l.name AND t.url = l.url AND t.tagline = l.tagline \
+             AND t.votes_count = l.votes_count AND (t.launch_week = l.launch_week \
+             OR (t.launch_week IS NULL AND l.launch_week IS NULL)))",
+    )
+    .await;
+    assert_eq!(stale, 0, "tallies whose copy of the summary differs from their listing");
     // Each listing's view total has its row, with the listing's status (migration 48).
     let astray = single_count(
         store,
@@ -2901,6 +2929,7 @@ async fn postgres_import_knows_every_trigger() {
             "listings.listing_view_totals_added",
             "listings.listing_view_totals_moved",
             "listings.tally_live_status",
+            "listings.tally_summary_edited",
             "listings.week_listing_counts_moved",
             "listings.week_listing_counts_written",
             "milestones.listing_details_added",
@@ -3060,6 +3089,15 @@ on_both!(kept_counts_equal_a_recount_after_every_kind_of_change, |store| {
         // A link's other column written in place (a move of a link is refused: below).
         format!("UPDATE listing_categories SET is_primary = NOT is_primary WHERE listing_id = {}", ids[0]),
         format!("UPDATE listings SET name = 'Renamed' WHERE id = {}", ids[3]),
+        // The rest of the summary each tally copies (migration 72), one column and then three at once,
+        // and a write of the same values.
+        format!("UPDATE listings SET slug = 'renamed-one' WHERE id = {}", ids[0]),
+        format!(
+            "UPDATE listings SET url = 'https://one.example/new', tagline = 'A new line', name = 'One Again' \
+             WHERE id = {}",
+            ids[0]
+        ),
+        format!("UPDATE listings SET tagline = tagline, votes_count = votes_count WHERE id = {}", ids[0]),
         // A launch moved to another day, to a day two listings share, taken away and given again.
         format!("UPDATE listings SET launched_at = '2026-01-14T09:30:00+00:00' WHERE id = {}", ids[0]),
         format!("UPDATE listings SET launched_at = '2026-01-14T23:59:00+00:00' WHERE id = {}", ids[3]),
