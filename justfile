@@ -54,9 +54,15 @@ bench-pg-boards listings="100000" seconds="6" rounds="2":
 bench-instructions listings="100000" requests="1000":
     bench/instructions.sh {{listings}} {{requests}}
 
-# Two or more release builds alternated on the benchmark database: `just bench-ab 3 old-binary target/release/launchdir-api`.
+# Two or more release builds alternated on the benchmark database: `just bench-ab 3 old-binary target/release/launchdir-api`
+# (`BIN=DATABASE_URL` gives a build its own copy, for a build with a migration the other lacks).
 bench-ab rounds +binaries:
     bench/ab.sh {{rounds}} {{binaries}}
+
+# What a vote writes (its listing's total, its week's tally) on copies of a database, taken turn about:
+# `just bench-vote-writes 3 2000 sqlite://a.db sqlite://b.db`. It changes the data: use copies.
+bench-vote-writes rounds writes +databases:
+    bench/vote-writes.sh {{rounds}} {{writes}} {{databases}}
 
 # The drafting corpus (fixtures/sites): recall of stated facts per site and per field, wrong and
 # invented values, quotes not verbatim, robots-disallowed requests, then read + draft time (p50/p95).

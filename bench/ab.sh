@@ -8,8 +8,11 @@
 # the machine's context switches a request (`ctxt` in /proc/stat), which moves far less between runs
 # than the rate and showed what two request threads cost beside PostgreSQL (docs/BENCHMARKS.md, 65th).
 #
-# Usage: bench/ab.sh ROUNDS BIN [BIN...]
-#   BENCH_STORES: sqlite (the default) or postgres: the database bench/http.sh loaded;
+# Usage: bench/ab.sh ROUNDS BIN[=DATABASE_URL] [BIN[=DATABASE_URL]...]
+#   BENCH_STORES: sqlite (the default) or postgres: the database bench/http.sh loaded, for each BIN
+#     given without its own. A build with a migration the other lacks needs its own copy of the data
+#     (an older build refuses a database migrated past it): BIN=sqlite://copy.db or
+#     BIN=postgres://.../copy (each PostgreSQL copy is vacuumed and analyzed first, as the default is);
 #   BENCH_SECS: seconds a read (5); BENCH_PATHS: the reads (space-separated). Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,14 +45,21 @@ server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
 machine_ticks() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 switches() { awk '/^ctxt / {print $2}' /proc/stat; }
 
+for arg in "$@"; do
+  case "$arg" in *=postgres://*) psql "${arg#*=}" -qc "VACUUM ANALYZE" ;; esac
+done
+
 echo "rounds of $*: per read, requests a second, server / whole machine CPU µs a request, context switches a request"
 for round in $(seq 1 "$ROUNDS"); do
-  for bin in "$@"; do
-    RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp \
+  for arg in "$@"; do
+    bin="${arg%%=*}"
+    db="$DB_URL"
+    [ "$arg" = "$bin" ] || db="${arg#*=}"
+    RUST_LOG=warn "$bin" serve --bind "127.0.0.1:$PORT" --database-url "$db" --no-mcp \
       --read-cache-secs 0 --rate-limit 1000000 > /dev/null 2>&1 &
     SERVER=$!
     for _ in $(seq 1 300); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
-    line="round $round $bin"
+    line="round $round $arg"
     for path in $PATHS; do
       wrk -t2 -c64 -d2s -H "User-Agent: $UA" "$BASE$path" > /dev/null
       s0=$(server_ticks); m0=$(machine_ticks); c0=$(switches)
