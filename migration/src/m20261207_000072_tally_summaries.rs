@@ -4,12 +4,14 @@
 //!
 //! Measured on a prototype at 100k demo listings (docs/BENCHMARKS.md, 66th sitting): PostgreSQL alone
 //! read the week's first page 32 900–33 000 times a second against 21 300–22 800 for the join; SQLite
-//! took 29–31 µs a page against 35–37.
+//! took 29–31 µs a page against 35–37. Built, through the server (67th sitting, three alternated
+//! rounds): the first page 42 700–43 900 → 46 000–47 600 requests a second on SQLite, 18 800–22 700
+//! → 25 700–26 800 on PostgreSQL; a vote's two writes 253–452 → 488–683 µs on SQLite.
 //!
 //! Kept by triggers on both stores, as `live` is (migration 20): a tally takes its listing's summary
 //! when it is written, and an edit of any of the copied columns rewrites that listing's tallies. A
 //! vote changes the total, so each vote rewrites its listing's tallies (3.8 on average at 100k, one a
-//! week with votes). The status is not copied: the board reads live tallies only.
+//! week with votes, 21 at most). The status is not copied: the board reads live tallies only.
 //!
 //! SQLite's rank index (migration 27) carries the summary too, as the trending list's does (migration
 //! 52), so a page is one range of the index. PostgreSQL keeps the index as it is: an index-only scan

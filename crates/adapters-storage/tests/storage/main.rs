@@ -2181,7 +2181,7 @@ on_every_store!(a_deep_page_of_the_weekly_board_is_the_same_slice_of_it, |store|
     for n in 1..=3 {
         whole.extend(page(n, 50).await);
     }
-    assert_eq!(whole, expected, "pages of 50: offsets 0 and 50 joined, 100 tallies first");
+    assert_eq!(whole, expected, "pages of 50: offsets 0 and 50 in one walk, 100 keys first on PostgreSQL");
     assert_eq!(page(6, 20).await, expected[100..120], "offset 100");
     assert_eq!(page(7, 20).await, expected[120..], "offset 120, the last");
     assert_eq!(page(5, 20).await, expected[80..100], "offset 80, one walk");
