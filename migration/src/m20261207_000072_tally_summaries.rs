@@ -57,14 +57,6 @@ const SQLITE_WRITTEN: &str = "CREATE TRIGGER tally_live_written AFTER INSERT ON 
      FROM listings l WHERE l.id = NEW.listing_id) \
      WHERE week_start = NEW.week_start AND listing_id = NEW.listing_id; END";
 
-/// `tally_live_written` dropped and `create`d again, in one string: the two statements run on one
-/// connection. Run apart, the second could go to another connection of the pool whose copy of the
-/// schema predates the drop, and SQLite refuses a trigger that copy still holds ("already exists")
-/// without looking again.
-fn replace_sqlite_trigger(create: &str) -> String {
-    format!("DROP TRIGGER tally_live_written; {create}")
-}
-
 /// Migration 20's SQLite trigger, for `down`.
 const SQLITE_WRITTEN_BEFORE: &str = "CREATE TRIGGER tally_live_written AFTER INSERT ON vote_tallies BEGIN \
      UPDATE vote_tallies SET live = COALESCE((SELECT status = 'live' FROM listings WHERE id = NEW.listing_id), 0) \
@@ -123,7 +115,8 @@ impl MigrationTrait for Migration {
             ],
             _ => vec![
                 backfill,
-                replace_sqlite_trigger(SQLITE_WRITTEN),
+                "DROP TRIGGER tally_live_written".into(),
+                SQLITE_WRITTEN.into(),
                 format!(
                     "CREATE TRIGGER tally_summary_edited AFTER UPDATE OF {} ON listings WHEN {} BEGIN \
                      UPDATE vote_tallies SET {} WHERE listing_id = NEW.id; END",
@@ -148,7 +141,8 @@ impl MigrationTrait for Migration {
             ],
             _ => vec![
                 "DROP TRIGGER IF EXISTS tally_summary_edited".into(),
-                replace_sqlite_trigger(SQLITE_WRITTEN_BEFORE),
+                "DROP TRIGGER tally_live_written".into(),
+                SQLITE_WRITTEN_BEFORE.into(),
                 format!("CREATE INDEX {RANK} ON vote_tallies ({RANK_COLUMNS})"),
                 format!("DROP INDEX IF EXISTS {CARDS}"),
             ],

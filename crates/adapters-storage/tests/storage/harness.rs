@@ -101,9 +101,15 @@ macro_rules! on_both {
 
 /// Rolls `db`'s schema back to just before the migration named `name` (it and every one after it),
 /// so a test of what one migration does to data stored before it keeps its meaning as others follow.
+/// In one transaction, as `db::migrate` goes up: on the pool, SQLite's statements could go to
+/// connections whose copy of the schema predates the one before (a trigger dropped and created again
+/// was refused as "already exists"). Go up again with `db::migrate`.
 pub async fn roll_back_through(db: &sea_orm::DatabaseConnection, name: &str) {
     use migration::{Migrator, MigratorTrait};
+    use sea_orm::TransactionTrait;
     let all = Migrator::migrations();
     let at = all.iter().position(|m| m.name() == name).unwrap_or_else(|| panic!("no migration {name}"));
-    Migrator::down(db, Some((all.len() - at) as u32)).await.unwrap();
+    let txn = db.begin().await.unwrap();
+    Migrator::down(&txn, Some((all.len() - at) as u32)).await.unwrap();
+    txn.commit().await.unwrap();
 }

@@ -2262,7 +2262,6 @@ on_both!(alternatives_put_approved_first, |store| {
 });
 
 on_both!(vote_tally_backfill_matches_the_votes, |store| {
-    use migration::{Migrator, MigratorTrait};
     use sea_orm::ConnectionTrait;
     // Votes over two weeks: the import writes tallies beside them.
     let week = LaunchWeek::of(now());
@@ -2283,9 +2282,8 @@ on_both!(vote_tally_backfill_matches_the_votes, |store| {
     db.execute_unprepared("DELETE FROM vote_tallies").await.unwrap();
     assert!(before(week).await.is_empty());
     // The tallies are the third migration: roll back it and everything after it.
-    let steps = Migrator::migrations().len() as u32 - 2;
-    Migrator::down(db, Some(steps)).await.unwrap();
-    Migrator::up(db, None).await.unwrap();
+    crate::harness::roll_back_through(db, "m20261122_000003_vote_tallies").await;
+    adapters_storage::db::migrate(db).await.unwrap();
     assert_eq!(before(week).await, this_week);
     assert_eq!(before(week.plus_weeks(-1)).await, last_week);
 });

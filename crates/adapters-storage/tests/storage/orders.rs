@@ -299,7 +299,6 @@ on_every_store!(checkouts_made_at_once_for_a_paid_week_hold_no_more_places_than_
 
 on_both!(the_launch_week_migration_fills_in_the_lines_stored_before_it, |store| {
     use domain::ports::{ListingRepository, OrderRepository, ProductRepository, UserRepository};
-    use migration::{Migrator, MigratorTrait};
     use sea_orm::ConnectionTrait;
     store.ensure_products(&demo_data::reference::products().unwrap()).await.unwrap();
     let products = store.list_products().await.unwrap();
@@ -332,7 +331,7 @@ on_both!(the_launch_week_migration_fills_in_the_lines_stored_before_it, |store| 
     // As the lines were before the column: their week only in the options.
     let db = store.connection();
     crate::harness::roll_back_through(db, "m20261127_000041_order_launch_weeks").await;
-    Migrator::up(db, None).await.unwrap();
+    adapters_storage::db::migrate(db).await.unwrap();
     let weeks = db
         .query_all_raw(sea_orm::Statement::from_string(
             db.get_database_backend(),

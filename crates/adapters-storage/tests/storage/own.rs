@@ -235,13 +235,12 @@ async fn peak_of(db: &sea_orm::DatabaseConnection, id: i64) -> Option<f64> {
 on_both!(a_listing_voted_for_before_the_peak_column_counts_its_first_unvote_afresh, |store| {
     use domain::listing::trending;
     use domain::ports::{ListingRepository, OwnListingRepository};
-    use migration::{Migrator, MigratorTrait};
     let l = store.create_listing(listing("Older", ListingStatus::Live, None)).await.unwrap();
     let t0 = now();
     let mut cast = cast_votes(store, l.id, "old", (0..5).map(|k| t0 + Duration::hours(460 * k))).await;
     let db = store.connection();
     crate::harness::roll_back_through(db, "m20261127_000042_trending_peak").await;
-    Migrator::up(db, None).await.unwrap();
+    adapters_storage::db::migrate(db).await.unwrap();
     assert_eq!(peak_of(db, l.id.get()).await, None, "not known after the upgrade");
     while let Some((u, _)) = cast.pop() {
         assert!(store.uncast_vote(l.id, u).await.unwrap());
@@ -415,7 +414,6 @@ on_both!(views_per_day_are_counted_from_the_marks_when_they_are_pruned, |store| 
 on_both!(the_upgrade_counts_each_marked_day_once, |store| {
     use domain::engagement::View;
     use domain::ports::{ListingRepository, OwnListingRepository};
-    use migration::{Migrator, MigratorTrait};
     use sea_orm::ConnectionTrait;
     let l = store.create_listing(listing("Upgraded views", ListingStatus::Live, None)).await.unwrap();
     let db = store.connection();
@@ -432,7 +430,7 @@ on_both!(the_upgrade_counts_each_marked_day_once, |store| {
     // And a day pruned long before, whose row is all that is left of it.
     let sql = format!("INSERT INTO listing_views (listing_id, day, views) VALUES ({}, '{}', 7)", l.id.get(), day(0));
     db.execute_unprepared(&sql).await.unwrap();
-    Migrator::up(db, None).await.unwrap();
+    adapters_storage::db::migrate(db).await.unwrap();
     assert_eq!(view_days(db).await, vec![(l.id.get(), day(0), 7)], "the marked day's row waits for its marks");
     assert_eq!(store.prune_view_marks((t + Duration::days(2)).date_naive()).await.unwrap(), 3);
     assert_eq!(view_days(db).await, vec![(l.id.get(), day(0), 7), (l.id.get(), day(1), 3)], "counted once");
