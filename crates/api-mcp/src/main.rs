@@ -81,6 +81,8 @@ async fn serve(args: bootstrap::ServeArgs) -> anyhow::Result<()> {
     // The same rate limit, body limit, request log and connection cap as launchdir-api.
     let (workers, connections) = bootstrap::limits::http_workers(args.http_workers);
     tracing::info!(workers, connections_per_worker = connections, "http workers");
+    // Before the workers start: they, and the threads they start, take this thread's policy.
+    bootstrap::limits::set_cpu_policy_and_log(args.cpu_policy);
     let server = HttpServer::new(move || {
         let metadata = metadata.clone();
         App::new()

@@ -195,6 +195,8 @@ impl Application {
             .then(|| api_mcp::Endpoint::new(state.ctx.clone(), api_mcp::allowed_hosts(&state.public_url, &bound)));
         let (workers, connections) = bootstrap::limits::http_workers(args.http_workers);
         tracing::info!(workers, connections_per_worker = connections, "http workers");
+        // Before the workers start: they, and the threads they start, take this thread's policy.
+        bootstrap::limits::set_cpu_policy_and_log(args.cpu_policy);
         let server = HttpServer::new(move || {
             let mcp = mcp.clone();
             ActixApp::new()

@@ -41,6 +41,80 @@ pub fn raise_open_files_and_log() {
     }
 }
 
+/// How Linux schedules the service's threads (`--cpu-policy`, [`set_cpu_policy`]).
+///
+/// A request thread mostly waits: for a request, then for the database's answer. Under the kernel's
+/// default policy each wake-up takes a core at once from whatever runs there, which on cores shared
+/// with PostgreSQL is often the backend about to answer the next read: per uncached board page on
+/// two shared cores, 3–4 context switches. As `SCHED_BATCH` a woken thread waits for the running
+/// one's turn to end (the kernel's "no wake-up preemption"), finds several answers and requests
+/// ready at once, and the backends run their statements back to back: 1.2 switches a page, and
+/// 10–72 % more boards and category lists a second (docs/BENCHMARKS.md, sixty-eighth sitting). The
+/// nice value, and with it the threads' share of the cores, is not changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CpuPolicy {
+    /// `SCHED_BATCH`: woken threads do not preempt the running one.
+    Batch,
+    /// `SCHED_OTHER`, the kernel's default.
+    Normal,
+}
+
+/// Puts the calling thread under `policy`, keeping its nice value. Threads it starts afterwards
+/// inherit the policy (POSIX threads are created with the creator's scheduling), so called before the
+/// HTTP workers start it covers them, their runtimes' tasks and the threads they start. `Ok(false)`
+/// where the platform has no such policy (anything but Linux): nothing is changed.
+#[cfg(target_os = "linux")]
+pub fn set_cpu_policy(policy: CpuPolicy) -> Result<bool, String> {
+    use thread_priority::{
+        NormalThreadSchedulePolicy, ThreadPriority, ThreadPriorityValue, ThreadSchedulePolicy,
+        set_thread_priority_and_policy, thread_native_id,
+    };
+    let policy = ThreadSchedulePolicy::Normal(match policy {
+        CpuPolicy::Batch => NormalThreadSchedulePolicy::Batch,
+        CpuPolicy::Normal => NormalThreadSchedulePolicy::Other,
+    });
+    // The crate sets the nice value along with the policy, from a priority of 0 to 99: the one that
+    // maps to the thread's own nice value leaves it as the operator started the process (raising it
+    // back to 0 from `nice -n 10` would need a privilege, lowering it would change their choice).
+    let nice = own_nice()?;
+    let priority = (0..=*ThreadPriorityValue::MAX)
+        .filter_map(|p| ThreadPriorityValue::try_from(p).ok())
+        .map(ThreadPriority::Crossplatform)
+        .find(|p| p.to_posix(policy).ok() == Some(nice))
+        .ok_or_else(|| format!("no priority keeps the nice value {nice}"))?;
+    set_thread_priority_and_policy(thread_native_id(), priority, policy).map_err(|e| format!("{e:?}"))?;
+    Ok(true)
+}
+
+/// See the Linux version: nothing to set here.
+#[cfg(not(target_os = "linux"))]
+pub fn set_cpu_policy(_policy: CpuPolicy) -> Result<bool, String> {
+    Ok(false)
+}
+
+/// The calling thread's nice value (`/proc/thread-self/stat`, its 19th field).
+#[cfg(target_os = "linux")]
+fn own_nice() -> Result<i32, String> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").map_err(|e| format!("/proc/thread-self/stat: {e}"))?;
+    // The name (2nd field) is in parentheses and may hold spaces: count from after its last one.
+    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+    after
+        .split_whitespace()
+        .nth(19 - 3)
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| "no nice value in /proc/thread-self/stat".to_owned())
+}
+
+/// [`set_cpu_policy`], with what it did written to the log: a warning where it failed (the service
+/// runs on under the policy it had), one line at `info` otherwise.
+pub fn set_cpu_policy_and_log(policy: CpuPolicy) {
+    match set_cpu_policy(policy) {
+        Ok(true) => tracing::info!(?policy, "cpu scheduling policy"),
+        Ok(false) => tracing::info!(?policy, "cpu scheduling policy: not available here, left as it is"),
+        Err(error) => tracing::warn!(?policy, %error, "the cpu scheduling policy could not be set; left as it is"),
+    }
+}
+
 /// The most connections one HTTP worker holds at once whatever the limit allows (actix-web's own
 /// default).
 pub const MOST_CONNECTIONS_PER_WORKER: usize = 25_000;
@@ -108,6 +182,64 @@ fn listen_on(addr: std::net::SocketAddr) -> std::io::Result<std::net::TcpListene
 #[cfg(test)]
 mod cap {
     use super::*;
+
+    /// The scheduling policy (`/proc/thread-self/stat`'s 41st field: 0 `SCHED_OTHER`, 3 `SCHED_BATCH`)
+    /// and nice value of the calling thread.
+    #[cfg(target_os = "linux")]
+    fn own_policy_and_nice() -> (u32, i32) {
+        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
+        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        (fields[41 - 3].parse().unwrap(), fields[19 - 3].parse().unwrap())
+    }
+
+    /// Batch, on the calling thread and every thread it starts afterwards, its nice value kept; and
+    /// back to normal. On threads of its own, so the test runner's keep their policy.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_cpu_policy_is_the_threads_and_their_childrens_and_keeps_the_nice_value() {
+        std::thread::spawn(|| {
+            let (policy, nice) = own_policy_and_nice();
+            assert_eq!(policy, 0, "a test thread starts as SCHED_OTHER");
+            assert_eq!(set_cpu_policy(CpuPolicy::Batch), Ok(true));
+            assert_eq!(own_policy_and_nice(), (3, nice), "SCHED_BATCH, the nice value as it was");
+            let child = std::thread::spawn(own_policy_and_nice).join().unwrap();
+            assert_eq!(child, (3, nice), "a thread started afterwards inherits it");
+            assert_eq!(set_cpu_policy(CpuPolicy::Normal), Ok(true));
+            assert_eq!(own_policy_and_nice(), (0, nice));
+            assert_eq!(std::thread::spawn(own_policy_and_nice).join().unwrap(), (0, nice));
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// An operator's `nice` stays: from a nice value of 5, which an unprivileged thread cannot lower
+    /// again, the policy is set and the value is still 5 (were it reset to 0, the call would fail or
+    /// undo the operator's choice).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_cpu_policy_keeps_a_raised_nice_value() {
+        std::thread::spawn(|| {
+            let (_, before) = own_policy_and_nice();
+            let raised = (before + 5).min(19);
+            let status = std::process::Command::new("renice")
+                .args(["-n", &raised.to_string(), "-p", &own_tid().to_string()])
+                .output()
+                .expect("renice runs");
+            assert!(status.status.success(), "{status:?}");
+            assert_eq!(own_policy_and_nice(), (0, raised));
+            assert_eq!(set_cpu_policy(CpuPolicy::Batch), Ok(true));
+            assert_eq!(own_policy_and_nice(), (3, raised));
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// The calling thread's id (`/proc/thread-self` names it).
+    #[cfg(target_os = "linux")]
+    fn own_tid() -> u32 {
+        let link = std::fs::read_link("/proc/thread-self").unwrap();
+        link.file_name().unwrap().to_str().unwrap().parse().unwrap()
+    }
 
     #[test]
     fn connections_never_take_the_files_the_store_needs() {

@@ -208,6 +208,42 @@ async fn the_http_workers_asked_for_are_the_threads_that_serve() {
     }
 }
 
+/// The request threads run as `SCHED_BATCH` unless `LAUNCHDIR_CPU_POLICY=normal` (the policy is the
+/// 41st field of a thread's `/proc/<pid>/task/<tid>/stat`: 3 batch, 0 the kernel's default), they
+/// serve either way, and a value the setting does not know stops the start naming it.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_request_threads_run_under_the_cpu_policy_asked_for() {
+    let db = test_support::sqlite();
+    for (asked, policy) in [(None, 3), (Some("batch"), 3), (Some("normal"), 0)] {
+        let env: Vec<(&str, &str)> = asked.map(|a| ("LAUNCHDIR_CPU_POLICY", a)).into_iter().collect();
+        let mut bin = Binary::serve_with(&db, &[], &env);
+        let client = reqwest::Client::new();
+        wait_ready(&client, &bin.base, Duration::from_secs(20)).await.expect("ready");
+        assert_eq!(client.get(format!("{}/api/v1/categories", bin.base)).send().await.unwrap().status(), 200);
+        let pid = bin.child.id();
+        let workers: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .map(|t| t.unwrap().path())
+            .filter(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|n| n.starts_with("actix-rt|system")))
+            .map(|t| {
+                let stat = std::fs::read_to_string(t.join("stat")).unwrap();
+                stat.rsplit_once(')').unwrap().1.split_whitespace().nth(41 - 3).unwrap().parse().unwrap()
+            })
+            .collect();
+        assert!(!workers.is_empty(), "request threads");
+        assert!(workers.iter().all(|p| *p == policy), "{asked:?}: policies {workers:?}, expected {policy}");
+        bin.stop_and_read_stderr();
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_launchdir-api"))
+        .args(["serve", "--bind", "127.0.0.1:0", "--cpu-policy", "realtime"])
+        .env("DATABASE_URL", &db.url)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--cpu-policy"), "{err}");
+}
+
 /// A server stopped under load stops its background work before the HTTP workers' runtimes go away:
 /// nothing at warn or above is logged at shutdown. (The calendar and the read cache's change follower
 /// each logged a database error at most shutdowns on PostgreSQL: pooled connections opened on a

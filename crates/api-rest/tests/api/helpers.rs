@@ -81,6 +81,8 @@ pub async fn spawn_app_configured(
         no_mcp: false,
         read_cache_secs: 5,
         http_workers: None,
+        // The test process's threads keep the kernel's default.
+        cpu_policy: bootstrap::limits::CpuPolicy::Normal,
         rate_limit: 600,
         body_timeout_secs: 30,
         redis_url: None,
