@@ -92,15 +92,19 @@ pub fn set_cpu_policy(_policy: CpuPolicy) -> Result<bool, String> {
     Ok(false)
 }
 
-/// The calling thread's nice value (`/proc/thread-self/stat`, its 19th field).
+/// Field `n` (counted from 1, as `proc(5)` numbers them) of a `/proc/<pid>/task/<tid>/stat` text:
+/// 19 is the nice value, 41 the scheduling policy.
+pub fn stat_field(stat: &str, n: usize) -> Option<&str> {
+    // The name (2nd field) is in parentheses and may hold spaces: count from after its last one.
+    let (_, after) = stat.rsplit_once(')')?;
+    after.split_whitespace().nth(n.checked_sub(3)?)
+}
+
+/// The calling thread's nice value (`/proc/thread-self/stat`).
 #[cfg(target_os = "linux")]
 fn own_nice() -> Result<i32, String> {
     let stat = std::fs::read_to_string("/proc/thread-self/stat").map_err(|e| format!("/proc/thread-self/stat: {e}"))?;
-    // The name (2nd field) is in parentheses and may hold spaces: count from after its last one.
-    let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-    after
-        .split_whitespace()
-        .nth(19 - 3)
+    stat_field(&stat, 19)
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| "no nice value in /proc/thread-self/stat".to_owned())
 }
@@ -188,8 +192,7 @@ mod cap {
     #[cfg(target_os = "linux")]
     fn own_policy_and_nice() -> (u32, i32) {
         let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
-        (fields[41 - 3].parse().unwrap(), fields[19 - 3].parse().unwrap())
+        (stat_field(&stat, 41).unwrap().parse().unwrap(), stat_field(&stat, 19).unwrap().parse().unwrap())
     }
 
     /// Batch, on the calling thread and every thread it starts afterwards, its nice value kept; and

@@ -228,7 +228,7 @@ async fn the_request_threads_run_under_the_cpu_policy_asked_for() {
             .filter(|t| std::fs::read_to_string(t.join("comm")).is_ok_and(|n| n.starts_with("actix-rt|system")))
             .map(|t| {
                 let stat = std::fs::read_to_string(t.join("stat")).unwrap();
-                stat.rsplit_once(')').unwrap().1.split_whitespace().nth(41 - 3).unwrap().parse().unwrap()
+                bootstrap::limits::stat_field(&stat, 41).unwrap().parse().unwrap()
             })
             .collect();
         assert!(!workers.is_empty(), "request threads");
