@@ -48,7 +48,7 @@ pub fn raise_open_files_and_log() {
 /// with PostgreSQL is often the backend about to answer the next read: per uncached board page on
 /// two shared cores, 3–4 context switches. As `SCHED_BATCH` a woken thread waits for the running
 /// one's turn to end (the kernel's "no wake-up preemption"), finds several answers and requests
-/// ready at once, and the backends run their statements back to back: 1.2 switches a page, and
+/// ready at once, and the backends run their statements back to back: 1.2–1.4 switches a page, and
 /// 10–72 % more boards and category lists a second (docs/BENCHMARKS.md, sixty-eighth sitting). The
 /// nice value, and with it the threads' share of the cores, is not changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -215,9 +215,9 @@ mod cap {
         .unwrap();
     }
 
-    /// An operator's `nice` stays: from a nice value of 5, which an unprivileged thread cannot lower
-    /// again, the policy is set and the value is still 5 (were it reset to 0, the call would fail or
-    /// undo the operator's choice).
+    /// An operator's `nice` stays: from a nice value raised by 5 (which an unprivileged thread could not
+    /// lower again), the policy is set and the value is still the raised one (were it reset to 0, or to
+    /// any fixed value, the call would fail or undo the operator's choice).
     #[cfg(target_os = "linux")]
     #[test]
     fn the_cpu_policy_keeps_a_raised_nice_value() {
