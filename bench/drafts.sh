@@ -36,7 +36,7 @@ for a in $(seq 1 $(( (N + 29) / 30 ))); do
   KEYS="$KEYS,$("$BIN" admin create-api-key --email "bench$a@launch.test" --scopes account:read,listings:write | tail -n1)"
 done
 KEY="${KEYS#,}"
-RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --crawler-allowed-hosts "127.0.0.1:$SITE_PORT" --rate-limit 1000000 &
+RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --crawler-allowed-hosts "127.0.0.1:$SITE_PORT" --rate-limit 60000000 &
 API_PID=$!
 trap 'kill $API_PID $SITE_PID 2>/dev/null || true' EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done

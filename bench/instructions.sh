@@ -55,7 +55,7 @@ BIN="${BENCH_BIN:-target/release/launchdir-api}"
 PROFILE="$OUT/instructions.out"
 rm -f "$PROFILE" "$PROFILE".*
 RUST_LOG=warn valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file="$PROFILE" \
-  "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp --read-cache-secs 0 --rate-limit 1000000 \
+  "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp --read-cache-secs 0 --rate-limit 60000000 \
   > "$OUT/instructions-server.log" 2>&1 &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT

@@ -24,7 +24,7 @@ SERVER=""
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 start_server() {
   "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "$DB_URL" --no-mcp --read-cache-secs 0 \
-    --rate-limit 1000000 > "$1" 2>&1 &
+    --rate-limit 60000000 > "$1" 2>&1 &
   SERVER=$!
   for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$PORT/readyz" >/dev/null && break; sleep 0.1; done
 }

@@ -23,7 +23,7 @@ if [ ! -f "$DB" ]; then
   RUST_LOG=warn "$BIN" admin generate-demo --listings "$N" --database-url "sqlite://$DB?mode=rwc" >/dev/null
 fi
 BASE="http://127.0.0.1:$PORT"
-LAUNCHDIR_READ_CACHE_SECS=0 LAUNCHDIR_RATE_LIMIT=1000000 DATABASE_URL="sqlite://$DB?mode=rwc" \
+LAUNCHDIR_READ_CACHE_SECS=0 LAUNCHDIR_RATE_LIMIT=60000000 DATABASE_URL="sqlite://$DB?mode=rwc" \
   LAUNCHDIR_BIND="127.0.0.1:$PORT" RUST_LOG=warn "$BIN" serve >"$OUT/search-terms-server.log" 2>&1 &
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true' EXIT

@@ -42,7 +42,7 @@ SERVER=""
 trap '[ -n "$SERVER" ] && kill $SERVER 2>/dev/null; wait 2>/dev/null || true' EXIT
 BASE="http://127.0.0.1:$PORT"
 RUST_LOG=warn "$BIN" serve --bind "127.0.0.1:$PORT" --database-url "sqlite://$DB?mode=rwc" --no-mcp \
-  --read-cache-secs 0 --rate-limit 1000000 &
+  --read-cache-secs 0 --rate-limit 60000000 &
 SERVER=$!
 for _ in $(seq 1 1200); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
 

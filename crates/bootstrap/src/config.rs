@@ -22,6 +22,9 @@ pub struct DatabaseArgs {
     pub database_search_slots: Option<u32>,
 }
 
+/// The highest `--rate-limit`: one request a microsecond (`Quota::MAX_PER_MINUTE`).
+const MAX_RATE_LIMIT: i64 = domain::ratelimit::Quota::MAX_PER_MINUTE as i64;
+
 /// The sender of emails unless `LAUNCHDIR_MAIL_FROM` says otherwise.
 pub const DEFAULT_MAIL_FROM: &str = "launchdir <no-reply@launchdir.invalid>";
 
@@ -143,8 +146,10 @@ pub struct ServeArgs {
     pub cpu_policy: crate::limits::CpuPolicy,
 
     /// Requests per minute per client (API key, else client IP), on every operation, page and tool.
+    /// At most 60 000 000: one request a microsecond, the finest spacing the limiter counts (above a
+    /// million a minute the spacing is a whole number of microseconds, so the limit rounds up).
     #[arg(long, env = "LAUNCHDIR_RATE_LIMIT", default_value_t = 600,
-          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+          value_parser = clap::value_parser!(u32).range(1..=MAX_RATE_LIMIT))]
     pub rate_limit: u32,
 
     /// Seconds a request's body may take to arrive after its head; a body still coming then is
@@ -215,6 +220,9 @@ mod tests {
         assert_eq!(c.serve.read_cache_secs, 60);
         assert_eq!((c.serve.rate_limit, c.serve.redis_url.as_deref()), (600, None));
         assert!(Cli::try_parse_from(["x", "--rate-limit", "0"]).is_err());
+        // The highest limit is one request a microsecond, and nothing above it.
+        assert_eq!(Cli::try_parse_from(["x", "--rate-limit", "60000000"]).unwrap().serve.rate_limit, 60_000_000);
+        assert!(Cli::try_parse_from(["x", "--rate-limit", "60000001"]).is_err());
         assert!(Cli::try_parse_from(["x", "--read-cache-secs", "3601"]).is_err());
         assert_eq!(Cli::try_parse_from(["x", "--read-cache-secs", "0"]).unwrap().serve.read_cache_secs, 0);
         // The body deadline: 30 s unless set, 1 to 600 at its edges, and nothing outside them.

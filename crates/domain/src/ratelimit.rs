@@ -27,6 +27,11 @@ pub struct Decision {
 }
 
 impl Quota {
+    /// The highest limit a minute the arithmetic keeps apart: one request a microsecond. The spacing is
+    /// a whole number of microseconds, so above a million a minute a limit rounds up (40 000 000 allows
+    /// one a microsecond too); configuration refuses more than this.
+    pub const MAX_PER_MINUTE: u32 = 60_000_000;
+
     pub fn per_minute(limit: u32) -> Self {
         Self { limit: limit.max(1), period: Duration::from_secs(60) }
     }
@@ -94,6 +99,27 @@ mod tests {
         // After a quiet minute the whole burst is back.
         let (d, _) = q.check(Some(next), now + 61_000_000);
         assert!(d.allowed && d.remaining == 59);
+    }
+
+    #[test]
+    fn the_highest_limit_is_one_request_a_microsecond_and_a_minute_of_them_at_once() {
+        let q = Quota::per_minute(Quota::MAX_PER_MINUTE);
+        assert_eq!(q.interval_us(), 1);
+        let now = 5_000_000_000;
+        // The last of a minute's requests at one instant is allowed, the one after it is not.
+        let (d, tat) = q.check(Some(now + 60_000_000 - 1), now);
+        assert!(d.allowed && d.remaining == 0, "{d:?}");
+        let (d, _) = q.check(Some(tat), now);
+        assert_eq!((d.allowed, d.retry_after), (false, Some(Duration::from_micros(1))));
+        // A microsecond later one more.
+        assert!(q.check(Some(tat), now + 1).0.allowed);
+        // A million in a second, sustained, from a whole quota: every one allowed.
+        let mut tat = None;
+        for i in 0..1_000_000u64 {
+            let (d, next) = q.check(tat, now + i);
+            assert!(d.allowed, "request {i}");
+            tat = Some(next);
+        }
     }
 
     #[test]
