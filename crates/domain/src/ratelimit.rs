@@ -113,12 +113,14 @@ mod tests {
         assert_eq!((d.allowed, d.retry_after), (false, Some(Duration::from_micros(1))));
         // A microsecond later one more.
         assert!(q.check(Some(tat), now + 1).0.allowed);
-        // A million in a second, sustained, from a whole quota: every one allowed.
-        let mut tat = None;
-        for i in 0..1_000_000u64 {
-            let (d, next) = q.check(tat, now + i);
-            assert!(d.allowed, "request {i}");
-            tat = Some(next);
+        // With the burst spent, the sustained rate: one each microsecond for a second, and a second
+        // one at the same instant refused (a limit of a million a minute, one every 60 µs, fails here).
+        let mut tat = tat;
+        for i in 1..=1_000_000u64 {
+            let (d, next) = q.check(Some(tat), now + i);
+            assert!(d.allowed, "request at +{i} µs");
+            assert!(!q.check(Some(next), now + i).0.allowed, "a second request at +{i} µs");
+            tat = next;
         }
     }
 
