@@ -101,17 +101,18 @@ impl Driver {
         self.cmd(reqwest::Method::POST, &format!("/element/{e}/value"), json!({"text": text})).await;
     }
 
-    async fn click(&self, css: &str) {
+    /// Clicks the element matching `css`; returns the element's reference.
+    async fn click(&self, css: &str) -> String {
         let e = self.find(css).await;
         self.cmd(reqwest::Method::POST, &format!("/element/{e}/click"), json!({})).await;
+        e
     }
 
     /// Clicks the element matching `css` (a form's button) and waits up to 10 s for the page it was
     /// on to be left: for the clicked element to be stale. What the next page shows may already be
     /// on this one (the draft page's blank rows, an open section), so waiting for it proves nothing.
     async fn submit(&self, css: &str) {
-        let e = self.find(css).await;
-        self.cmd(reqwest::Method::POST, &format!("/element/{e}/click"), json!({})).await;
+        let e = self.click(css).await;
         let started = std::time::Instant::now();
         loop {
             let r = self.http.get(format!("{}/element/{e}/name", self.base)).send().await.unwrap();
