@@ -7,11 +7,11 @@
 //! PostgreSQL alone ran the category counts' statement 50 000–62 000 times a second one at a time, and
 //! 146 000 times a second sixteen to a pipeline (pgbench, docs/BENCHMARKS.md).
 //!
-//! Here a read is written to one of [`LANES`] connections shared by every request (tokio-postgres's
-//! client): statements asked at once go out back to back and each gets its own rows as they come, so
-//! a backend works through them without a round trip between. Nothing is shared but the connection:
-//! each statement is its own, run after its request asked, and sees the last committed state, as a
-//! read on the pool does. Writes, transactions and the reads whose cost has no bound stay on the pool.
+//! Here a read is written to one of a few connections shared by every request (tokio-postgres's
+//! client; one a core, see [`lanes`]): statements asked at once go out back to back and each gets its
+//! own rows as they come, so a backend works through them without a round trip between. Nothing is
+//! shared but the connection: each statement is its own, run after its request asked, and sees the
+//! last committed state, as a read on the pool does. Writes, transactions and the reads whose cost has no bound stay on the pool.
 //!
 //! A lane is opened on first use and again after it is lost. Whenever a lane cannot be had or a read
 //! on it fails, the read goes to the pool, which answers as it always did (a lost database is a 503
@@ -26,18 +26,22 @@ use std::time::Duration;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
-/// Connections reads are spread over. Four measured ahead of two on the 2-core benchmark machine
-/// (category counts 23 500 against 20 000 a second); each is a backend wanting a core when it runs.
-pub(crate) const LANES: usize = 4;
-
-/// Lanes a thread reads on, in turn: [`LANES`] / this many threads each have lanes of their own.
+/// Connections reads are spread over: one a core, as many as the HTTP workers actix-web starts by
+/// default, so each request thread reads on a lane of its own and a busy lane's statements go out
+/// in deeper pipelines.
 ///
 /// A lane's I/O runs on the thread that opened it (a task of that worker's runtime), so a read on
 /// another thread's lane wakes that thread twice, to write the statement and to hand the rows back.
-/// With every thread on every lane most reads did; with lanes of its own a thread's reads never wake
-/// another. One lane a thread measured worse (half the backends at work: docs/BENCHMARKS.md, "each
-/// request thread on a read-pipe lane of its own"); two a thread, of four, measured better.
-const LANES_PER_THREAD: usize = 2;
+/// With every thread on every lane most reads did; with a lane of its own a thread's reads never wake
+/// another (threads past the lanes, `--http-workers` above the cores, share them in turn). On two
+/// 2-core benchmark machines, since the request threads run as `SCHED_BATCH`, one lane a thread served
+/// the trending list faster than two a thread (of four) in ten alternated rounds of ten, the weekly
+/// board and the category counts in eight, a profile and the all-time board alike (docs/BENCHMARKS.md,
+/// seventy-first and seventy-second sittings); before `SCHED_BATCH` it had measured worse
+/// (twenty-fifth sitting).
+fn lanes() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+}
 
 /// Pipes a thread keeps its place in before it forgets them all (a process has one store, so one
 /// pipe, but tests make many).
@@ -47,9 +51,9 @@ const PLACES_KEPT: usize = 16;
 static PIPES: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
-    /// This thread's place in each pipe it has read on: the pipe's number, the thread's place among the
-    /// pipe's threads (first come, first placed), and its turn between its lanes.
-    static PLACES: std::cell::RefCell<Vec<(usize, usize, usize)>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// This thread's place in each pipe it has read on: the pipe's number, and the thread's place among
+    /// the pipe's threads (first come, first placed), which names its lane.
+    static PLACES: std::cell::RefCell<Vec<(usize, usize)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Prepared statements a lane keeps. The short reads are a few dozen shapes, but a board's week is
@@ -133,6 +137,12 @@ impl PgPipe {
     /// `PGUSER` and `PGPASSWORD` where the URL leaves them out, and so does the pipe; tokio-postgres
     /// alone would not, and could connect in the clear where the pool requires TLS.
     fn for_url_with(url: &str, env: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        Self::with_lanes(url, env, lanes())
+    }
+
+    /// [`PgPipe::for_url_with`] with `lanes` connections (at least one).
+    fn with_lanes(url: &str, env: impl Fn(&str) -> Option<String>, lanes: usize) -> Option<Self> {
+        let lanes = lanes.max(1);
         let mut config: Config = url.parse().ok()?;
         if !url.contains("sslmode=") {
             match env("PGSSLMODE").as_deref() {
@@ -193,8 +203,8 @@ impl PgPipe {
         }
         Some(Self {
             config,
-            lanes: (0..LANES).map(|_| RwLock::new(None)).collect(),
-            opening: (0..LANES).map(|_| tokio::sync::Mutex::new(None)).collect(),
+            lanes: (0..lanes).map(|_| RwLock::new(None)).collect(),
+            opening: (0..lanes).map(|_| tokio::sync::Mutex::new(None)).collect(),
             id: PIPES.fetch_add(1, Ordering::Relaxed),
             threads: AtomicUsize::new(0),
         })
@@ -240,9 +250,8 @@ impl PgPipe {
         Some(out)
     }
 
-    /// The index of this thread's next lane: the threads that read here are placed in the order they
-    /// came, and each reads on [`LANES_PER_THREAD`] lanes in turn (the first thread on lanes 0 and 1,
-    /// the second on 2 and 3, the third on 0 and 1 again …).
+    /// The index of this thread's lane: the threads that read here are placed in the order they came,
+    /// each on the lane of its place (past the last lane, the first again).
     fn lane_index(&self) -> usize {
         PLACES.with(|places| {
             let mut places = places.borrow_mut();
@@ -252,13 +261,11 @@ impl PgPipe {
                     if places.len() >= PLACES_KEPT {
                         places.clear();
                     }
-                    places.push((self.id, self.threads.fetch_add(1, Ordering::Relaxed), 0));
+                    places.push((self.id, self.threads.fetch_add(1, Ordering::Relaxed)));
                     places.len() - 1
                 }
             };
-            let (_, place, turn) = &mut places[at];
-            *turn = turn.wrapping_add(1);
-            (*place * LANES_PER_THREAD + *turn % LANES_PER_THREAD) % self.lanes.len()
+            places[at].1 % self.lanes.len()
         })
     }
 
@@ -426,21 +433,22 @@ mod tests {
             }
         });
         let pipe = PgPipe::for_url(&format!("postgres://u@127.0.0.1:{port}/db")).expect("a loopback URL");
-        for _ in 0..(LANES * 10) {
+        let lanes = pipe.lanes.len();
+        for _ in 0..(lanes * 10) {
             assert!(pipe.all::<CountRow>("SELECT CAST(1 AS BIGINT) AS n", &[]).await.is_none(), "the pool reads");
         }
         refuser.abort();
         let tries = tries.load(Ordering::SeqCst);
-        assert!((1..=LANES).contains(&tries), "{tries} connections tried for {} reads", LANES * 10);
+        assert!((1..=lanes).contains(&tries), "{tries} connections tried for {} reads", lanes * 10);
     }
 
-    /// Each thread reads on lanes of its own (two of the four), so a read wakes no other thread; a
-    /// third thread shares the first one's.
+    /// Each thread reads on a lane of its own, so a read wakes no other thread; a thread past the
+    /// lanes (here the third of two) shares the first one's.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn each_thread_reads_on_lanes_of_its_own() {
         use std::collections::BTreeSet;
         let Some(t) = test_support::postgres().await else { return };
-        let pipe = Arc::new(PgPipe::for_url(&t.url).expect("a loopback database"));
+        let pipe = Arc::new(PgPipe::with_lanes(&t.url, |_| None, 2).expect("a loopback database"));
         let (backends_tx, backends) = std::sync::mpsc::channel::<BTreeSet<i64>>();
         let mut threads = Vec::new();
         let mut seen = Vec::new();
@@ -471,7 +479,7 @@ mod tests {
             let _ = end.send(());
             thread.join().expect("a reading thread");
         }
-        assert_eq!(seen.iter().map(BTreeSet::len).collect::<Vec<_>>(), [2, 2, 2], "{seen:?}");
+        assert_eq!(seen.iter().map(BTreeSet::len).collect::<Vec<_>>(), [1, 1, 1], "{seen:?}");
         assert!(seen[0].is_disjoint(&seen[1]), "the first two threads share no lane: {seen:?}");
         assert_eq!(seen[2], seen[0], "the third reads where the first does");
     }
