@@ -38,10 +38,15 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 /// the trending list faster than two a thread (of four) in ten alternated rounds of ten, the weekly
 /// board and the category counts in eight, a profile and the all-time board alike (docs/BENCHMARKS.md,
 /// seventy-first and seventy-second sittings); before `SCHED_BATCH` it had measured worse
-/// (twenty-fifth sitting).
+/// (twenty-fifth sitting). At most [`MOST_LANES`].
 fn lanes() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(MOST_LANES)
 }
+
+/// The most lanes a pipe opens, whatever the cores: each is a connection beside the pool's (16 by
+/// default), and instances sharing one PostgreSQL must stay under its `max_connections` (100 by
+/// default), so a many-core machine's threads share eight lanes rather than open one each.
+const MOST_LANES: usize = 8;
 
 /// Pipes a thread keeps its place in before it forgets them all (a process has one store, so one
 /// pipe, but tests make many).
@@ -440,6 +445,18 @@ mod tests {
         refuser.abort();
         let tries = tries.load(Ordering::SeqCst);
         assert!((1..=lanes).contains(&tries), "{tries} connections tried for {} reads", lanes * 10);
+    }
+
+    /// A pipe opens one lane a core, never none and never past [`MOST_LANES`] (each is a connection
+    /// the operator counts against PostgreSQL's `max_connections`).
+    #[test]
+    fn a_pipe_has_one_lane_a_core_between_one_and_the_most() {
+        let url = "postgres://u@127.0.0.1:5432/db";
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        let pipe = PgPipe::for_url_with(url, |_| None).expect("a loopback URL");
+        assert_eq!(pipe.lanes.len(), cores.clamp(1, MOST_LANES));
+        assert_eq!(PgPipe::with_lanes(url, |_| None, 0).expect("a loopback URL").lanes.len(), 1);
+        assert_eq!(PgPipe::with_lanes(url, |_| None, 3).expect("a loopback URL").opening.len(), 3);
     }
 
     /// Each thread reads on a lane of its own, so a read wakes no other thread; a thread past the
