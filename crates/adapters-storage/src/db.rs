@@ -170,6 +170,12 @@ fn clock() -> u64 {
     START.get_or_init(Instant::now).elapsed().as_millis() as u64 + 1
 }
 
+/// The cores this process may use (2 where the system does not say): the search slots and the read
+/// pipe's lanes are counted in them, as actix-web counts its default HTTP workers.
+pub(crate) fn cores() -> usize {
+    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+}
+
 /// Whether `e` says a connection to the database was lost — its socket failed or closed, the
 /// protocol lost its place, or the server ended the session (SQLSTATE class 57P, "operator
 /// intervention": a shutdown or restart; class 08, a connection exception) — not that a statement was

@@ -11,7 +11,8 @@
 //! client; one a core, see [`lanes`]): statements asked at once go out back to back and each gets its
 //! own rows as they come, so a backend works through them without a round trip between. Nothing is
 //! shared but the connection: each statement is its own, run after its request asked, and sees the
-//! last committed state, as a read on the pool does. Writes, transactions and the reads whose cost has no bound stay on the pool.
+//! last committed state, as a read on the pool does. Writes, transactions and the reads whose cost
+//! has no bound stay on the pool.
 //!
 //! A lane is opened on first use and again after it is lost. Whenever a lane cannot be had or a read
 //! on it fails, the read goes to the pool, which answers as it always did (a lost database is a 503
@@ -40,7 +41,7 @@ use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 /// seventy-first and seventy-second sittings); before `SCHED_BATCH` it had measured worse
 /// (twenty-fifth sitting). At most [`MOST_LANES`].
 fn lanes() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get).min(MOST_LANES)
+    crate::db::cores().min(MOST_LANES)
 }
 
 /// The most lanes a pipe opens, whatever the cores: each is a connection beside the pool's (16 by
@@ -452,9 +453,8 @@ mod tests {
     #[test]
     fn a_pipe_has_one_lane_a_core_between_one_and_the_most() {
         let url = "postgres://u@127.0.0.1:5432/db";
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
         let pipe = PgPipe::for_url_with(url, |_| None).expect("a loopback URL");
-        assert_eq!(pipe.lanes.len(), cores.clamp(1, MOST_LANES));
+        assert_eq!(pipe.lanes.len(), crate::db::cores().clamp(1, MOST_LANES));
         assert_eq!(PgPipe::with_lanes(url, |_| None, 0).expect("a loopback URL").lanes.len(), 1);
         assert_eq!(PgPipe::with_lanes(url, |_| None, 3).expect("a loopback URL").opening.len(), 3);
     }

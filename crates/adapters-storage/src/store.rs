@@ -81,7 +81,7 @@ pub const SEARCH_SLOT_WAIT: Duration = crate::db::CONNECTION_WAIT;
 /// Searches let into the database at once unless configured: one per core of this machine, and one
 /// more so that a core is not left idle while a finished search's rows travel back.
 pub fn default_search_slots() -> usize {
-    std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get) + 1
+    crate::db::cores() + 1
 }
 
 /// The rows a page may skip and still be a short read ([`SeaOrmStore::paged_read`]): the first 50
