@@ -13,7 +13,8 @@
 #     given without its own. A build with a migration the other lacks needs its own copy of the data
 #     (an older build refuses a database migrated past it): BIN=sqlite://copy.db or
 #     BIN=postgres://.../copy (each PostgreSQL copy is vacuumed and analyzed first, as the default is);
-#   BENCH_SECS: seconds a read (5); BENCH_PATHS: the reads (space-separated). Loopback only.
+#   BENCH_SECS: seconds a read (5); BENCH_PATHS: the reads (space-separated; a path ending in .lua is
+#     a wrk script, say bench/out/slugs.lua for get_listing of random live listings). Loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { echo "usage: bench/ab.sh ROUNDS BIN [BIN...]"; exit 2; }
@@ -61,13 +62,18 @@ for round in $(seq 1 "$ROUNDS"); do
     for _ in $(seq 1 300); do curl -sf "$BASE/readyz" >/dev/null && break; sleep 0.1; done
     line="round $round $arg"
     for path in $PATHS; do
-      wrk -t2 -c64 -d2s -H "User-Agent: $UA" "$BASE$path" > /dev/null
+      # A path ending in .lua is a wrk script run against the server (bench/out/slugs.lua, which
+      # bench/http.sh writes: get_listing of a random one of 20 000 live listings a request).
+      target=("$BASE$path")
+      [[ "$path" != *.lua ]] || target=(-s "$path" "$BASE")
+      wrk -t2 -c64 -d2s -H "User-Agent: $UA" "${target[@]}" > /dev/null
       s0=$(server_ticks); m0=$(machine_ticks); c0=$(switches)
-      out=$(wrk -t2 -c64 -d"${SECS}s" -H "User-Agent: $UA" "$BASE$path")
+      out=$(wrk -t2 -c64 -d"${SECS}s" -H "User-Agent: $UA" "${target[@]}")
       s1=$(server_ticks); m1=$(machine_ticks); c1=$(switches)
       n=$(awk '/ requests in / {print $1}' <<< "$out")
       rps=$(awk '/Requests\/sec/ {printf "%.0f", $2}' <<< "$out")
       name="${path%%\?*}"
+      name="${name%.lua}"
       cs=$(awk -v c="$((c1 - c0))" -v n="$n" 'BEGIN {printf "%.2f", c / n}')
       line="$line | ${name##*/} $rps $(((s1 - s0) * TICK_US / n)) / $(((m1 - m0) * TICK_US / n)) cs $cs"
       # Answers of 400 or more (a 429, a 503) are far faster than the read: such a figure is not the read's.

@@ -228,11 +228,13 @@ impl FromPgRow for SummaryRow {
     }
 }
 
-impl FromSqliteRow for listings::Model {
-    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
-        from_sqlite_row!(
-            row,
-            at,
+/// Reads a `listings::Model` with a row reader's macro (`from_sqlite_row!`, `from_pg_row!`), its fields
+/// in the order `LISTING_COLUMNS` selects them.
+macro_rules! listing_model {
+    ($reader:ident, $row:ident, $at:ident) => {
+        $reader!(
+            $row,
+            $at,
             Self {
                 id,
                 slug,
@@ -291,6 +293,18 @@ impl FromSqliteRow for listings::Model {
                 updated_at,
             }
         )
+    };
+}
+
+impl FromSqliteRow for listings::Model {
+    fn from_sqlite(row: &rusqlite::Row<'_>, at: &mut usize) -> rusqlite::Result<Self> {
+        listing_model!(from_sqlite_row, row, at)
+    }
+}
+
+impl FromPgRow for listings::Model {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        listing_model!(from_pg_row, row, at)
     }
 }
 
@@ -2395,8 +2409,20 @@ impl FromSqliteRow for ProfileRow {
     }
 }
 
-/// On PostgreSQL profiles are read by `crate::profiles`, many to a statement, not through the pipe.
-impl FromPgRow for ProfileRow {}
+impl FromPgRow for ProfileRow {
+    fn from_pg(row: &tokio_postgres::Row, at: &mut usize) -> Result<Self, String> {
+        Ok(Self {
+            listing: listings::Model::from_pg(row, at)?,
+            extra_category_ids: crate::pipe::pg_column(row, at, "extra_category_ids")?,
+            founders_json: crate::pipe::pg_column(row, at, "founders_json")?,
+            updates_json: crate::pipe::pg_column(row, at, "updates_json")?,
+            milestones_json: crate::pipe::pg_column(row, at, "milestones_json")?,
+            story_sections: crate::pipe::pg_column(row, at, "story_sections")?,
+            awards_json: crate::pipe::pg_column(row, at, "awards_json")?,
+            views: crate::pipe::pg_column(row, at, "views")?,
+        })
+    }
+}
 
 /// A profile's kept details as their JSON rows hold a founder.
 type FounderJson = (i64, String, String, String, String, Option<String>, String, String, Option<i64>, String);

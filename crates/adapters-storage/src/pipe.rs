@@ -256,9 +256,14 @@ impl PgPipe {
         Some(out)
     }
 
+    /// How many lanes this pipe reads on.
+    pub(crate) fn lane_count(&self) -> usize {
+        self.lanes.len()
+    }
+
     /// The index of this thread's lane: the threads that read here are placed in the order they came,
     /// each on the lane of its place (past the last lane, the first again).
-    fn lane_index(&self) -> usize {
+    pub(crate) fn lane_index(&self) -> usize {
         PLACES.with(|places| {
             let mut places = places.borrow_mut();
             let at = match places.iter().position(|(pipe, ..)| *pipe == self.id) {

@@ -13,8 +13,19 @@
 //! every reader is busy do asks queue, and the next free reader takes all of them (up to
 //! [`MOST_SLUGS`]). SQLite has no hand-off to share (a file's short reads run on the calling thread:
 //! [`crate::inline`]) and does not use this.
+//!
+//! With the short reads' pipe ([`crate::pipe`]) each lane has readers of its own, tasks of the thread
+//! placed on that lane, and they read on it: a request's profile is asked, read and answered on its
+//! own thread, and the statements of a thread's readers go out back to back on one connection.
+//! Through the pool, readers on one thread took the asks of every thread (two wake-ups of another
+//! thread a read) and each statement took a pooled connection: on the 100k benchmark database
+//! (seventy-third sitting, `bench/ab.sh`, PostgreSQL, three alternated rounds) get_listing ran
+//! 17 400–18 400 a second that way and 23 300–24 300 this way, the whole machine's CPU a read
+//! 95–98 µs against 82–85 (docs/BENCHMARKS.md). Without a pipe (TLS to another machine) one queue
+//! and its readers serve every thread through the pool, as before.
 
 use crate::listings::{ProfileRow, profile_query};
+use crate::pipe::PgPipe;
 use crate::store::repo_err;
 use domain::ports::RepoResult;
 use domain::slug::Slug;
@@ -41,12 +52,19 @@ struct Ask {
 #[derive(Debug)]
 pub(crate) struct ProfileReads {
     db: DatabaseConnection,
-    asks: Mutex<Option<mpsc::Sender<Ask>>>,
+    /// The short reads' pipe, which the readers read on when there is one (see [`read_rows`]).
+    pipe: Option<Arc<PgPipe>>,
+    /// Where asks go: with a pipe, a queue and its readers for each of its lanes, started by the first
+    /// thread placed on that lane and run on its runtime, so a thread's profile reads are read on its
+    /// own lane by tasks of its own and wake no other thread (see [`PgPipe::lane_index`]); without
+    /// one, a single queue.
+    asks: Vec<Mutex<Option<mpsc::Sender<Ask>>>>,
 }
 
 impl ProfileReads {
-    pub(crate) fn new(db: DatabaseConnection) -> Self {
-        Self { db, asks: Mutex::new(None) }
+    pub(crate) fn new(db: DatabaseConnection, pipe: Option<Arc<PgPipe>>) -> Self {
+        let queues = pipe.as_ref().map_or(1, |p| p.lane_count());
+        Self { db, pipe, asks: (0..queues).map(|_| Mutex::new(None)).collect() }
     }
 
     /// The profile row of `slug`, read in the next batch.
@@ -61,12 +79,14 @@ impl ProfileReads {
         }
         // No reader to take it (the runtime that started them has ended; the next read starts new
         // ones on its own): read it alone.
-        Ok(read_rows(&self.db, &[slug.as_str()]).await?.into_iter().next())
+        Ok(read_rows(&self.db, self.pipe.as_deref(), &[slug.as_str()]).await?.into_iter().next())
     }
 
-    /// Where asks go, starting the readers on this runtime when there are none (or none left).
+    /// Where this thread's asks go, starting their readers on this runtime when there are none (or
+    /// none left).
     fn asks(&self) -> Option<mpsc::Sender<Ask>> {
-        let mut asks = self.asks.lock().unwrap_or_else(PoisonError::into_inner);
+        let queue = self.pipe.as_ref().map_or(0, |p| p.lane_index());
+        let mut asks = self.asks[queue].lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(tx) = asks.as_ref().filter(|tx| !tx.is_closed()) {
             return Some(tx.clone());
         }
@@ -74,7 +94,7 @@ impl ProfileReads {
         let (tx, rx) = mpsc::channel(QUEUE);
         let rx = Arc::new(tokio::sync::Mutex::new(rx));
         for _ in 0..READERS {
-            runtime.spawn(reader(self.db.clone(), Arc::clone(&rx)));
+            runtime.spawn(reader(self.db.clone(), self.pipe.clone(), Arc::clone(&rx)));
         }
         *asks = Some(tx.clone());
         Some(tx)
@@ -83,7 +103,7 @@ impl ProfileReads {
 
 /// One reader: takes every ask queued (at least one, at most [`MOST_SLUGS`]), reads their listings in
 /// one statement and answers each. Ends when the store is gone (every sender dropped).
-async fn reader(db: DatabaseConnection, asks: Arc<tokio::sync::Mutex<mpsc::Receiver<Ask>>>) {
+async fn reader(db: DatabaseConnection, pipe: Option<Arc<PgPipe>>, asks: Arc<tokio::sync::Mutex<mpsc::Receiver<Ask>>>) {
     let mut batch = Vec::with_capacity(MOST_SLUGS);
     loop {
         if asks.lock().await.recv_many(&mut batch, MOST_SLUGS).await == 0 {
@@ -97,7 +117,7 @@ async fn reader(db: DatabaseConnection, asks: Arc<tokio::sync::Mutex<mpsc::Recei
         let mut slugs: Vec<&str> = batch.iter().map(|a| a.slug.as_str()).collect();
         slugs.sort_unstable();
         slugs.dedup();
-        let read = read_rows(&db, &slugs).await;
+        let read = read_rows(&db, pipe.as_deref(), &slugs).await;
         answer(&mut batch, read);
     }
 }
@@ -128,9 +148,16 @@ fn answer(batch: &mut Vec<Ask>, read: RepoResult<Vec<ProfileRow>>) {
     }
 }
 
-/// The profile rows of `slugs`, through the pool.
-async fn read_rows(db: &DatabaseConnection, slugs: &[&str]) -> RepoResult<Vec<ProfileRow>> {
-    ProfileRow::find_by_statement(profile_query(DbBackend::Postgres, slugs).build()).all(db).await.map_err(repo_err)
+/// The profile rows of `slugs`, on the read pipe when there is one, else (or when it cannot) through
+/// the pool.
+async fn read_rows(db: &DatabaseConnection, pipe: Option<&PgPipe>, slugs: &[&str]) -> RepoResult<Vec<ProfileRow>> {
+    let stmt = profile_query(DbBackend::Postgres, slugs).build();
+    if let Some(pipe) = pipe
+        && let Some(rows) = pipe.all::<ProfileRow>(&stmt.sql, stmt.values.as_ref().map_or(&[], |v| &v.0)).await
+    {
+        return Ok(rows);
+    }
+    ProfileRow::find_by_statement(stmt).all(db).await.map_err(repo_err)
 }
 
 #[cfg(test)]

@@ -103,7 +103,7 @@ impl SeaOrmStore {
             .flatten()
             .map(Arc::new);
         let profiles = (db.get_database_backend() == sea_orm::DbBackend::Postgres)
-            .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone())));
+            .then(|| Arc::new(crate::profiles::ProfileReads::new(db.clone(), None)));
         let searches = SearchSlots::new(default_search_slots(), SEARCH_SLOT_WAIT);
         let views = inline.is_some().then(|| views_connection(&db));
         Self {
@@ -196,6 +196,8 @@ impl SeaOrmStore {
     pub fn with_read_pipe(mut self, url: &str) -> Self {
         if self.backend() == DbBackend::Postgres {
             self.pipe = crate::pipe::PgPipe::for_url(url).map(Arc::new);
+            // The profile readers read on the pipe's lanes, each thread's on its own.
+            self.profiles = Some(Arc::new(crate::profiles::ProfileReads::new(self.db.clone(), self.pipe.clone())));
         }
         self
     }

@@ -292,6 +292,11 @@ async fn a_profile_read_alone_is_not_planned_again_each_time() {
 /// The backends of the read pipe's connections to `t`'s database (`adapters_storage::pipe`), by the
 /// application name it gives them.
 async fn pipe_backends(t: &crate::harness::TestDb) -> Vec<i32> {
+    pipe_backends_where(t, "").await
+}
+
+/// [`pipe_backends`] whose `pg_stat_activity` rows also meet `and` (`AND …`, or nothing).
+async fn pipe_backends_where(t: &crate::harness::TestDb, and: &str) -> Vec<i32> {
     let admin = one_connection(&test_support::postgres_admin_url()).await;
     let options = t.store.connection().get_postgres_connection_pool().connect_options();
     let db = options.get_database().unwrap_or_default();
@@ -300,7 +305,7 @@ async fn pipe_backends(t: &crate::harness::TestDb) -> Vec<i32> {
             DbBackend::Postgres,
             format!(
                 "SELECT pid FROM pg_stat_activity WHERE datname = '{db}' \
-                 AND application_name = 'launchdir read pipe' ORDER BY pid"
+                 AND application_name = 'launchdir read pipe' {and} ORDER BY pid"
             ),
         ))
         .await
@@ -358,6 +363,37 @@ async fn short_reads_on_the_read_pipe_answer_as_the_pool_does() {
 
     let lanes = pipe_backends(&t).await;
     assert!(!lanes.is_empty() && lanes.len() <= 4, "the pipe's connections: {lanes:?}");
+}
+
+/// On PostgreSQL with the read pipe, profile reads are read on its lanes too (`adapters_storage::profiles`:
+/// each thread's readers on its own lane): alone or many at once, each gets the listing and details the
+/// pool reads, and the statement ran on the pipe's connections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn profile_reads_on_the_read_pipe_answer_as_the_pool_does() {
+    use domain::ports::ListingRepository;
+    let Some(t) = crate::harness::postgres().await else { return };
+    live_listings(&t, (0..24).map(|i| format!("Profiled {i}"))).await;
+    let pool_only = adapters_storage::SeaOrmStore::new(adapters_storage::db::connect(t.url()).await.expect("connect"));
+    let slugs: Vec<_> =
+        (0..24).map(|i| crate::slug(&format!("profiled-{i}"))).chain([crate::slug("no-such")]).collect();
+    let mut expected = Vec::new();
+    for s in &slugs {
+        expected.push(pool_only.listing_with_details(s).await.expect("a read through the pool"));
+    }
+    assert!(expected[..24].iter().all(Option::is_some) && expected[24].is_none(), "{expected:?}");
+    for (s, want) in slugs.iter().zip(&expected) {
+        assert_eq!(&t.store.listing_with_details(s).await.expect("a read alone"), want, "{s}");
+    }
+    let together = futures::future::join_all(slugs.iter().map(|s| {
+        let (store, s) = (t.store.clone(), s.clone());
+        tokio::spawn(async move { store.listing_with_details(&s).await.expect("a read") })
+    }))
+    .await;
+    for (got, want) in together.into_iter().zip(&expected) {
+        assert_eq!(&got.expect("joined"), want, "read at once");
+    }
+    let on_pipe = pipe_backends_where(&t, "AND query LIKE '%d.founders_json%'").await;
+    assert!(!on_pipe.is_empty(), "the profile statement ran on the read pipe's connections");
 }
 
 /// PostgreSQL closes the read pipe's connections (a restart, or here its backends terminated): reads
